@@ -1,0 +1,1 @@
+//! msd-install: the installer and emitter for the msd-core prompt framework.
