@@ -1,1 +1,28 @@
 //! msd-install: the installer and emitter for the msd-core prompt framework.
+//!
+//! The library is the pipeline of SPEC section 5, one module per stage:
+//! [`load`] (content and manifests) -> validate ([`capability`], [`markers`], [`frontmatter`]) ->
+//! compose ([`markers`], [`when`]) -> [`convert`] -> [`guard`] -> [`plan`] -> [`write`] ->
+//! [`record`]. [`pipeline`] runs them in order; [`app`] and [`runtime_helper`] are the two
+//! binaries' entries, kept thin.
+
+#![deny(missing_docs)]
+
+pub mod app;
+pub mod capability;
+pub mod cli;
+pub mod convert;
+pub mod error;
+pub mod frontmatter;
+pub mod fsx;
+pub mod guard;
+pub mod load;
+pub mod markers;
+pub mod pipeline;
+pub mod plan;
+pub mod record;
+pub mod relpath;
+pub mod runtime_helper;
+pub mod target;
+pub mod when;
+pub mod write;

@@ -1,0 +1,146 @@
+//! The command line of `msd-install`, as clap derive structs that mirror it and nothing else.
+//! Doc comments are the help text. `app` turns these into validated settings and runs them.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Install msd-core, the spec-driven development framework, into AI coding runtimes.
+///
+/// With no subcommand, installs for the runtimes given (default: claude) into their global home,
+/// or with --local into the current project. A second identical run changes nothing; files you
+/// edited are backed up to <home>/msd-local-patches/<timestamp>/ before they are replaced.
+#[derive(Debug, Parser)]
+#[command(name = "msd-install", version, args_conflicts_with_subcommands = true, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// What to do (default: install).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Install options, when no subcommand is given.
+    #[command(flatten)]
+    pub install: InstallArgs,
+}
+
+const AFTER_HELP: &str = concat!(
+    "Examples:\n",
+    "  msd-install                         install for Claude Code into ~/.claude\n",
+    "  msd-install -r opencode --local     install into ./.opencode of this project\n",
+    "  msd-install --all --dry-run         show what every runtime would get\n",
+    "  msd-install runtimes                list runtimes and where they install\n\n",
+    "Exit codes:\n",
+    "  0  success\n",
+    "  1  a check found problems (verify drift, stale generated file, guard violations)\n",
+    "  2  usage error\n",
+    "  3  invalid manifest, content, marker or cap violation (nothing written)\n",
+    "  4  filesystem error (unreadable source, read-only or unsafe target)\n",
+    "  5  another msd-install run holds the target's lock"
+);
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Install msd-core (what runs when no subcommand is given).
+    Install(InstallArgs),
+    /// Write one runtime's emitted tree into a directory, and nothing else.
+    Emit(EmitArgs),
+    /// List every runtime: id, title, global home as resolved now, local dir, artifact kinds.
+    Runtimes(ListArgs),
+    /// Print the JSON Schema of runtimes/<id>/capability.json.
+    Schema,
+}
+
+/// Where content and manifests come from.
+#[derive(Debug, Clone, Args, Default)]
+pub struct SourceArgs {
+    /// Install this content tree instead of the embedded one (layout: commands/msd/, agents/, msd-core/).
+    #[arg(long, value_name = "DIR")]
+    pub content: Option<PathBuf>,
+    /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
+    #[arg(long = "runtimes", value_name = "DIR")]
+    pub runtimes_dir: Option<PathBuf>,
+}
+
+/// Output options.
+#[derive(Debug, Clone, Args, Default)]
+pub struct OutputArgs {
+    /// Print the result as one JSON document on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Which runtimes and where.
+#[derive(Debug, Clone, Args, Default)]
+pub struct TargetArgs {
+    /// Runtime to install for; repeat for several (default: claude). See `msd-install runtimes`.
+    #[arg(short = 'r', long = "runtime", value_name = "ID")]
+    pub runtime: Vec<String>,
+    /// Every runtime.
+    #[arg(long, conflicts_with = "runtime")]
+    pub all: bool,
+    /// Install into the runtime's global home (the default).
+    #[arg(short, long, conflicts_with = "local")]
+    pub global: bool,
+    /// Install into the current project (e.g. ./.claude) instead of the global home.
+    #[arg(short, long)]
+    pub local: bool,
+    /// Use DIR as the global home, over every environment variable.
+    #[arg(short = 'c', long, value_name = "DIR", conflicts_with = "local")]
+    pub config_dir: Option<PathBuf>,
+}
+
+/// `install` options.
+#[derive(Debug, Clone, Args, Default)]
+pub struct InstallArgs {
+    /// Runtimes and scope.
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Print the plan (add / change / remove / keep, with bytes) and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Write through symlinks between the home and a destination (refused by default).
+    #[arg(long)]
+    pub allow_symlinks: bool,
+    /// Sources.
+    #[command(flatten)]
+    pub sources: SourceArgs,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `emit` options.
+#[derive(Debug, Clone, Args)]
+pub struct EmitArgs {
+    /// The runtime to emit.
+    #[arg(short = 'r', long = "runtime", value_name = "ID")]
+    pub runtime: String,
+    /// Emit the project-local layout.
+    #[arg(short, long)]
+    pub local: bool,
+    /// Rewrite paths as if installed under this global home.
+    #[arg(short = 'c', long, value_name = "DIR", conflicts_with = "local")]
+    pub config_dir: Option<PathBuf>,
+    /// The directory to write into (created; must be empty if it exists).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Sources.
+    #[command(flatten)]
+    pub sources: SourceArgs,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `runtimes` options.
+#[derive(Debug, Clone, Args)]
+pub struct ListArgs {
+    /// Sources.
+    #[command(flatten)]
+    pub sources: SourceArgs,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}

@@ -1,0 +1,255 @@
+//! Stage 5, `guard`: caps on emitted bytes, per runtime, before anything is written.
+//!
+//! Input: one [`Emission`], its manifest's cap rules and the content's tiers. Output: a
+//! [`GuardReport`] (what was measured against what) or the list of every violation.
+//!
+//! Rules (SPEC section 5): tier caps on top-level workflows and agents (pass at `<=`, LF
+//! bytes); per-runtime glob rules from the manifest (first matching rule wins, pass at `<=`);
+//! a rule that matched nothing is an error (a guard guarding nothing), and so is a runtime that
+//! emitted nothing. `NEW_FILE_CAP` and the detail-part cap live here as constants; attribution
+//! and the partition check apply them.
+
+use std::collections::BTreeMap;
+
+use globset::{GlobBuilder, GlobMatcher};
+
+use crate::capability::{CapRule, Capability, Scope};
+use crate::convert::{Emission, FileKind};
+
+/// An emitted workflow or agent absent at the base fails above this (32,768 passes).
+pub const NEW_FILE_CAP: u64 = 32_768;
+/// A compact detail part fails at this or more.
+pub const DETAIL_PART_CAP: u64 = 32_768;
+
+/// Size tiers of workflows and agents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Deserialize, serde::Serialize)]
+pub enum Tier {
+    /// The largest.
+    #[serde(rename = "XL")]
+    Xl,
+    /// Large.
+    #[serde(rename = "LARGE")]
+    Large,
+    /// Everything else.
+    #[serde(rename = "DEFAULT")]
+    Default,
+}
+
+impl Tier {
+    /// Byte cap of a workflow of this tier.
+    pub fn workflow_cap(self) -> u64 {
+        match self {
+            Tier::Xl => 98_304,
+            Tier::Large => 61_440,
+            Tier::Default => 40_960,
+        }
+    }
+
+    /// Byte cap of an agent of this tier.
+    pub fn agent_cap(self) -> u64 {
+        match self {
+            Tier::Xl => 57_344,
+            Tier::Large => 49_152,
+            Tier::Default => 24_576,
+        }
+    }
+
+    /// `XL`, `LARGE`, `DEFAULT`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Xl => "XL",
+            Tier::Large => "LARGE",
+            Tier::Default => "DEFAULT",
+        }
+    }
+}
+
+/// `content/tiers.json`.
+#[derive(Debug, Clone, Default, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tiers {
+    /// Workflow stem -> tier.
+    #[serde(default)]
+    pub workflows: BTreeMap<String, Tier>,
+    /// Agent name -> tier.
+    #[serde(default)]
+    pub agents: BTreeMap<String, Tier>,
+}
+
+impl Tiers {
+    /// Tier of a workflow (DEFAULT when unlisted).
+    pub fn workflow(&self, stem: &str) -> Tier {
+        self.workflows.get(stem).copied().unwrap_or(Tier::Default)
+    }
+
+    /// Tier of an agent (DEFAULT when unlisted).
+    pub fn agent(&self, name: &str) -> Tier {
+        self.agents.get(name).copied().unwrap_or(Tier::Default)
+    }
+}
+
+/// Checks a cap glob: relative, no `..`, only `*` and `**` as wildcards.
+pub fn check_glob(glob: &str) -> Result<(), String> {
+    if glob.is_empty() || glob.starts_with('/') {
+        return Err(format!("cap glob `{glob}` must be a non-empty relative pattern"));
+    }
+    if glob.split('/').any(|s| s == ".." || s == "." || s.is_empty()) {
+        return Err(format!("cap glob `{glob}` has a `..`, `.` or empty segment"));
+    }
+    if glob.contains(['?', '[', ']', '{', '}', '\\', '!']) {
+        return Err(format!("cap glob `{glob}` uses a wildcard other than `*` and `**`"));
+    }
+    Ok(())
+}
+
+fn matcher(glob: &str) -> GlobMatcher {
+    GlobBuilder::new(glob).literal_separator(true).build().expect("validated glob").compile_matcher()
+}
+
+/// LF-normalised byte count (CRLF counts as one byte).
+pub fn lf_bytes(bytes: &[u8]) -> u64 {
+    let crlf = bytes.windows(2).filter(|w| w == b"\r\n").count();
+    (bytes.len() - crlf) as u64
+}
+
+/// One measured file.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Measured {
+    /// Emitted path.
+    pub path: String,
+    /// Bytes measured.
+    pub bytes: u64,
+    /// The cap.
+    pub cap: u64,
+    /// Which rule: `tier:XL`, `glob:workflows/*.md`.
+    pub rule: String,
+}
+
+/// What the guard checked for one runtime.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct GuardReport {
+    /// Files within their caps.
+    pub compliant: Vec<Measured>,
+}
+
+/// One violation.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Violation {
+    /// An emitted file above its cap.
+    OverCap {
+        /// Runtime id.
+        runtime: String,
+        /// Scope.
+        scope: String,
+        /// Emitted path.
+        path: String,
+        /// Bytes.
+        bytes: u64,
+        /// Cap.
+        cap: u64,
+        /// Rule.
+        rule: String,
+    },
+    /// A cap rule that matched nothing.
+    DeadRule {
+        /// Runtime id.
+        runtime: String,
+        /// Scope.
+        scope: String,
+        /// The glob.
+        glob: String,
+    },
+    /// A runtime that emitted nothing.
+    NoArtifacts {
+        /// Runtime id.
+        runtime: String,
+        /// Scope.
+        scope: String,
+    },
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Violation::OverCap { runtime, scope, path, bytes, cap, rule } => {
+                write!(f, "{runtime} ({scope}): {path} is {bytes} bytes, over its cap of {cap} ({rule})")
+            }
+            Violation::DeadRule { runtime, scope, glob } => {
+                write!(f, "{runtime} ({scope}): cap rule `{glob}` matched no emitted file")
+            }
+            Violation::NoArtifacts { runtime, scope } => write!(f, "{runtime} ({scope}): emitted no files"),
+        }
+    }
+}
+
+/// Every violation of one run.
+#[derive(Debug, thiserror::Error)]
+#[error("{} cap violation(s):\n{}", .0.len(), .0.iter().map(|v| format!("  {v}")).collect::<Vec<_>>().join("\n"))]
+pub struct GuardError(pub Vec<Violation>);
+
+/// Checks an emission against tier caps and the manifest's rules.
+pub fn check(emission: &Emission, cap: &Capability, tiers: &Tiers) -> Result<GuardReport, GuardError> {
+    let scope = emission.scope;
+    let rt = emission.runtime.clone();
+    let sc = scope.as_str().to_string();
+    let mut violations = Vec::new();
+    let mut report = GuardReport::default();
+    if emission.files.is_empty() {
+        return Err(GuardError(vec![Violation::NoArtifacts { runtime: rt, scope: sc }]));
+    }
+    let mut measure = |path: &str, bytes: u64, cap_bytes: u64, rule: String| {
+        if bytes > cap_bytes {
+            violations.push(Violation::OverCap {
+                runtime: rt.clone(),
+                scope: sc.clone(),
+                path: path.to_string(),
+                bytes,
+                cap: cap_bytes,
+                rule,
+            });
+        } else {
+            report.compliant.push(Measured { path: path.to_string(), bytes, cap: cap_bytes, rule });
+        }
+    };
+    let workflows_dir = format!("{}/workflows/", cap.core_dir);
+    for f in &emission.files {
+        let p = f.path.as_str();
+        if f.kind == FileKind::Core
+            && let Some(name) = p.strip_prefix(&workflows_dir).and_then(|r| r.strip_suffix(".md"))
+            && !name.contains('/')
+        {
+            let tier = tiers.workflow(name);
+            measure(p, lf_bytes(&f.bytes), tier.workflow_cap(), format!("workflow tier {}", tier.as_str()));
+        }
+        if f.kind == FileKind::Agent {
+            let name = f.sources[0].rsplit('/').next().unwrap_or_default().trim_end_matches(".md");
+            let tier = tiers.agent(name);
+            measure(p, lf_bytes(&f.bytes), tier.agent_cap(), format!("agent tier {}", tier.as_str()));
+        }
+    }
+    let rules: Vec<(&CapRule, GlobMatcher)> =
+        cap.caps.iter().filter(|r| r.scopes.contains(&scope)).map(|r| (r, matcher(&r.glob))).collect();
+    let mut hits = vec![0usize; rules.len()];
+    for f in &emission.files {
+        if let Some(i) = rules.iter().position(|(_, m)| m.is_match(f.path.as_str())) {
+            hits[i] += 1;
+            measure(f.path.as_str(), f.bytes.len() as u64, rules[i].0.max_bytes, format!("glob {}", rules[i].0.glob));
+        }
+    }
+    for (i, (r, _)) in rules.iter().enumerate() {
+        if hits[i] == 0 {
+            violations.push(Violation::DeadRule {
+                runtime: emission.runtime.clone(),
+                scope: scope.as_str().into(),
+                glob: r.glob.clone(),
+            });
+        }
+    }
+    if violations.is_empty() { Ok(report) } else { Err(GuardError(violations)) }
+}
+
+/// Whether `scope` has any cap rule in `cap`.
+pub fn has_rules(cap: &Capability, scope: Scope) -> bool {
+    cap.caps.iter().any(|r| r.scopes.contains(&scope))
+}

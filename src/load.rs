@@ -1,0 +1,534 @@
+//! Stage 1, `load`: read the content tree and the runtime manifests into memory, once.
+//!
+//! Input: the embedded `content/` and `runtimes/` trees, or `--content DIR` / `--runtimes DIR`.
+//! Output: a [`Tree`] of bytes per source, then a parsed [`Content`] (commands, agents, core
+//! files with markers parsed and stripped) and the list of [`Capability`] manifests.
+//!
+//! Invariants: a file is read once and parsed once, then shared by every runtime. Reading a
+//! directory refuses symlinks that leave it. Every error names the file (and line where there is
+//! one) and says what to do; nothing is written by this stage.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use include_dir::{Dir, include_dir};
+
+use crate::capability::{self, Capability, ManifestError};
+use crate::frontmatter::{self, Frontmatter, FrontmatterError};
+use crate::fsx::FileMode;
+use crate::guard::Tiers;
+use crate::markers::{self, MarkerError};
+use crate::relpath::RelPath;
+
+static EMBEDDED_CONTENT: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/content");
+static EMBEDDED_RUNTIMES: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/runtimes");
+
+/// A tree of files held in memory.
+#[derive(Debug, Clone)]
+pub struct Tree {
+    /// How paths are shown in messages: `content` for the embedded tree, the directory otherwise.
+    pub origin: String,
+    /// Every file, by relative path.
+    pub files: BTreeMap<RelPath, Arc<[u8]>>,
+}
+
+/// Errors of the load stage.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// An io error on a named path.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A symlink that leaves the tree.
+    #[error("{path}: symlink points outside {root}")]
+    SymlinkEscape {
+        /// The link.
+        path: String,
+        /// The tree root.
+        root: String,
+    },
+    /// A file name that is not a safe relative path.
+    #[error("{path}: unsupported file name: {reason}")]
+    BadName {
+        /// The path.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// A manifest problem.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// A content problem.
+    #[error(transparent)]
+    Content(#[from] ContentError),
+}
+
+impl LoadError {
+    /// What to do about it.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            LoadError::Io { .. } => Some("check that the directory exists and is readable".into()),
+            LoadError::SymlinkEscape { .. } => Some(
+                "content and manifests must live inside their directory; copy the file in instead of linking".into(),
+            ),
+            LoadError::BadName { .. } => Some("rename the file: UTF-8, no backslashes".into()),
+            LoadError::Manifest(m) => Some(m.hint.clone()),
+            LoadError::Content(c) => Some(c.hint.clone()),
+        }
+    }
+}
+
+/// A content problem, located.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct ContentError {
+    /// The file (display form).
+    pub path: String,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+    /// What to do.
+    pub hint: String,
+}
+
+impl ContentError {
+    fn new(path: String, line: Option<usize>, message: impl Into<String>, hint: impl Into<String>) -> Self {
+        ContentError { path, line, message: message.into(), hint: hint.into() }
+    }
+}
+
+impl From<MarkerError> for ContentError {
+    fn from(e: MarkerError) -> Self {
+        let hint = e.hint().to_string();
+        ContentError { path: e.path, line: Some(e.line), message: format!("{}: {}", e.reason, e.detail), hint }
+    }
+}
+
+impl From<FrontmatterError> for ContentError {
+    fn from(e: FrontmatterError) -> Self {
+        ContentError {
+            path: e.path,
+            line: Some(e.line),
+            message: e.message,
+            hint: "frontmatter is a YAML mapping between two `---` lines".into(),
+        }
+    }
+}
+
+impl Tree {
+    /// The embedded content tree.
+    pub fn embedded_content() -> Tree {
+        Tree::from_embedded("content", &EMBEDDED_CONTENT)
+    }
+
+    /// The embedded runtimes tree.
+    pub fn embedded_runtimes() -> Tree {
+        Tree::from_embedded("runtimes", &EMBEDDED_RUNTIMES)
+    }
+
+    fn from_embedded(origin: &str, dir: &Dir<'_>) -> Tree {
+        let mut files = BTreeMap::new();
+        fn walk(d: &Dir<'_>, files: &mut BTreeMap<RelPath, Arc<[u8]>>) {
+            for f in d.files() {
+                let p = f.path().to_str().expect("embedded paths are UTF-8").replace('\\', "/");
+                files.insert(RelPath::new(p).expect("embedded paths are relative"), Arc::from(f.contents()));
+            }
+            for sub in d.dirs() {
+                walk(sub, files);
+            }
+        }
+        walk(dir, &mut files);
+        Tree { origin: origin.to_string(), files }
+    }
+
+    /// Reads every file under `root`.
+    pub fn from_dir(root: &Path) -> Result<Tree, LoadError> {
+        let io = |p: &Path, e: std::io::Error| LoadError::Io { path: p.display().to_string(), source: e };
+        let canon_root = std::fs::canonicalize(root).map_err(|e| io(root, e))?;
+        if !canon_root.is_dir() {
+            return Err(io(root, std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory")));
+        }
+        let mut files = BTreeMap::new();
+        let mut stack: Vec<PathBuf> = vec![canon_root.clone()];
+        while let Some(dir) = stack.pop() {
+            let mut entries: Vec<_> =
+                std::fs::read_dir(&dir).map_err(|e| io(&dir, e))?.collect::<Result<_, _>>().map_err(|e| io(&dir, e))?;
+            entries.sort_by_key(|e| e.file_name());
+            for entry in entries {
+                let path = entry.path();
+                let ft = entry.file_type().map_err(|e| io(&path, e))?;
+                let real = if ft.is_symlink() {
+                    let real = std::fs::canonicalize(&path).map_err(|e| io(&path, e))?;
+                    if !real.starts_with(&canon_root) {
+                        return Err(LoadError::SymlinkEscape {
+                            path: path.display().to_string(),
+                            root: root.display().to_string(),
+                        });
+                    }
+                    real
+                } else {
+                    path.clone()
+                };
+                if real.is_dir() {
+                    if ft.is_symlink() {
+                        return Err(LoadError::BadName {
+                            path: path.display().to_string(),
+                            reason: "symlinked directories are not followed".into(),
+                        });
+                    }
+                    stack.push(path);
+                } else {
+                    let rel = path.strip_prefix(&canon_root).expect("under root");
+                    let rel_str = rel.to_str().ok_or_else(|| LoadError::BadName {
+                        path: path.display().to_string(),
+                        reason: "not UTF-8".into(),
+                    })?;
+                    let rel = RelPath::new(rel_str.replace(std::path::MAIN_SEPARATOR, "/"))
+                        .map_err(|e| LoadError::BadName { path: path.display().to_string(), reason: e.to_string() })?;
+                    let bytes = std::fs::read(&real).map_err(|e| io(&path, e))?;
+                    files.insert(rel, Arc::from(bytes));
+                }
+            }
+        }
+        Ok(Tree { origin: root.display().to_string(), files })
+    }
+
+    /// The display path of `rel` in messages.
+    pub fn display(&self, rel: &RelPath) -> String {
+        format!("{}/{}", self.origin.trim_end_matches('/'), rel)
+    }
+}
+
+/// A parsed manifest with where it came from.
+#[derive(Debug, Clone)]
+pub struct LoadedRuntime {
+    /// Display path of the manifest file.
+    pub file: String,
+    /// Source path relative to the runtimes tree (`claude/capability.json`).
+    pub source: RelPath,
+    /// The manifest.
+    pub capability: Capability,
+}
+
+/// Parses and validates every `<id>/capability.json` of `tree`, as a set.
+pub fn runtimes(tree: &Tree) -> Result<Vec<LoadedRuntime>, LoadError> {
+    let mut out = Vec::new();
+    for (rel, bytes) in &tree.files {
+        let file = tree.display(rel);
+        let parts: Vec<&str> = rel.as_str().split('/').collect();
+        match parts.as_slice() {
+            [dir, "capability.json"] => {
+                let text = std::str::from_utf8(bytes).map_err(|_| ManifestError {
+                    file: file.clone(),
+                    line: 0,
+                    col: 0,
+                    message: "not UTF-8".into(),
+                    hint: "save the manifest as UTF-8 JSON".into(),
+                })?;
+                let cap = capability::parse(&file, text)?;
+                capability::validate(&file, text, &cap, dir)?;
+                out.push(LoadedRuntime { file, source: rel.clone(), capability: cap });
+            }
+            // Data files beside a manifest (adapter texts) are read by the converters.
+            [_, _] | ["capability.schema.json"] => {}
+            _ => {
+                return Err(ManifestError {
+                    file,
+                    line: 0,
+                    col: 0,
+                    message: "unexpected file in the runtimes tree".into(),
+                    hint: "a runtimes tree holds `<id>/capability.json` (and data files beside it)".into(),
+                }
+                .into());
+            }
+        }
+    }
+    let pairs: Vec<(String, Capability)> = out.iter().map(|r| (r.file.clone(), r.capability.clone())).collect();
+    capability::validate_set(&pairs)?;
+    Ok(out)
+}
+
+/// A slash command of the content.
+#[derive(Debug, Clone)]
+pub struct Command {
+    /// The stem (`plan-phase`).
+    pub stem: String,
+    /// Source path in the content tree.
+    pub source: RelPath,
+    /// Parsed frontmatter.
+    pub frontmatter: Frontmatter,
+    /// The body after the frontmatter, markers stripped.
+    pub body: String,
+    /// The description.
+    pub description: String,
+}
+
+/// An agent of the content.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    /// The agent name (`msd-planner`), equal to the file stem.
+    pub name: String,
+    /// Source path in the content tree.
+    pub source: RelPath,
+    /// Parsed frontmatter.
+    pub frontmatter: Frontmatter,
+    /// The body, markers stripped.
+    pub body: String,
+    /// The description.
+    pub description: String,
+}
+
+/// A file of the core tree (`msd-core/**`).
+#[derive(Debug, Clone)]
+pub struct CoreFile {
+    /// Path relative to the core dir (`workflows/plan-phase.md`).
+    pub rel: RelPath,
+    /// Source path in the content tree.
+    pub source: RelPath,
+    /// Text with markers stripped, for UTF-8 text files.
+    pub text: Option<String>,
+    /// The raw bytes (used as is for non-text files).
+    pub bytes: Arc<[u8]>,
+    /// File mode.
+    pub mode: FileMode,
+}
+
+/// The parsed content tree.
+#[derive(Debug, Clone)]
+pub struct Content {
+    /// The raw tree.
+    pub tree: Tree,
+    /// Commands, sorted by stem.
+    pub commands: Vec<Command>,
+    /// Agents, sorted by name.
+    pub agents: Vec<Agent>,
+    /// Core files, sorted by path.
+    pub core: Vec<CoreFile>,
+    /// Size tiers (`tiers.json`; everything DEFAULT when absent).
+    pub tiers: Tiers,
+}
+
+/// Top-level entries a content tree may hold.
+const TOP_LEVEL: [&str; 6] = ["commands", "agents", "msd-core", "CONTEXT.md", "CONTEXT-INDEX.json", "tiers.json"];
+
+fn is_stem(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+fn text<'a>(tree: &Tree, rel: &RelPath, bytes: &'a [u8]) -> Result<&'a str, ContentError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+        ContentError::new(tree.display(rel), Some(line), "not valid UTF-8", "save the file as UTF-8")
+    })
+}
+
+fn required_str(fm: &Frontmatter, key: &str, path: &str) -> Result<String, ContentError> {
+    match fm.get_str(key) {
+        Some(s) if !s.trim().is_empty() => Ok(s.to_string()),
+        _ => Err(ContentError::new(
+            path.to_string(),
+            Some(1),
+            format!("frontmatter lacks a non-empty `{key}`"),
+            format!("add `{key}: ...` to the frontmatter"),
+        )),
+    }
+}
+
+/// Parses a content tree: layout, frontmatter, markers. Everything is validated here.
+pub fn content(tree: Tree) -> Result<Content, ContentError> {
+    let mut commands = Vec::new();
+    let mut agents = Vec::new();
+    let mut core = Vec::new();
+    for (rel, bytes) in &tree.files {
+        let disp = tree.display(rel);
+        let segs: Vec<&str> = rel.as_str().split('/').collect();
+        if !TOP_LEVEL.contains(&segs[0]) {
+            return Err(ContentError::new(
+                disp,
+                None,
+                "unexpected file in the content tree",
+                "a content tree holds commands/msd/*.md, agents/*.md, msd-core/**, CONTEXT.md, CONTEXT-INDEX.json and tiers.json",
+            ));
+        }
+        match segs.as_slice() {
+            ["commands", "msd", file] => {
+                let stem = file.strip_suffix(".md").filter(|s| is_stem(s)).ok_or_else(|| {
+                    ContentError::new(
+                        disp.clone(),
+                        None,
+                        "a command file must be named <stem>.md",
+                        "use lowercase letters, digits and hyphens",
+                    )
+                })?;
+                let src = text(&tree, rel, bytes)?;
+                let (fm, body) = frontmatter::split(&disp, src)?;
+                let fm = fm.ok_or_else(|| {
+                    ContentError::new(
+                        disp.clone(),
+                        Some(1),
+                        "command has no frontmatter",
+                        "start the file with `---`, `name: msd:<stem>`, `description: ...`, `---`",
+                    )
+                })?;
+                let name = required_str(&fm, "name", &disp)?;
+                if name != format!("msd:{stem}") {
+                    return Err(ContentError::new(
+                        disp,
+                        Some(2),
+                        format!("command name `{name}` does not match its file"),
+                        format!("write `name: msd:{stem}`"),
+                    ));
+                }
+                let description = required_str(&fm, "description", &disp)?;
+                let body = strip(&disp, body)?;
+                commands.push(Command {
+                    stem: stem.to_string(),
+                    source: rel.clone(),
+                    frontmatter: fm,
+                    body,
+                    description,
+                });
+            }
+            ["agents", file] => {
+                let name = file.strip_suffix(".md").filter(|s| is_stem(s)).ok_or_else(|| {
+                    ContentError::new(
+                        disp.clone(),
+                        None,
+                        "an agent file must be named <name>.md",
+                        "use lowercase letters, digits and hyphens",
+                    )
+                })?;
+                let src = text(&tree, rel, bytes)?;
+                let (fm, body) = frontmatter::split(&disp, src)?;
+                let fm = fm.ok_or_else(|| {
+                    ContentError::new(
+                        disp.clone(),
+                        Some(1),
+                        "agent has no frontmatter",
+                        "start the file with `---`, `name:`, `description:`, `tools:`, `---`",
+                    )
+                })?;
+                let fm_name = required_str(&fm, "name", &disp)?;
+                if fm_name != name {
+                    return Err(ContentError::new(
+                        disp,
+                        Some(2),
+                        format!("agent name `{fm_name}` does not match its file"),
+                        format!("write `name: {name}`"),
+                    ));
+                }
+                let description = required_str(&fm, "description", &disp)?;
+                let body = strip(&disp, body)?;
+                agents.push(Agent { name: name.to_string(), source: rel.clone(), frontmatter: fm, body, description });
+            }
+            ["msd-core", ..] => {
+                let sub = RelPath::new(segs[1..].join("/"))
+                    .map_err(|e| ContentError::new(disp.clone(), None, e.to_string(), "rename the file"))?;
+                let is_text = is_text_file(rel.as_str());
+                let text = if is_text {
+                    let src = text(&tree, rel, bytes)?;
+                    Some(if rel.as_str().ends_with(".md") { strip(&disp, src)? } else { src.to_string() })
+                } else {
+                    None
+                };
+                core.push(CoreFile {
+                    rel: sub,
+                    source: rel.clone(),
+                    text,
+                    bytes: bytes.clone(),
+                    mode: FileMode::Regular,
+                });
+            }
+            ["CONTEXT.md"] => {
+                let src = text(&tree, rel, bytes)?;
+                core.push(CoreFile {
+                    rel: RelPath::new("CONTEXT.md").expect("static"),
+                    source: rel.clone(),
+                    text: Some(strip(&disp, src)?),
+                    bytes: bytes.clone(),
+                    mode: FileMode::Regular,
+                });
+            }
+            ["CONTEXT-INDEX.json"] | ["tiers.json"] => {}
+            _ => {
+                return Err(ContentError::new(
+                    disp,
+                    None,
+                    "unexpected file in the content tree",
+                    "commands live in commands/msd/<stem>.md and agents in agents/<name>.md",
+                ));
+            }
+        }
+    }
+    if commands.is_empty() {
+        return Err(ContentError::new(
+            tree.origin.clone(),
+            None,
+            "the content tree has no commands",
+            "add commands/msd/<stem>.md files",
+        ));
+    }
+    commands.sort_by(|a, b| a.stem.cmp(&b.stem));
+    agents.sort_by(|a, b| a.name.cmp(&b.name));
+    core.sort_by(|a, b| a.rel.cmp(&b.rel));
+    let tiers = tiers(&tree, &agents, &core)?;
+    Ok(Content { tree, commands, agents, core, tiers })
+}
+
+/// Text files are rewritten; anything else is copied byte for byte.
+pub fn is_text_file(path: &str) -> bool {
+    [".md", ".json", ".toml", ".yaml", ".yml", ".txt", ".sh"].iter().any(|ext| path.ends_with(ext))
+}
+
+fn strip(path: &str, src: &str) -> Result<String, ContentError> {
+    Ok(markers::parse(path, src)?.strip())
+}
+
+fn tiers(tree: &Tree, agents: &[Agent], core: &[CoreFile]) -> Result<Tiers, ContentError> {
+    let rel = RelPath::new("tiers.json").expect("static");
+    let Some(bytes) = tree.files.get(&rel) else { return Ok(Tiers::default()) };
+    let disp = tree.display(&rel);
+    let tiers: Tiers = serde_json::from_slice(bytes).map_err(|e| {
+        ContentError::new(
+            disp.clone(),
+            Some(e.line()),
+            format!("invalid tiers file: {e}"),
+            "write {\"workflows\": {\"<stem>\": \"XL|LARGE|DEFAULT\"}, \"agents\": {\"<name>\": ...}}",
+        )
+    })?;
+    for name in tiers.workflows.keys() {
+        let path = format!("workflows/{name}.md");
+        if !core.iter().any(|c| c.rel.as_str() == path) {
+            let (line, _) =
+                crate::capability::locate(std::str::from_utf8(bytes).unwrap_or_default(), &format!("\"{name}\""));
+            return Err(ContentError::new(
+                disp,
+                Some(line),
+                format!("tier given for unknown workflow `{name}`"),
+                "remove the entry or add the workflow",
+            ));
+        }
+    }
+    for name in tiers.agents.keys() {
+        if !agents.iter().any(|a| &a.name == name) {
+            let (line, _) =
+                crate::capability::locate(std::str::from_utf8(bytes).unwrap_or_default(), &format!("\"{name}\""));
+            return Err(ContentError::new(
+                disp,
+                Some(line),
+                format!("tier given for unknown agent `{name}`"),
+                "remove the entry or add the agent",
+            ));
+        }
+    }
+    Ok(tiers)
+}

@@ -1,0 +1,791 @@
+//! The marker parser: sections, protected sentinels and the isolate prefix, in one left-to-right
+//! pass over fences and HTML comments together.
+//!
+//! Input: one UTF-8 document and its path. Output: a [`Document`]: every line with its own
+//! terminator, the sections (explicit and gap) partitioning every non-marker byte in order, and
+//! the protected blocks. [`Document::strip`] is the document minus its marker lines; for a
+//! document without markers it returns the input byte for byte (mixed LF/CRLF and a BOM
+//! included).
+//!
+//! Grammar (SPEC section 3, contracts section 5): a marker is a line whose JS-trimmed text is one
+//! HTML comment `<!-- msd:section id=".." when=".." -->`, `<!-- /msd:section -->`,
+//! `<!-- msd:protected -->`, `<!-- msd:protected:start -->` or `<!-- msd:protected:end -->`.
+//! Inside a fence only the matching closer counts; inside a multi-line comment only `-->` counts.
+//! Every failure is a [`MarkerError`] with a stable [`Reason`] and file:line.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::when::Atom;
+
+/// Why a document's markers are malformed. The set is closed; tests lock it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// EOF while a section is open (reported at the open line).
+    UnclosedSection,
+    /// A close marker with no open section.
+    UnmatchedClose,
+    /// An open marker inside an open section.
+    NestedSection,
+    /// A section id used twice (reported at the second).
+    DuplicateId,
+    /// Open marker without `id`.
+    MissingId,
+    /// Open marker without `when`.
+    MissingWhen,
+    /// `id` does not match `[a-z0-9]([a-z0-9-]*[a-z0-9])?`.
+    MalformedId,
+    /// `when` is not one of the 19 atoms.
+    UnknownWhen,
+    /// Not a clean run of `key="value"`, a duplicate key, or a bad `shrink`/`priority` value.
+    MalformedAttributes,
+    /// An attribute other than `id`, `when`, `shrink`, `priority`.
+    UnrecognizedAttribute,
+    /// `/msd:section` followed by anything.
+    CloseWithAttributes,
+    /// An id of the form `gap-N`, reserved for the gaps between sections.
+    ReservedId,
+    /// `protected:start` while another is open.
+    ProtectedStartWhileOpen,
+    /// `protected:end` with no start.
+    ProtectedEndWithoutStart,
+    /// A protected pair covering nothing.
+    ProtectedEmpty,
+    /// `protected:start` never closed.
+    ProtectedUnclosed,
+    /// A single `protected` marker with no block after it.
+    ProtectedSingleWithoutContent,
+    /// `msd:protected...` that is none of the three sentinels.
+    ProtectedUnknownSentinel,
+}
+
+impl Reason {
+    /// Every reason, for locks and documentation.
+    pub const ALL: [Reason; 18] = [
+        Reason::UnclosedSection,
+        Reason::UnmatchedClose,
+        Reason::NestedSection,
+        Reason::DuplicateId,
+        Reason::MissingId,
+        Reason::MissingWhen,
+        Reason::MalformedId,
+        Reason::UnknownWhen,
+        Reason::MalformedAttributes,
+        Reason::UnrecognizedAttribute,
+        Reason::CloseWithAttributes,
+        Reason::ReservedId,
+        Reason::ProtectedStartWhileOpen,
+        Reason::ProtectedEndWithoutStart,
+        Reason::ProtectedEmpty,
+        Reason::ProtectedUnclosed,
+        Reason::ProtectedSingleWithoutContent,
+        Reason::ProtectedUnknownSentinel,
+    ];
+
+    /// The stable snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::UnclosedSection => "unclosed_section",
+            Reason::UnmatchedClose => "unmatched_close",
+            Reason::NestedSection => "nested_section",
+            Reason::DuplicateId => "duplicate_id",
+            Reason::MissingId => "missing_id",
+            Reason::MissingWhen => "missing_when",
+            Reason::MalformedId => "malformed_id",
+            Reason::UnknownWhen => "unknown_when",
+            Reason::MalformedAttributes => "malformed_attributes",
+            Reason::UnrecognizedAttribute => "unrecognized_attribute",
+            Reason::CloseWithAttributes => "close_with_attributes",
+            Reason::ReservedId => "reserved_id",
+            Reason::ProtectedStartWhileOpen => "protected_start_while_open",
+            Reason::ProtectedEndWithoutStart => "protected_end_without_start",
+            Reason::ProtectedEmpty => "protected_empty",
+            Reason::ProtectedUnclosed => "protected_unclosed",
+            Reason::ProtectedSingleWithoutContent => "protected_single_without_content",
+            Reason::ProtectedUnknownSentinel => "protected_unknown_sentinel",
+        }
+    }
+
+    fn hint(self) -> &'static str {
+        match self {
+            Reason::UnclosedSection => "add `<!-- /msd:section -->` on its own line where the section ends",
+            Reason::UnmatchedClose => "remove the close marker or add the open marker it belongs to",
+            Reason::NestedSection => "close the outer section first; sections do not nest",
+            Reason::DuplicateId => "give each section of a file its own id",
+            Reason::MissingId => "add id=\"...\" to the open marker",
+            Reason::MissingWhen => "add when=\"...\" with one atom (e.g. when=\"always\")",
+            Reason::MalformedId => "ids are lowercase letters, digits and inner hyphens",
+            Reason::UnknownWhen => "use exactly one of the 19 atoms of SPEC section 3, no operators",
+            Reason::MalformedAttributes => {
+                "write attributes as key=\"value\", each key once; shrink is verbatim|head:N|truncate:N|drop, priority a number"
+            }
+            Reason::UnrecognizedAttribute => "a section takes only id, when, shrink and priority",
+            Reason::CloseWithAttributes => "the close marker is exactly `<!-- /msd:section -->`",
+            Reason::ReservedId => "`gap-N` ids are reserved for unmarked text; rename the section",
+            Reason::ProtectedStartWhileOpen => {
+                "close the open protected region with `<!-- msd:protected:end -->` first"
+            }
+            Reason::ProtectedEndWithoutStart => "add `<!-- msd:protected:start -->` before it or remove it",
+            Reason::ProtectedEmpty => "put the protected text between start and end, or remove the pair",
+            Reason::ProtectedUnclosed => "add `<!-- msd:protected:end -->` where the region ends",
+            Reason::ProtectedSingleWithoutContent => "put the protected block right after the marker, or remove it",
+            Reason::ProtectedUnknownSentinel => "use `msd:protected`, `msd:protected:start` or `msd:protected:end`",
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A malformed marker, located.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}:{line}: {reason}: {detail}")]
+pub struct MarkerError {
+    /// The document's path.
+    pub path: String,
+    /// 1-based line.
+    pub line: usize,
+    /// The stable reason.
+    pub reason: Reason,
+    /// What was found.
+    pub detail: String,
+}
+
+impl MarkerError {
+    /// What to do about it.
+    pub fn hint(&self) -> &'static str {
+        self.reason.hint()
+    }
+}
+
+/// How the composer may shrink a section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "strategy", content = "n")]
+pub enum Shrink {
+    /// Never touched.
+    Verbatim,
+    /// Keep the first N lines.
+    Head(usize),
+    /// Cut proportionally, never below N bytes.
+    Truncate(usize),
+    /// May be omitted.
+    Drop,
+}
+
+impl Shrink {
+    fn parse(s: &str) -> Option<Shrink> {
+        let num = |t: &str| -> Option<usize> {
+            (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())).then(|| t.parse().ok()).flatten()
+        };
+        match s {
+            "verbatim" => Some(Shrink::Verbatim),
+            "drop" => Some(Shrink::Drop),
+            _ => {
+                if let Some(n) = s.strip_prefix("head:") {
+                    num(n).map(Shrink::Head)
+                } else {
+                    s.strip_prefix("truncate:").and_then(num).map(Shrink::Truncate)
+                }
+            }
+        }
+    }
+}
+
+/// One section: explicit (between markers) or a gap (text outside markers).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    /// The id (`gap-N` for gaps).
+    pub id: String,
+    /// The gating atom (`always` for gaps).
+    pub when: Atom,
+    /// Whether the section was written with markers.
+    pub explicit: bool,
+    /// 1-based line: the open marker for explicit sections, the first line for gaps.
+    pub start_line: usize,
+    /// The body: every line between the markers with its own terminator, marker lines removed.
+    pub body: String,
+    /// The composer strategy.
+    pub shrink: Shrink,
+    /// The composer priority (higher is kept longer).
+    pub priority: u32,
+}
+
+impl Section {
+    /// Whether this section belongs to the isolate prefix.
+    pub fn is_isolate(&self) -> bool {
+        self.explicit && self.id.starts_with("isolate-")
+    }
+}
+
+/// A protected block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Protected {
+    /// 1-based line of the (start) sentinel.
+    pub marker_line: usize,
+    /// Whether it was a start/end pair.
+    pub paired: bool,
+    /// 1-based numbers of the covered non-blank lines.
+    pub lines: Vec<usize>,
+}
+
+/// One line of a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Line {
+    start: usize,
+    content_end: usize,
+    end: usize,
+}
+
+/// A parsed document.
+#[derive(Debug, Clone)]
+pub struct Document<'a> {
+    src: &'a str,
+    lines: Vec<Line>,
+    marker: Vec<bool>,
+    /// Sections in document order, covering every non-marker line exactly once.
+    pub sections: Vec<Section>,
+    /// Protected blocks in document order.
+    pub protected: Vec<Protected>,
+}
+
+/// JavaScript's `String.prototype.trim` whitespace set: it strips U+FEFF and keeps U+0085.
+pub fn js_is_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}' | '\u{FEFF}'
+    )
+}
+
+/// JavaScript `trim()`.
+pub fn js_trim(s: &str) -> &str {
+    s.trim_matches(js_is_space)
+}
+
+/// A fence opener: `(char, run length)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fence {
+    ch: u8,
+    len: usize,
+}
+
+/// Tests `line` (terminator removed) as a fence opener: at most 3 spaces, then 3+ backticks or
+/// tildes; a backtick opener's info string must not contain a backtick.
+pub fn fence_opener(line: &str) -> Option<Fence> {
+    let b = line.as_bytes();
+    let indent = b.iter().take_while(|&&c| c == b' ').count();
+    if indent > 3 {
+        return None;
+    }
+    let ch = *b.get(indent)?;
+    if ch != b'`' && ch != b'~' {
+        return None;
+    }
+    let len = b[indent..].iter().take_while(|&&c| c == ch).count();
+    if len < 3 {
+        return None;
+    }
+    if ch == b'`' && b[indent + len..].contains(&b'`') {
+        return None;
+    }
+    Some(Fence { ch, len })
+}
+
+/// Tests `line` as the closer of `fence`: same character, run at least as long, then only
+/// whitespace.
+pub fn fence_closes(line: &str, fence: Fence) -> bool {
+    let b = line.as_bytes();
+    let indent = b.iter().take_while(|&&c| c == b' ').count();
+    if indent > 3 {
+        return false;
+    }
+    let run = b[indent..].iter().take_while(|&&c| c == fence.ch).count();
+    run >= fence.len && line[indent + run..].chars().all(js_is_space)
+}
+
+fn split_lines(src: &str) -> Vec<Line> {
+    let mut lines = Vec::new();
+    let b = src.as_bytes();
+    let mut start = 0;
+    while start < b.len() {
+        match memchr_nl(&b[start..]) {
+            Some(off) => {
+                let nl = start + off;
+                let content_end = if nl > start && b[nl - 1] == b'\r' { nl - 1 } else { nl };
+                lines.push(Line { start, content_end, end: nl + 1 });
+                start = nl + 1;
+            }
+            None => {
+                lines.push(Line { start, content_end: b.len(), end: b.len() });
+                start = b.len();
+            }
+        }
+    }
+    lines
+}
+
+fn memchr_nl(b: &[u8]) -> Option<usize> {
+    b.iter().position(|&c| c == b'\n')
+}
+
+/// What a candidate comment line turned out to be.
+enum Candidate<'t> {
+    Open(&'t str),
+    Close,
+    CloseWithAttrs,
+    ProtectedSingle,
+    ProtectedStart,
+    ProtectedEnd,
+    ProtectedUnknown,
+    Other,
+}
+
+fn classify(inner: &str) -> Candidate<'_> {
+    const SECTION: &str = "msd:section";
+    const CLOSE: &str = "/msd:section";
+    if inner == CLOSE {
+        return Candidate::Close;
+    }
+    if let Some(rest) = inner.strip_prefix(CLOSE) {
+        return if rest.starts_with(js_is_space) { Candidate::CloseWithAttrs } else { Candidate::Other };
+    }
+    if let Some(rest) = inner.strip_prefix(SECTION) {
+        return if rest.is_empty() || rest.starts_with(js_is_space) { Candidate::Open(rest) } else { Candidate::Other };
+    }
+    match inner {
+        "msd:protected" => Candidate::ProtectedSingle,
+        "msd:protected:start" => Candidate::ProtectedStart,
+        "msd:protected:end" => Candidate::ProtectedEnd,
+        _ if inner.starts_with("msd:protected") => Candidate::ProtectedUnknown,
+        _ => Candidate::Other,
+    }
+}
+
+/// Parses `key="value"` attributes. `Err(())` = malformed.
+fn parse_attrs(mut s: &str) -> Result<Vec<(&str, &str)>, ()> {
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    loop {
+        s = s.trim_start_matches(js_is_space);
+        if s.is_empty() {
+            return Ok(out);
+        }
+        let b = s.as_bytes();
+        if !b[0].is_ascii_alphabetic() {
+            return Err(());
+        }
+        let klen = b.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c == b'-').count();
+        let key = &s[..klen];
+        let rest = s[klen..].strip_prefix("=\"").ok_or(())?;
+        let close = rest.find('"').ok_or(())?;
+        let value = &rest[..close];
+        if out.iter().any(|(k, _)| *k == key) {
+            return Err(());
+        }
+        out.push((key, value));
+        s = &rest[close + 1..];
+    }
+}
+
+fn is_section_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    !b.is_empty()
+        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+fn is_reserved_id(id: &str) -> bool {
+    id.strip_prefix("gap-").is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
+}
+
+struct OpenSection {
+    id: String,
+    when: Atom,
+    line: usize,
+    shrink: Shrink,
+    priority: u32,
+    body: String,
+}
+
+/// Parses `src`. `path` names the document in errors.
+pub fn parse<'a>(path: &str, src: &'a str) -> Result<Document<'a>, MarkerError> {
+    let lines = split_lines(src);
+    let mut marker = vec![false; lines.len()];
+    let err =
+        |line: usize, reason: Reason, detail: String| MarkerError { path: path.to_string(), line, reason, detail };
+
+    let mut sections: Vec<Section> = Vec::new();
+    let mut ids: BTreeSet<String> = BTreeSet::new();
+    let mut open: Option<OpenSection> = None;
+    let mut gap = String::new();
+    let mut gap_start = 0usize;
+    let mut gap_count = 0usize;
+
+    let mut protected: Vec<Protected> = Vec::new();
+    let mut paired_open: Option<(usize, Vec<usize>)> = None;
+    // A single `protected` marker waiting for its block: (marker line, covered lines, started).
+    let mut single_open: Option<(usize, Vec<usize>)> = None;
+
+    let mut fence: Option<Fence> = None;
+    let mut in_comment = false;
+
+    let flush_gap = |gap: &mut String, gap_start: usize, gap_count: &mut usize, sections: &mut Vec<Section>| {
+        if !gap.is_empty() {
+            sections.push(Section {
+                id: format!("gap-{gap_count}"),
+                when: Atom::Always,
+                explicit: false,
+                start_line: gap_start,
+                body: std::mem::take(gap),
+                shrink: Shrink::Verbatim,
+                priority: 0,
+            });
+            *gap_count += 1;
+        }
+    };
+
+    for (idx, l) in lines.iter().enumerate() {
+        let lineno = idx + 1;
+        let content = &src[l.start..l.content_end];
+        let full = &src[l.start..l.end];
+        let mut kind: Option<Candidate> = None;
+        if let Some(f) = fence {
+            if fence_closes(content, f) {
+                fence = None;
+            }
+        } else if in_comment {
+            if content.contains("-->") {
+                in_comment = false;
+            }
+        } else {
+            let t = js_trim(content);
+            if let Some(after) = t.strip_prefix("<!--") {
+                if after.contains("-->") {
+                    if let Some(inner) = after.strip_suffix("-->") {
+                        kind = Some(classify(js_trim(inner)));
+                    }
+                } else {
+                    in_comment = true;
+                }
+            } else if let Some(f) = fence_opener(content) {
+                fence = Some(f);
+            }
+        }
+
+        let is_marker = !matches!(kind, None | Some(Candidate::Other));
+        // Protected single-block coverage: ends at a blank line, a marker, or EOF.
+        if let Some((_, covered)) = single_open.as_mut() {
+            let blank = js_trim(content).is_empty();
+            if is_marker || (blank && !covered.is_empty()) {
+                let (m, covered) = single_open.take().expect("checked");
+                if covered.is_empty() {
+                    return Err(err(m, Reason::ProtectedSingleWithoutContent, "no block follows the marker".into()));
+                }
+                protected.push(Protected { marker_line: m, paired: false, lines: covered });
+            } else if !blank {
+                covered.push(lineno);
+            }
+        }
+        if let Some((_, covered)) = paired_open.as_mut()
+            && !is_marker
+            && !js_trim(content).is_empty()
+        {
+            covered.push(lineno);
+        }
+
+        match kind {
+            None | Some(Candidate::Other) => {
+                match open.as_mut() {
+                    Some(s) => s.body.push_str(full),
+                    None => {
+                        if gap.is_empty() {
+                            gap_start = lineno;
+                        }
+                        gap.push_str(full);
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
+        marker[idx] = true;
+        match kind.expect("marker") {
+            Candidate::Open(attrs_src) => {
+                let attrs = parse_attrs(attrs_src)
+                    .map_err(|_| err(lineno, Reason::MalformedAttributes, js_trim(content).to_string()))?;
+                if let Some((k, _)) = attrs.iter().find(|(k, _)| !matches!(*k, "id" | "when" | "shrink" | "priority")) {
+                    return Err(err(lineno, Reason::UnrecognizedAttribute, format!("attribute `{k}`")));
+                }
+                let get = |k: &str| attrs.iter().find(|(key, _)| *key == k).map(|(_, v)| *v);
+                let id = get("id").ok_or_else(|| err(lineno, Reason::MissingId, js_trim(content).to_string()))?;
+                let when = get("when").ok_or_else(|| err(lineno, Reason::MissingWhen, js_trim(content).to_string()))?;
+                if !is_section_id(id) {
+                    return Err(err(lineno, Reason::MalformedId, format!("id `{id}`")));
+                }
+                if is_reserved_id(id) {
+                    return Err(err(lineno, Reason::ReservedId, format!("id `{id}`")));
+                }
+                let atom =
+                    Atom::parse(when).ok_or_else(|| err(lineno, Reason::UnknownWhen, format!("when `{when}`")))?;
+                let shrink = match get("shrink") {
+                    None => Shrink::Verbatim,
+                    Some(s) => Shrink::parse(s)
+                        .ok_or_else(|| err(lineno, Reason::MalformedAttributes, format!("shrink `{s}`")))?,
+                };
+                let priority = match get("priority") {
+                    None => 0,
+                    Some(p) => p
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|_| p.bytes().all(|c| c.is_ascii_digit()))
+                        .ok_or_else(|| err(lineno, Reason::MalformedAttributes, format!("priority `{p}`")))?,
+                };
+                if let Some(o) = &open {
+                    return Err(err(
+                        lineno,
+                        Reason::NestedSection,
+                        format!("section `{id}` opened inside `{}` (line {})", o.id, o.line),
+                    ));
+                }
+                if !ids.insert(id.to_string()) {
+                    return Err(err(lineno, Reason::DuplicateId, format!("id `{id}`")));
+                }
+                flush_gap(&mut gap, gap_start, &mut gap_count, &mut sections);
+                open = Some(OpenSection {
+                    id: id.to_string(),
+                    when: atom,
+                    line: lineno,
+                    shrink,
+                    priority,
+                    body: String::new(),
+                });
+            }
+            Candidate::Close => {
+                let o = open.take().ok_or_else(|| err(lineno, Reason::UnmatchedClose, "no section is open".into()))?;
+                sections.push(Section {
+                    id: o.id,
+                    when: o.when,
+                    explicit: true,
+                    start_line: o.line,
+                    body: o.body,
+                    shrink: o.shrink,
+                    priority: o.priority,
+                });
+            }
+            Candidate::CloseWithAttrs => {
+                return Err(err(lineno, Reason::CloseWithAttributes, js_trim(content).to_string()));
+            }
+            Candidate::ProtectedSingle => {
+                single_open = Some((lineno, Vec::new()));
+            }
+            Candidate::ProtectedStart => {
+                if let Some((m, _)) = &paired_open {
+                    return Err(err(
+                        lineno,
+                        Reason::ProtectedStartWhileOpen,
+                        format!("the region opened at line {m} is still open"),
+                    ));
+                }
+                paired_open = Some((lineno, Vec::new()));
+            }
+            Candidate::ProtectedEnd => {
+                let (m, covered) = paired_open.take().ok_or_else(|| {
+                    err(lineno, Reason::ProtectedEndWithoutStart, "no protected region is open".into())
+                })?;
+                if covered.is_empty() {
+                    return Err(err(m, Reason::ProtectedEmpty, "the region covers no text".into()));
+                }
+                protected.push(Protected { marker_line: m, paired: true, lines: covered });
+            }
+            Candidate::ProtectedUnknown => {
+                return Err(err(lineno, Reason::ProtectedUnknownSentinel, js_trim(content).to_string()));
+            }
+            Candidate::Other => unreachable!("handled above"),
+        }
+    }
+    if let Some(o) = open {
+        return Err(err(o.line, Reason::UnclosedSection, format!("section `{}` is never closed", o.id)));
+    }
+    if let Some((m, _)) = paired_open {
+        return Err(err(m, Reason::ProtectedUnclosed, "protected region is never closed".into()));
+    }
+    if let Some((m, covered)) = single_open {
+        if covered.is_empty() {
+            return Err(err(m, Reason::ProtectedSingleWithoutContent, "no block follows the marker".into()));
+        }
+        protected.push(Protected { marker_line: m, paired: false, lines: covered });
+    }
+    flush_gap(&mut gap, gap_start, &mut gap_count, &mut sections);
+    protected.sort_by_key(|p| p.marker_line);
+    Ok(Document { src, lines, marker, sections, protected })
+}
+
+impl<'a> Document<'a> {
+    /// The source text.
+    pub fn source(&self) -> &'a str {
+        self.src
+    }
+
+    /// Whether the document has any marker line.
+    pub fn has_markers(&self) -> bool {
+        self.marker.iter().any(|m| *m)
+    }
+
+    /// The document minus its marker lines (each removed with its own terminator).
+    pub fn strip(&self) -> String {
+        if !self.has_markers() {
+            return self.src.to_string();
+        }
+        let mut out = String::with_capacity(self.src.len());
+        for (l, m) in self.lines.iter().zip(&self.marker) {
+            if !m {
+                out.push_str(&self.src[l.start..l.end]);
+            }
+        }
+        out
+    }
+
+    /// The explicit sections.
+    pub fn explicit_sections(&self) -> impl Iterator<Item = &Section> {
+        self.sections.iter().filter(|s| s.explicit)
+    }
+
+    /// The trimmed text of 1-based line `n`.
+    pub fn line_text(&self, n: usize) -> &'a str {
+        let l = self.lines[n - 1];
+        js_trim(&self.src[l.start..l.content_end])
+    }
+
+    /// The trimmed texts of every protected line.
+    pub fn protected_lines(&self) -> Vec<&'a str> {
+        self.protected.iter().flat_map(|p| p.lines.iter().map(|&n| self.line_text(n))).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reason(src: &str) -> (Reason, usize) {
+        let e = parse("t.md", src).unwrap_err();
+        (e.reason, e.line)
+    }
+
+    #[test]
+    fn markers_unmarked_document_round_trips() {
+        for src in ["", "a\n", "\u{feff}a\r\nb\nc", "x\r\n\r\n", "no newline", "a\rb\n", "\0\u{fffd}\n"] {
+            let d = parse("t.md", src).unwrap();
+            assert_eq!(d.strip(), src);
+            assert!(!d.has_markers());
+        }
+    }
+
+    #[test]
+    fn markers_sections_partition_in_order() {
+        let src = "head\r\n<!-- msd:section id=\"a\" when=\"flag:--prd\" -->\nbody\r\n<!-- /msd:section -->\ntail";
+        let d = parse("t.md", src).unwrap();
+        let ids: Vec<_> = d.sections.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["gap-0", "a", "gap-1"]);
+        assert_eq!(d.sections[1].body, "body\r\n");
+        assert_eq!(d.sections[1].start_line, 2);
+        assert_eq!(d.strip(), "head\r\nbody\r\ntail");
+        let joined: String = d.sections.iter().map(|s| s.body.as_str()).collect();
+        assert_eq!(joined, d.strip());
+    }
+
+    #[test]
+    fn markers_bom_before_marker_is_trimmed_like_js() {
+        let src = "\u{feff}<!-- msd:section id=\"a\" when=\"always\" -->\nx\n<!-- /msd:section -->\n";
+        let d = parse("t.md", src).unwrap();
+        assert_eq!(d.explicit_sections().count(), 1);
+    }
+
+    #[test]
+    fn markers_inside_fences_and_comments_are_text() {
+        let src = "```md\n<!-- msd:section id=\"a\" when=\"always\" -->\n```\n<!--\n<!-- /msd:section -->\n-->\n~~~\n<!-- /msd:section -->\n~~~~\n";
+        let d = parse("t.md", src).unwrap();
+        assert!(!d.has_markers());
+        // A fence delimiter inside a comment is comment text; a comment opener inside a fence is fence text.
+        let src2 = "<!--\n```\n-->\n<!-- msd:section id=\"b\" when=\"always\" -->\nx\n<!-- /msd:section -->\n";
+        assert_eq!(parse("t.md", src2).unwrap().explicit_sections().count(), 1);
+    }
+
+    #[test]
+    fn markers_every_reason_has_a_fixture() {
+        let open = |attrs: &str| format!("<!-- msd:section {attrs} -->\nx\n<!-- /msd:section -->\n");
+        let cases: Vec<(String, Reason, usize)> = vec![
+            ("<!-- msd:section id=\"a\" when=\"always\" -->\nx\n".into(), Reason::UnclosedSection, 1),
+            ("x\n<!-- /msd:section -->\n".into(), Reason::UnmatchedClose, 2),
+            (
+                "<!-- msd:section id=\"a\" when=\"always\" -->\n<!-- msd:section id=\"b\" when=\"always\" -->\n".into(),
+                Reason::NestedSection,
+                2,
+            ),
+            (
+                format!("{}{}", open("id=\"a\" when=\"always\""), open("id=\"a\" when=\"always\"")),
+                Reason::DuplicateId,
+                4,
+            ),
+            (open("when=\"always\""), Reason::MissingId, 1),
+            (open("id=\"a\""), Reason::MissingWhen, 1),
+            (open("id=\"A\" when=\"always\""), Reason::MalformedId, 1),
+            (open("id=\"a\" when=\" always\""), Reason::UnknownWhen, 1),
+            (open("id=\"a\" when=\"flag:--prd&&always\""), Reason::UnknownWhen, 1),
+            (open("id='a' when=\"always\""), Reason::MalformedAttributes, 1),
+            (open("id=\"a\" id=\"b\" when=\"always\""), Reason::MalformedAttributes, 1),
+            (open("id=\"a\" when=\"always\" shrink=\"squash\""), Reason::MalformedAttributes, 1),
+            (open("id=\"a\" when=\"always\" extra=\"1\""), Reason::UnrecognizedAttribute, 1),
+            (
+                "<!-- msd:section id=\"a\" when=\"always\" -->\nx\n<!-- /msd:section id=\"a\" -->\n".into(),
+                Reason::CloseWithAttributes,
+                3,
+            ),
+            (open("id=\"gap-0\" when=\"always\""), Reason::ReservedId, 1),
+            (
+                "<!-- msd:protected:start -->\na\n<!-- msd:protected:start -->\n".into(),
+                Reason::ProtectedStartWhileOpen,
+                3,
+            ),
+            ("a\n<!-- msd:protected:end -->\n".into(), Reason::ProtectedEndWithoutStart, 2),
+            ("<!-- msd:protected:start -->\n\n<!-- msd:protected:end -->\n".into(), Reason::ProtectedEmpty, 1),
+            ("<!-- msd:protected:start -->\na\n".into(), Reason::ProtectedUnclosed, 1),
+            ("<!-- msd:protected -->\n\n".into(), Reason::ProtectedSingleWithoutContent, 1),
+            ("<!-- msd:protected:begin -->\na\n".into(), Reason::ProtectedUnknownSentinel, 1),
+        ];
+        let mut seen = BTreeSet::new();
+        for (src, want, line) in cases {
+            assert_eq!(reason(&src), (want, line), "{src:?}");
+            seen.insert(want);
+        }
+        assert_eq!(seen.len(), Reason::ALL.len(), "a fixture per reason");
+    }
+
+    #[test]
+    fn markers_section_prefix_lookalikes_are_text() {
+        for src in [
+            "<!-- msd:sectionX id=\"a\" -->\n",
+            "<!-- /msd:sectionfoo -->\n",
+            "<!-- msd:loop-host -->\n",
+            "<!-- x --> prose\n",
+        ] {
+            assert!(!parse("t.md", src).unwrap().has_markers(), "{src}");
+        }
+        // No whitespace between attributes is accepted.
+        assert!(parse("t.md", "<!--msd:section when=\"always\"id=\"x\"-->\n<!-- /msd:section -->\n").is_ok());
+    }
+
+    #[test]
+    fn markers_protected_blocks_cover_lines() {
+        let src = "<!-- msd:protected -->\n\nrule one\nrule two\n\nafter\n<!-- msd:protected:start -->\n```\ncode\n```\n<!-- msd:protected:end -->\n";
+        let d = parse("t.md", src).unwrap();
+        assert_eq!(d.protected.len(), 2);
+        assert_eq!(d.protected[0].lines, vec![3, 4]);
+        assert_eq!(d.protected[1].lines, vec![8, 9, 10]);
+        assert_eq!(d.protected_lines(), vec!["rule one", "rule two", "```", "code", "```"]);
+        assert_eq!(d.strip(), "\nrule one\nrule two\n\nafter\n```\ncode\n```\n");
+    }
+}

@@ -1,0 +1,227 @@
+//! The install pipeline end to end for Claude Code: layout, rewrites, manifest, idempotency,
+//! dry run, emit, upgrades that keep the user's edits.
+
+use crate::support::{World, copy_tree, fixture, json, mtimes, sha256, tree};
+
+fn starter() -> String {
+    fixture("starter").display().to_string()
+}
+
+#[test]
+fn install_claude_global_layout() {
+    let w = World::new();
+    w.install().args(["--runtime", "claude", "--content", &starter()]).assert().success();
+    let files = tree(&w.home.join(".claude"));
+    let names: Vec<&str> = files.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "agents/msd-planner.md",
+            "msd-core/msd-file-manifest.json",
+            "msd-core/references/rules.md",
+            "msd-core/workflows/execute.md",
+            "msd-core/workflows/plan.md",
+            "msd-core/workflows/plan/steps/plan-prd.md",
+            "skills/msd-execute/SKILL.md",
+            "skills/msd-plan/SKILL.md",
+        ]
+    );
+    let skill = String::from_utf8(files["skills/msd-plan/SKILL.md"].clone()).unwrap();
+    assert!(skill.starts_with("---\nname: \"msd-plan\"\n"), "{skill}");
+    assert!(skill.contains("run /msd-execute."), "command refs are converted: {skill}");
+}
+
+#[test]
+fn install_claude_local_layout() {
+    let w = World::new();
+    w.install().args(["-r", "claude", "--local", "--content", &starter()]).assert().success();
+    assert!(!w.home.join(".claude").exists(), "a local install leaves the home alone");
+    let files = tree(&w.project.join(".claude"));
+    assert!(files.contains_key("commands/msd-plan.md"));
+    assert!(files.contains_key("commands/msd-execute.md"));
+    assert!(files.contains_key("agents/msd-planner.md"));
+    assert!(files.contains_key("msd-core/workflows/plan.md"));
+    let cmd = String::from_utf8(files["commands/msd-plan.md"].clone()).unwrap();
+    assert!(cmd.contains("@./.claude/msd-core/workflows/plan.md"), "{cmd}");
+    assert!(cmd.contains("name: \"msd-plan\""), "{cmd}");
+}
+
+#[test]
+fn install_rewrites_every_claude_path_and_strips_markers() {
+    let w = World::new();
+    w.install().args(["--content", &starter()]).assert().success();
+    let home = w.home.join(".claude");
+    for (path, bytes) in tree(&home) {
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(!text.contains("~/.claude"), "{path} keeps ~/.claude");
+        assert!(!text.contains("msd:section"), "{path} keeps a section marker");
+        assert!(!text.contains("msd:protected"), "{path} keeps a protected marker");
+    }
+    let plan = std::fs::read_to_string(home.join("msd-core/workflows/plan.md")).unwrap();
+    assert!(plan.contains(&format!("{}/msd-core/bin/msd_run", home.display())), "{plan}");
+    // CRLF content round-trips, and ./.claude/ becomes the runtime's local dir.
+    let exec = std::fs::read(home.join("msd-core/workflows/execute.md")).unwrap();
+    assert_eq!(exec, b"Execute each plan in wave order.\r\nSee ./.claude/settings.json for hooks.\r\n");
+}
+
+#[test]
+fn install_manifest_hashes_equal_the_files() {
+    let w = World::new();
+    w.install().args(["--content", &starter()]).assert().success();
+    let home = w.home.join(".claude");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(home.join("msd-core/msd-file-manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["runtime"], "claude");
+    assert_eq!(m["scope"], "global");
+    let files = m["files"].as_array().unwrap();
+    assert_eq!(files.len(), tree(&home).len() - 1, "every written file but the manifest itself is listed");
+    for f in files {
+        let bytes = std::fs::read(home.join(f["path"].as_str().unwrap())).unwrap();
+        assert_eq!(f["bytes"].as_u64().unwrap(), bytes.len() as u64);
+        assert_eq!(f["sha256"].as_str().unwrap(), sha256(&bytes));
+    }
+}
+
+#[test]
+fn install_second_run_changes_nothing() {
+    let w = World::new();
+    w.install().args(["--content", &starter()]).assert().success();
+    let home = w.home.join(".claude");
+    let before = mtimes(&home);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let out = w.install().args(["--content", &starter(), "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let doc = json(&out);
+    let s = &doc["runtimes"][0]["summary"];
+    assert_eq!((s["added"].as_u64(), s["changed"].as_u64(), s["removed"].as_u64()), (Some(0), Some(0), Some(0)));
+    assert_eq!(doc["runtimes"][0]["manifest_changed"], false);
+    assert_eq!(mtimes(&home), before, "no file was touched");
+    let text = w.install().args(["--content", &starter()]).output().unwrap();
+    assert!(String::from_utf8_lossy(&text.stdout).contains("up to date"));
+}
+
+#[test]
+fn install_dry_run_writes_nothing() {
+    let w = World::new();
+    let out = w.install().args(["--content", &starter(), "--dry-run"]).output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("add     skills/msd-plan/SKILL.md"), "{stdout}");
+    assert!(stdout.contains("nothing was written"), "{stdout}");
+    assert!(!w.home.join(".claude").exists());
+    let out = w.install().args(["--content", &starter(), "--dry-run", "--json"]).output().unwrap();
+    let doc = json(&out);
+    assert_eq!(doc["dry_run"], true);
+    assert_eq!(doc["runtimes"][0]["summary"]["added"], 7);
+    assert!(!w.home.join(".claude").exists());
+}
+
+#[test]
+fn install_honours_claude_config_dir_and_config_dir_flag() {
+    let w = World::new();
+    let custom = w.tmp.path().join("custom-claude");
+    let w = w.env("CLAUDE_CONFIG_DIR", &custom);
+    w.install().args(["--content", &starter()]).assert().success();
+    assert!(custom.join("skills/msd-plan/SKILL.md").exists());
+    let plan = std::fs::read_to_string(custom.join("msd-core/workflows/plan.md")).unwrap();
+    assert!(plan.contains(&format!("{}/msd-core/", custom.display())));
+    let flag = w.tmp.path().join("flag-dir");
+    w.install().args(["--content", &starter(), "--config-dir", flag.to_str().unwrap()]).assert().success();
+    assert!(flag.join("skills/msd-plan/SKILL.md").exists(), "--config-dir beats the env var");
+}
+
+#[test]
+fn install_upgrade_backs_up_edits_and_removes_retired_files() {
+    let w = World::new();
+    let content = w.tmp.path().join("content");
+    copy_tree(&fixture("starter"), &content);
+    let c = content.display().to_string();
+    w.install().args(["--content", &c]).assert().success();
+    let home = w.home.join(".claude");
+    // The user edits one managed file and adds a file of their own.
+    std::fs::write(home.join("msd-core/references/rules.md"), "my local rules\n").unwrap();
+    std::fs::create_dir_all(home.join("skills/my-skill")).unwrap();
+    std::fs::write(home.join("skills/my-skill/SKILL.md"), "mine\n").unwrap();
+    // The new version drops a command and changes the edited reference.
+    std::fs::remove_file(content.join("commands/msd/execute.md")).unwrap();
+    std::fs::write(content.join("msd-core/references/rules.md"), "# Rules v2\n").unwrap();
+    let out = w.install().args(["--content", &c, "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc = json(&out);
+    let written = &doc["runtimes"][0]["written"];
+    assert_eq!(written["backed_up"], serde_json::json!(["msd-core/references/rules.md"]));
+    let backup_dir = std::path::PathBuf::from(written["backup_dir"].as_str().unwrap());
+    assert!(backup_dir.starts_with(home.join("msd-local-patches")));
+    assert_eq!(std::fs::read_to_string(backup_dir.join("msd-core/references/rules.md")).unwrap(), "my local rules\n");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(backup_dir.join("backup-meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["from_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(std::fs::read_to_string(home.join("msd-core/references/rules.md")).unwrap(), "# Rules v2\n");
+    assert!(!home.join("skills/msd-execute").exists(), "the retired skill and its directory are gone");
+    assert_eq!(
+        std::fs::read_to_string(home.join("skills/my-skill/SKILL.md")).unwrap(),
+        "mine\n",
+        "user files are never touched"
+    );
+}
+
+#[test]
+fn install_bad_marker_names_file_and_line_and_writes_nothing() {
+    let w = World::new();
+    let content = w.tmp.path().join("content");
+    copy_tree(&fixture("starter"), &content);
+    std::fs::write(
+        content.join("msd-core/workflows/execute.md"),
+        "a\n<!-- msd:section id=\"x\" when=\"flag:--nope\" -->\nb\n<!-- /msd:section -->\n",
+    )
+    .unwrap();
+    let out = w.install().args(["--content", content.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("msd-core/workflows/execute.md:2: unknown_when"), "{err}");
+    assert!(!w.home.join(".claude").exists());
+}
+
+#[test]
+fn install_bad_frontmatter_names_file_and_line() {
+    let w = World::new();
+    let content = w.tmp.path().join("content");
+    copy_tree(&fixture("starter"), &content);
+    std::fs::write(content.join("commands/msd/execute.md"), "---\nname: msd:execute\ndescription: a: b\n---\nbody\n")
+        .unwrap();
+    let out = w.install().args(["--content", content.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("commands/msd/execute.md:3: frontmatter is not valid YAML"), "{err}");
+}
+
+#[test]
+fn install_unknown_runtime_lists_valid_ids() {
+    let w = World::new();
+    let out = w.install().args(["--runtime", "vscode"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown runtime `vscode`"), "{err}");
+    assert!(err.contains("claude") && err.contains("zcode") && err.contains("opencode"), "{err}");
+}
+
+#[test]
+fn install_emit_writes_the_tree_alone() {
+    let w = World::new();
+    let out_dir = w.tmp.path().join("emitted");
+    w.install()
+        .args(["emit", "--runtime", "claude", "--content", &starter(), "--out", out_dir.to_str().unwrap()])
+        .assert()
+        .success();
+    let files = tree(&out_dir);
+    assert!(files.contains_key("skills/msd-plan/SKILL.md"));
+    assert!(!files.contains_key("msd-core/msd-file-manifest.json"), "emit writes no install manifest");
+    assert!(!w.home.join(".claude").exists(), "emit installs nothing");
+    // A non-empty output directory is refused.
+    let again = w
+        .install()
+        .args(["emit", "--runtime", "claude", "--content", &starter(), "--out", out_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+}

@@ -1,0 +1,8 @@
+//! The one integration-test binary: spawns the real `msd-install` and `msd_run` into temporary
+//! homes and projects and inspects what lands on disk. One module per feature.
+
+mod support;
+
+mod cli;
+mod install;
+mod manifests;
