@@ -3,7 +3,7 @@
 //! The library is the pipeline of SPEC section 5, one module per stage:
 //! [`load`] (content and manifests) -> validate ([`capability`], [`markers`], [`frontmatter`]) ->
 //! compose ([`markers`], [`when`]) -> [`convert`] -> [`guard`] -> [`plan`] -> [`write`] ->
-//! [`record`]. [`pipeline`] runs them in order; [`app`] and [`runtime_helper`] are the two
+//! [`record`]. [`pipeline`] runs them in order; [`app`] and [`run`] are the two
 //! binaries' entries, kept thin.
 
 #![deny(missing_docs)]
@@ -11,6 +11,7 @@
 pub mod app;
 pub mod capability;
 pub mod cli;
+pub mod cmd;
 pub mod convert;
 pub mod error;
 pub mod frontmatter;
@@ -22,7 +23,7 @@ pub mod pipeline;
 pub mod plan;
 pub mod record;
 pub mod relpath;
-pub mod runtime_helper;
+pub mod run;
 pub mod target;
 pub mod when;
 pub mod write;

@@ -1,0 +1,40 @@
+//! One module per `msd-install` subcommand; shared helpers for them live here.
+
+use std::io::Write;
+
+use crate::cli::{OutputArgs, SourceArgs};
+use crate::error::Error;
+use crate::pipeline::Sources;
+use crate::target::Environment;
+
+pub mod emit;
+pub mod install;
+pub mod runtimes;
+
+pub(crate) fn sources(s: &SourceArgs) -> Sources {
+    Sources { content: s.content.clone(), runtimes: s.runtimes_dir.clone() }
+}
+
+pub(crate) fn env() -> Result<Environment, Error> {
+    Environment::from_process().map_err(|e| Error::Io { context: "reading the environment".into(), source: e })
+}
+
+pub(crate) fn out(text: &str, o: &OutputArgs) {
+    if !o.quiet && !o.json {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(text.as_bytes());
+    }
+}
+
+/// `1234567` -> `1,234,567`.
+pub(crate) fn human_bytes(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
