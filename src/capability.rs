@@ -55,6 +55,10 @@ pub struct Capability {
     /// Byte caps on emitted files, by glob over emitted paths.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub caps: Vec<CapRule>,
+    /// Names and marks that identify this runtime (product names, instruction file names). No
+    /// other runtime's emitted files may contain them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub brands: Vec<String>,
 }
 
 fn default_core_dir() -> RelPath {
@@ -134,6 +138,10 @@ pub struct Probe {
 pub struct LocalSpec {
     /// Directory under the project root (`.` for the project root itself).
     pub dir: String,
+    /// Core dir of a local install, when it differs from the global `core_dir` (for runtimes
+    /// whose local dir is the project root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_dir: Option<RelPath>,
 }
 
 /// Artifact layout for each scope.
@@ -160,10 +168,88 @@ pub struct ArtifactSpec {
     /// Prefix of emitted names (commands, skills, workflow stubs).
     #[serde(default = "default_prefix")]
     pub prefix: String,
+    /// File name ending of emitted files (default `.md`; Copilot agents use `.agent.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suffix: Option<String>,
+    /// Skills: one directory per command (`flat`) or routers per namespace (`nested`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub nesting: Nesting,
+    /// Frontmatter rules of the emitted files.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub frontmatter: FrontmatterRules,
+    /// A data file beside the manifest (`runtimes/<id>/<file>`) prepended to every body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adapter: Option<String>,
+    /// How a tools list is written in frontmatter.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub tools_format: ToolsFormat,
+    /// Workflow stubs: a data file beside the manifest with `{name}`, `{description}` and
+    /// `{body}` placeholders, and the stub's byte bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stub: Option<StubSpec>,
+    /// Codex agents: tools that make an agent need `workspace-write`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write_tools: Vec<String>,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 fn default_prefix() -> String {
     "msd-".to_string()
+}
+
+/// Skill layout.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Nesting {
+    /// `<dest>/<prefix><stem>/SKILL.md`.
+    #[default]
+    Flat,
+    /// `<dest>/<prefix><group>/SKILL.md` routers, each with `skills/<prefix><stem>/SKILL.md` inside
+    /// (groups from the content's `namespaces.json`).
+    Nested,
+}
+
+/// How tools are listed in frontmatter.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolsFormat {
+    /// `tools: Read, Write` (a comma-separated string).
+    #[default]
+    Comma,
+    /// A YAML block list.
+    List,
+    /// A flow list of quoted names: `tools: ['read', 'edit']`.
+    Flow,
+    /// A map of names to `true`: `tools:\n  read: true`.
+    Map,
+}
+
+/// Frontmatter rules.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FrontmatterRules {
+    /// Source keys carried over (absent: every source key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep: Option<Vec<String>>,
+    /// Source key renames, e.g. `allowed-tools` -> `tools`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rename: BTreeMap<String, String>,
+    /// Keys added with fixed scalar values (string, number, bool).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub add: BTreeMap<String, serde_json::Value>,
+}
+
+/// A workflow stub.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StubSpec {
+    /// Template file beside the manifest.
+    pub template: String,
+    /// The stub never exceeds this many bytes: the description is cut to fit.
+    pub max_bytes: u64,
 }
 
 /// Artifact kinds.
@@ -176,10 +262,8 @@ pub enum ArtifactKind {
     Skills,
     /// Subagents.
     Agents,
-    /// Workflow stubs (Windsurf).
+    /// Workflow files the runtime lists as commands (Windsurf stubs, Cline workflows).
     Workflows,
-    /// Rules files.
-    Rules,
 }
 
 impl ArtifactKind {
@@ -190,7 +274,6 @@ impl ArtifactKind {
             ArtifactKind::Skills => "skills",
             ArtifactKind::Agents => "agents",
             ArtifactKind::Workflows => "workflows",
-            ArtifactKind::Rules => "rules",
         }
     }
 }
@@ -199,12 +282,20 @@ impl ArtifactKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Converter {
-    /// A Markdown slash command `<prefix><stem>.md`, source frontmatter kept, `name` renamed.
+    /// A Markdown file per command with YAML frontmatter (commands, Cline workflows).
     MarkdownCommand,
-    /// A `<prefix><stem>/SKILL.md` skill with Claude-style frontmatter.
-    ClaudeSkill,
-    /// A Markdown agent file, frontmatter kept, tools mapped.
+    /// An Agent-Skills `SKILL.md` per command (flat or nested).
+    Skill,
+    /// A Markdown agent file with YAML frontmatter, tools mapped.
     MarkdownAgent,
+    /// A Codex agent: `<name>.toml` with the instructions inside.
+    CodexAgent,
+    /// A Gemini CLI command: `<stem>.toml` with `description` and `prompt`.
+    GeminiCommand,
+    /// A small workflow stub pointing at the command body (Windsurf).
+    WorkflowStub,
+    /// Kimi agents: a root `<prefix>.yaml` + `.md` and one YAML + Markdown per subagent.
+    KimiAgents,
 }
 
 impl Converter {
@@ -212,9 +303,11 @@ impl Converter {
     pub fn accepts(self, kind: ArtifactKind) -> bool {
         matches!(
             (self, kind),
-            (Converter::MarkdownCommand, ArtifactKind::Commands)
-                | (Converter::ClaudeSkill, ArtifactKind::Skills)
-                | (Converter::MarkdownAgent, ArtifactKind::Agents)
+            (Converter::MarkdownCommand, ArtifactKind::Commands | ArtifactKind::Workflows)
+                | (Converter::Skill, ArtifactKind::Skills)
+                | (Converter::MarkdownAgent | Converter::CodexAgent | Converter::KimiAgents, ArtifactKind::Agents)
+                | (Converter::GeminiCommand, ArtifactKind::Commands)
+                | (Converter::WorkflowStub, ArtifactKind::Workflows)
         )
     }
 }
@@ -296,6 +389,14 @@ impl Scope {
 }
 
 impl Capability {
+    /// The core dir of `scope`.
+    pub fn core_dir(&self, scope: Scope) -> &RelPath {
+        match (scope, self.local.as_ref().and_then(|l| l.core_dir.as_ref())) {
+            (Scope::Local, Some(d)) => d,
+            _ => &self.core_dir,
+        }
+    }
+
     /// The artifact layout of `scope`.
     pub fn layout(&self, scope: Scope) -> &[ArtifactSpec] {
         match scope {
@@ -476,11 +577,29 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
                     "use lowercase letters, digits and hyphens",
                 ));
             }
-            if a.dest.starts_with(&cap.core_dir) {
+            for file in a.adapter.iter().chain(a.stub.as_ref().map(|s| &s.template)) {
+                if RelPath::new(file.clone()).map_or(true, |p| p.as_str().contains('/')) {
+                    return Err(err(
+                        &format!("\"{file}\""),
+                        format!("data file `{file}` must be a plain file name beside the manifest"),
+                        "name a file in the runtime's directory",
+                    ));
+                }
+            }
+            if (a.converter == Converter::WorkflowStub) != a.stub.is_some() {
                 return Err(err(
-                    "\"dest\"",
-                    format!("artifact dest `{}` lies inside the core dir `{}`", a.dest, cap.core_dir),
-                    "keep artifacts outside the core tree",
+                    "\"stub\"",
+                    "`stub` goes with the `workflow-stub` converter, and that converter needs it".into(),
+                    "add or remove `stub`",
+                ));
+            }
+            if let Some(suffix) = &a.suffix
+                && (!suffix.starts_with('.') || suffix.contains('/'))
+            {
+                return Err(err(
+                    "\"suffix\"",
+                    format!("suffix `{suffix}` must start with `.` and hold no `/`"),
+                    "write e.g. \".agent.md\"",
                 ));
             }
         }

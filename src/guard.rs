@@ -212,7 +212,7 @@ pub fn check(emission: &Emission, cap: &Capability, tiers: &Tiers) -> Result<Gua
             report.compliant.push(Measured { path: path.to_string(), bytes, cap: cap_bytes, rule });
         }
     };
-    let workflows_dir = format!("{}/workflows/", cap.core_dir);
+    let workflows_dir = format!("{}/workflows/", cap.core_dir(emission.scope));
     for f in &emission.files {
         let p = f.path.as_str();
         if f.kind == FileKind::Core

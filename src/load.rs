@@ -214,29 +214,36 @@ pub struct LoadedRuntime {
     pub source: RelPath,
     /// The manifest.
     pub capability: Capability,
+    /// Data files beside the manifest (adapters, stub templates), by file name.
+    pub data: BTreeMap<String, String>,
 }
 
 /// Parses and validates every `<id>/capability.json` of `tree`, as a set.
 pub fn runtimes(tree: &Tree) -> Result<Vec<LoadedRuntime>, LoadError> {
     let mut out = Vec::new();
+    let mut data: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let not_utf8 = |file: String| ManifestError {
+        file,
+        line: 0,
+        col: 0,
+        message: "not UTF-8".into(),
+        hint: "save the file as UTF-8".into(),
+    };
     for (rel, bytes) in &tree.files {
         let file = tree.display(rel);
         let parts: Vec<&str> = rel.as_str().split('/').collect();
         match parts.as_slice() {
             [dir, "capability.json"] => {
-                let text = std::str::from_utf8(bytes).map_err(|_| ManifestError {
-                    file: file.clone(),
-                    line: 0,
-                    col: 0,
-                    message: "not UTF-8".into(),
-                    hint: "save the manifest as UTF-8 JSON".into(),
-                })?;
+                let text = std::str::from_utf8(bytes).map_err(|_| not_utf8(file.clone()))?;
                 let cap = capability::parse(&file, text)?;
                 capability::validate(&file, text, &cap, dir)?;
-                out.push(LoadedRuntime { file, source: rel.clone(), capability: cap });
+                out.push(LoadedRuntime { file, source: rel.clone(), capability: cap, data: BTreeMap::new() });
             }
-            // Data files beside a manifest (adapter texts) are read by the converters.
-            [_, _] | ["capability.schema.json"] => {}
+            [dir, name] => {
+                let text = std::str::from_utf8(bytes).map_err(|_| not_utf8(file.clone()))?;
+                data.entry(dir.to_string()).or_default().insert(name.to_string(), text.to_string());
+            }
+            ["capability.schema.json"] => {}
             _ => {
                 return Err(ManifestError {
                     file,
@@ -248,6 +255,36 @@ pub fn runtimes(tree: &Tree) -> Result<Vec<LoadedRuntime>, LoadError> {
                 .into());
             }
         }
+    }
+    for rt in &mut out {
+        rt.data = data.remove(rt.capability.id.as_str()).unwrap_or_default();
+        let text = std::str::from_utf8(&tree.files[&rt.source]).unwrap_or_default();
+        for spec in rt.capability.artifacts.global.iter().chain(&rt.capability.artifacts.local) {
+            for name in spec.adapter.iter().chain(spec.stub.as_ref().map(|s| &s.template)) {
+                if !rt.data.contains_key(name) {
+                    let (line, col) = capability::locate(text, &format!("\"{name}\""));
+                    return Err(ManifestError {
+                        file: rt.file.clone(),
+                        line,
+                        col,
+                        message: format!("data file `{name}` does not exist beside the manifest"),
+                        hint: format!("add runtimes/{}/{name}", rt.capability.id),
+                    }
+                    .into());
+                }
+            }
+        }
+    }
+    if let Some((dir, files)) = data.into_iter().next() {
+        let name = files.keys().next().cloned().unwrap_or_default();
+        return Err(ManifestError {
+            file: format!("{}/{dir}/{name}", tree.origin),
+            line: 0,
+            col: 0,
+            message: "a data file with no capability.json beside it".into(),
+            hint: "data files live beside the manifest that uses them".into(),
+        }
+        .into());
     }
     let pairs: Vec<(String, Capability)> = out.iter().map(|r| (r.file.clone(), r.capability.clone())).collect();
     capability::validate_set(&pairs)?;
@@ -312,10 +349,35 @@ pub struct Content {
     pub core: Vec<CoreFile>,
     /// Size tiers (`tiers.json`; everything DEFAULT when absent).
     pub tiers: Tiers,
+    /// Command groups for nested skill layouts (`namespaces.json`).
+    pub namespaces: Option<Namespaces>,
+}
+
+/// `content/namespaces.json`: how commands group into router skills for nested layouts.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Namespaces {
+    /// What a router tells the model to do (shown above its table).
+    pub instructions: String,
+    /// The groups, in order.
+    pub groups: Vec<NamespaceGroup>,
+}
+
+/// One router.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamespaceGroup {
+    /// Group name (the router is `<prefix><name>`).
+    pub name: String,
+    /// The router skill's description.
+    pub description: String,
+    /// Command stems, in table order.
+    pub commands: Vec<String>,
 }
 
 /// Top-level entries a content tree may hold.
-const TOP_LEVEL: [&str; 6] = ["commands", "agents", "msd-core", "CONTEXT.md", "CONTEXT-INDEX.json", "tiers.json"];
+const TOP_LEVEL: [&str; 7] =
+    ["commands", "agents", "msd-core", "CONTEXT.md", "CONTEXT-INDEX.json", "tiers.json", "namespaces.json"];
 
 fn is_stem(s: &str) -> bool {
     !s.is_empty()
@@ -458,7 +520,7 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
                     mode: FileMode::Regular,
                 });
             }
-            ["CONTEXT-INDEX.json"] | ["tiers.json"] => {}
+            ["CONTEXT-INDEX.json"] | ["tiers.json"] | ["namespaces.json"] => {}
             _ => {
                 return Err(ContentError::new(
                     disp,
@@ -481,7 +543,8 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
     agents.sort_by(|a, b| a.name.cmp(&b.name));
     core.sort_by(|a, b| a.rel.cmp(&b.rel));
     let tiers = tiers(&tree, &agents, &core)?;
-    Ok(Content { tree, commands, agents, core, tiers })
+    let namespaces = namespaces(&tree, &commands)?;
+    Ok(Content { tree, commands, agents, core, tiers, namespaces })
 }
 
 /// Text files are rewritten; anything else is copied byte for byte.
@@ -531,4 +594,59 @@ fn tiers(tree: &Tree, agents: &[Agent], core: &[CoreFile]) -> Result<Tiers, Cont
         }
     }
     Ok(tiers)
+}
+
+fn namespaces(tree: &Tree, commands: &[Command]) -> Result<Option<Namespaces>, ContentError> {
+    let rel = RelPath::new("namespaces.json").expect("static");
+    let Some(bytes) = tree.files.get(&rel) else { return Ok(None) };
+    let disp = tree.display(&rel);
+    let text = std::str::from_utf8(bytes).unwrap_or_default();
+    let ns: Namespaces = serde_json::from_slice(bytes).map_err(|e| {
+        ContentError::new(
+            disp.clone(),
+            Some(e.line()),
+            format!("invalid namespaces file: {e}"),
+            "write {\"instructions\": \"...\", \"groups\": [{\"name\", \"description\", \"commands\": [...]}]}",
+        )
+    })?;
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for g in &ns.groups {
+        if !is_stem(&g.name) {
+            let (line, _) = crate::capability::locate(text, &format!("\"{}\"", g.name));
+            return Err(ContentError::new(
+                disp,
+                Some(line),
+                format!("invalid group name `{}`", g.name),
+                "use lowercase letters, digits and hyphens",
+            ));
+        }
+        for c in &g.commands {
+            let (line, _) = crate::capability::locate(text, &format!("\"{c}\""));
+            if !commands.iter().any(|cmd| &cmd.stem == c) {
+                return Err(ContentError::new(
+                    disp,
+                    Some(line),
+                    format!("group `{}` lists unknown command `{c}`", g.name),
+                    "remove it or add commands/msd/<stem>.md",
+                ));
+            }
+            if let Some(prev) = seen.insert(c, &g.name) {
+                return Err(ContentError::new(
+                    disp,
+                    Some(line),
+                    format!("command `{c}` is in groups `{prev}` and `{}`", g.name),
+                    "list each command in one group",
+                ));
+            }
+        }
+    }
+    if let Some(c) = commands.iter().find(|c| !seen.contains_key(c.stem.as_str())) {
+        return Err(ContentError::new(
+            disp,
+            None,
+            format!("command `{}` is in no group", c.stem),
+            "add it to one group",
+        ));
+    }
+    Ok(Some(ns))
 }

@@ -101,7 +101,7 @@ pub fn emit_one(
     env: &Environment,
 ) -> Result<(Target, Emission, GuardReport), Error> {
     let target = target::resolve(&rt.capability, scope, config_dir, env)?;
-    let emission = convert::emit(content, &rt.capability, rt.source.as_str(), &target)?;
+    let emission = convert::emit(content, rt, &target)?;
     let report = guard::check(&emission, &rt.capability, &content.tiers)?;
     Ok((target, emission, report))
 }

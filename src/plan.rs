@@ -169,8 +169,8 @@ impl Plan {
 
 /// Builds the plan of `emission` into `home`.
 pub fn build(emission: Emission, cap: &Capability, home: &Path, allow_symlinks: bool) -> Result<Plan, PlanError> {
-    let previous = FileManifest::read(home, cap)?;
-    let manifest_path = record::manifest_rel(cap);
+    let previous = FileManifest::read(home, cap, emission.scope)?;
+    let manifest_path = record::manifest_rel(cap, emission.scope);
     let mut ops = Vec::new();
     let mut entries = Vec::new();
     for f in emission.files {

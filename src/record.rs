@@ -62,8 +62,8 @@ pub struct RecordError {
 }
 
 /// The manifest's path relative to the home.
-pub fn manifest_rel(cap: &Capability) -> RelPath {
-    cap.core_dir.join(&RelPath::new(MANIFEST_NAME).expect("static"))
+pub fn manifest_rel(cap: &Capability, scope: Scope) -> RelPath {
+    cap.core_dir(scope).join(&RelPath::new(MANIFEST_NAME).expect("static"))
 }
 
 impl FileManifest {
@@ -99,8 +99,8 @@ impl FileManifest {
     }
 
     /// Reads the manifest under `home`, `None` when there is none.
-    pub fn read(home: &Path, cap: &Capability) -> Result<Option<FileManifest>, RecordError> {
-        let path = home.join(manifest_rel(cap).as_str());
+    pub fn read(home: &Path, cap: &Capability, scope: Scope) -> Result<Option<FileManifest>, RecordError> {
+        let path = home.join(manifest_rel(cap, scope).as_str());
         match fsx::read_if_exists(&path) {
             Ok(None) => Ok(None),
             Ok(Some(b)) => FileManifest::parse(&path, &b).map(Some),

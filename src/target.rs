@@ -164,7 +164,7 @@ pub fn resolve(
             let (home, rel) =
                 if dir == "." { (env.cwd.clone(), ".".to_string()) } else { (env.cwd.join(dir), format!("./{dir}")) };
             to_str(&home)?;
-            (home, HomeSource::Project, format!("{rel}/"), format!("{rel}/{}/", cap.core_dir))
+            (home, HomeSource::Project, format!("{rel}/"), format!("{rel}/{}/", cap.core_dir(Scope::Local)))
         }
     };
     let local_ref = match (scope, local_dir) {
