@@ -17,6 +17,7 @@ fn install_claude_global_layout() {
         names,
         [
             "agents/msd-planner.md",
+            "msd-core/VERSION",
             "msd-core/msd-file-manifest.json",
             "msd-core/references/rules.md",
             "msd-core/workflows/execute.md",
@@ -112,7 +113,7 @@ fn install_dry_run_writes_nothing() {
     let out = w.install().args(["--content", &starter(), "--dry-run", "--json"]).output().unwrap();
     let doc = json(&out);
     assert_eq!(doc["dry_run"], true);
-    assert_eq!(doc["runtimes"][0]["summary"]["added"], 7);
+    assert_eq!(doc["runtimes"][0]["summary"]["added"], 8);
     assert!(!w.home.join(".claude").exists());
 }
 

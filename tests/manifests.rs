@@ -109,12 +109,12 @@ fn manifests_unknown_converter_is_rejected() {
     let w = World::new();
     let dir = runtimes_copy(&w);
     let p = dir.join("claude/capability.json");
-    let text = std::fs::read_to_string(&p).unwrap().replacen("\"claude-skill\"", "\"claude-skil\"", 1);
+    let text = std::fs::read_to_string(&p).unwrap().replacen("\"converter\": \"skill\"", "\"converter\": \"skil\"", 1);
     std::fs::write(&p, text).unwrap();
     let out = install_with(&w, &dir);
     assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown variant `claude-skil`"), "{err}");
+    assert!(err.contains("unknown variant `skil`"), "{err}");
 }
 
 #[test]
