@@ -28,13 +28,14 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Install(a)) => a.output.json,
         Some(Command::Emit(a)) => a.output.json,
         Some(Command::Runtimes(a)) => a.json,
-        Some(Command::Schema) => false,
+        Some(Command::Schema) | Some(Command::Gen(_)) => false,
     };
     let result = match cli.command {
         None => cmd::install::run(&cli.install),
         Some(Command::Install(a)) => cmd::install::run(&a),
         Some(Command::Emit(a)) => cmd::emit::run(&a),
         Some(Command::Runtimes(a)) => cmd::runtimes::run(&a),
+        Some(Command::Gen(a)) => cmd::generate::run(&a),
         Some(Command::Schema) => {
             print!("{}", capability::json_schema());
             Ok(())

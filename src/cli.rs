@@ -47,6 +47,40 @@ pub enum Command {
     Runtimes(ListArgs),
     /// Print the JSON Schema of runtimes/<id>/capability.json.
     Schema,
+    /// Generated files of this repository: print, --check (fail with a diff) or --write.
+    Gen(GenArgs),
+}
+
+/// `gen` options.
+#[derive(Debug, Clone, Args)]
+pub struct GenArgs {
+    /// Which generated files.
+    #[command(subcommand)]
+    pub what: GenWhat,
+}
+
+/// The generated files.
+#[derive(Debug, Clone, Subcommand)]
+pub enum GenWhat {
+    /// tests/golden/<runtime>-<scope>.txt: the sorted file list every runtime x scope receives.
+    Golden(GenOpts),
+}
+
+/// Options shared by every `gen` target.
+#[derive(Debug, Clone, Args)]
+pub struct GenOpts {
+    /// Fail (exit 1) with a diff when a committed file differs from a fresh render.
+    #[arg(long, conflicts_with = "write")]
+    pub check: bool,
+    /// Write the files that differ.
+    #[arg(long)]
+    pub write: bool,
+    /// Repository root the paths are relative to.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// Sources.
+    #[command(flatten)]
+    pub sources: SourceArgs,
 }
 
 /// Where content and manifests come from.

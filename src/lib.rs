@@ -16,6 +16,7 @@ pub mod convert;
 pub mod error;
 pub mod frontmatter;
 pub mod fsx;
+pub mod generated;
 pub mod guard;
 pub mod load;
 pub mod markers;

@@ -8,6 +8,7 @@ use crate::pipeline::Sources;
 use crate::target::Environment;
 
 pub mod emit;
+pub mod generate;
 pub mod install;
 pub mod runtimes;
 

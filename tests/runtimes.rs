@@ -1,0 +1,417 @@
+//! Spawn-install tests of every runtime x scope with the shipped content: layout and names,
+//! every TOML/JSON/YAML parses, no foreign runtime path or brand, no marker, counts equal the
+//! content's, the golden file list holds, and a second run changes nothing.
+//!
+//! One module per runtime (`runtimes::<id>::global`, `runtimes::<id>::local`) so CI runs them
+//! as a matrix, one job per runtime.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use msd_install::capability::{ArtifactKind, Capability, Converter, Nesting, Scope};
+use msd_install::load::{Content, LoadedRuntime};
+
+use crate::support::{World, json, repo, tree};
+
+/// Directories that belong to the user's project, not to one runtime, even though a runtime
+/// uses them as its local dir: finding them in another runtime's output is not a leak.
+const SHARED_PROJECT_DIRS: [&str; 3] = [".github", ".agents", "."];
+
+fn runtimes() -> Vec<LoadedRuntime> {
+    msd_install::pipeline::load_runtimes(&Default::default()).expect("embedded manifests")
+}
+
+fn content() -> Content {
+    msd_install::pipeline::load_content(&Default::default()).expect("embedded content")
+}
+
+macro_rules! runtime_tests {
+    ($($module:ident => $id:literal),* $(,)?) => {
+        $(
+            mod $module {
+                #[test]
+                fn global() {
+                    super::check($id, msd_install::capability::Scope::Global);
+                }
+                #[test]
+                fn local() {
+                    super::check($id, msd_install::capability::Scope::Local);
+                }
+            }
+        )*
+        const TESTED: &[&str] = &[$($id),*];
+    };
+}
+
+runtime_tests!(
+    antigravity => "antigravity",
+    augment => "augment",
+    claude => "claude",
+    cline => "cline",
+    codebuddy => "codebuddy",
+    codex => "codex",
+    copilot => "copilot",
+    cursor => "cursor",
+    gemini => "gemini",
+    hermes => "hermes",
+    kilo => "kilo",
+    kimi => "kimi",
+    kimi_code => "kimi-code",
+    opencode => "opencode",
+    qwen => "qwen",
+    trae => "trae",
+    windsurf => "windsurf",
+    zcode => "zcode",
+);
+
+#[test]
+fn runtimes_every_manifest_has_spawn_tests() {
+    let ids: Vec<String> = runtimes().into_iter().map(|r| r.capability.id).collect();
+    assert_eq!(ids, TESTED, "add the new runtime to runtime_tests! and to the CI matrix");
+    let ci = std::fs::read_to_string(repo().join(".github/workflows/ci.yml")).expect("CI config");
+    for id in TESTED {
+        let module = id.replace('-', "_");
+        assert!(ci.contains(&format!("          - {module}\n")), "the CI matrix lacks {module}");
+    }
+}
+
+fn check(id: &str, scope: Scope) {
+    let rts = runtimes();
+    let rt = rts.iter().find(|r| r.capability.id == id).unwrap();
+    let cap = &rt.capability;
+    let w = World::new();
+    let mut args = vec!["--runtime", id, "--json"];
+    if scope == Scope::Local {
+        args.push("--local");
+    }
+    let out = w.install().args(&args).output().unwrap();
+    if scope == Scope::Local && cap.local.is_none() {
+        assert_eq!(out.status.code(), Some(2), "{id} has no local scope: a usage error");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("has no project-local install"));
+        return;
+    }
+    assert!(
+        out.status.success(),
+        "{id} {scope:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out);
+    let home = std::path::PathBuf::from(doc["runtimes"][0]["home"].as_str().unwrap());
+    let expected_home = match scope {
+        Scope::Global => w.home.join(cap.home.default.as_str()),
+        Scope::Local => w.project.join(&cap.local.as_ref().unwrap().dir),
+    };
+    assert_eq!(
+        home.canonicalize().unwrap(),
+        expected_home.canonicalize().unwrap(),
+        "{id}: installed where the manifest says"
+    );
+
+    let files = tree(&home);
+    let content = content();
+    check_layout(cap, scope, &content, &files);
+    check_formats(id, &files);
+    check_no_leaks(id, cap, scope, &home, &rts, &files);
+    check_golden(id, scope, cap, &files);
+
+    // A second run changes nothing.
+    let again = json(&w.install().args(&args).output().unwrap());
+    let s = &again["runtimes"][0]["summary"];
+    assert_eq!(
+        (s["added"].as_u64(), s["changed"].as_u64(), s["removed"].as_u64()),
+        (Some(0), Some(0), Some(0)),
+        "{id}: second run"
+    );
+    assert_eq!(again["runtimes"][0]["manifest_changed"], false);
+}
+
+fn count(files: &BTreeMap<String, Vec<u8>>, pred: impl Fn(&str) -> bool) -> usize {
+    files.keys().filter(|p| pred(p)).count()
+}
+
+fn check_layout(cap: &Capability, scope: Scope, content: &Content, files: &BTreeMap<String, Vec<u8>>) {
+    let id = &cap.id;
+    let n_cmd = content.commands.len();
+    let n_agents = content.agents.len();
+    for spec in cap.layout(scope) {
+        let dest = spec.dest.as_str();
+        let p = &spec.prefix;
+        let direct = |path: &str, ext: &str| {
+            path.strip_prefix(dest)
+                .and_then(|r| r.strip_prefix('/'))
+                .is_some_and(|r| !r.contains('/') && r.starts_with(p.as_str()) && r.ends_with(ext))
+        };
+        match (spec.kind, spec.converter) {
+            (
+                ArtifactKind::Commands | ArtifactKind::Workflows,
+                Converter::MarkdownCommand | Converter::WorkflowStub,
+            ) => {
+                assert_eq!(
+                    count(files, |f| direct(f, ".md")),
+                    n_cmd,
+                    "{id}: one {} file per command in {dest}",
+                    spec.kind.as_str()
+                );
+                for c in &content.commands {
+                    assert!(files.contains_key(&format!("{dest}/{p}{}.md", c.stem)), "{id}: {dest}/{p}{}.md", c.stem);
+                }
+            }
+            (ArtifactKind::Commands, Converter::GeminiCommand) => {
+                assert_eq!(count(files, |f| direct(f, ".toml")), n_cmd, "{id}: one TOML command per command");
+            }
+            (ArtifactKind::Skills, Converter::Skill) if spec.nesting == Nesting::Flat => {
+                for c in &content.commands {
+                    assert!(files.contains_key(&format!("{dest}/{p}{}/SKILL.md", c.stem)), "{id}: skill of {}", c.stem);
+                }
+                assert_eq!(
+                    count(files, |f| f.starts_with(&format!("{dest}/")) && f.ends_with("/SKILL.md")),
+                    n_cmd,
+                    "{id}: skills == commands"
+                );
+            }
+            (ArtifactKind::Skills, Converter::Skill) => {
+                let ns = content.namespaces.as_ref().expect("namespaces");
+                for g in &ns.groups {
+                    let router = format!("{dest}/{p}{}/SKILL.md", g.name);
+                    let text = String::from_utf8_lossy(&files[&router]).to_string();
+                    for c in &g.commands {
+                        let rel = format!("skills/{p}{c}/SKILL.md");
+                        assert!(text.contains(&rel), "{id}: router {router} lists {rel}");
+                        assert!(files.contains_key(&format!("{dest}/{p}{}/{rel}", g.name)), "{id}: nested skill {c}");
+                    }
+                }
+                assert_eq!(
+                    count(files, |f| f.starts_with(&format!("{dest}/")) && f.ends_with("/SKILL.md")),
+                    n_cmd + ns.groups.len(),
+                    "{id}: one skill per command plus one router per group"
+                );
+            }
+            (ArtifactKind::Agents, Converter::MarkdownAgent) => {
+                let suffix = spec.suffix.as_deref().unwrap_or(".md");
+                for a in &content.agents {
+                    assert!(files.contains_key(&format!("{dest}/{}{suffix}", a.name)), "{id}: agent {}", a.name);
+                }
+                assert_eq!(count(files, |f| direct(f, suffix)), n_agents, "{id}: agents == content agents");
+            }
+            (ArtifactKind::Agents, Converter::CodexAgent) => {
+                assert_eq!(count(files, |f| direct(f, ".toml")), n_agents, "{id}: one TOML agent per agent");
+            }
+            (ArtifactKind::Agents, Converter::KimiAgents) => {
+                assert_eq!(
+                    count(files, |f| f.starts_with(&format!("{dest}/subagents/")) && f.ends_with(".yaml")),
+                    n_agents
+                );
+                let root = spec.prefix.trim_end_matches('-');
+                assert!(
+                    files.contains_key(&format!("{dest}/{root}.yaml"))
+                        && files.contains_key(&format!("{dest}/{root}.md"))
+                );
+            }
+            (kind, conv) => panic!("{id}: untested layout {kind:?} / {conv:?}"),
+        }
+    }
+    let core = cap.core_dir(scope).as_str();
+    for f in &content.core {
+        assert!(files.contains_key(&format!("{core}/{}", f.rel)), "{id}: core file {}", f.rel);
+    }
+    assert!(files.contains_key(&format!("{core}/msd-file-manifest.json")));
+}
+
+fn check_formats(id: &str, files: &BTreeMap<String, Vec<u8>>) {
+    for (path, bytes) in files {
+        let text = std::str::from_utf8(bytes).unwrap_or_else(|_| panic!("{id}: {path} is not UTF-8"));
+        if path.ends_with(".toml") {
+            text.parse::<toml_edit::DocumentMut>().unwrap_or_else(|e| panic!("{id}: {path}: {e}"));
+        } else if path.ends_with(".json") {
+            serde_json::from_str::<serde_json::Value>(text).unwrap_or_else(|e| panic!("{id}: {path}: {e}"));
+        } else if path.ends_with(".yaml") {
+            let v: yaml_serde::Value = yaml_serde::from_str(text).unwrap_or_else(|e| panic!("{id}: {path}: {e}"));
+            assert!(v.is_mapping(), "{id}: {path} is a mapping");
+        } else if path.ends_with(".md") && text.starts_with("---\n") {
+            let (fm, _) = msd_install::frontmatter::split(path, text).unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert!(fm.is_some());
+        }
+        for marker in ["<!-- msd:", "<!-- /msd:section", "<!--msd:"] {
+            assert!(!text.contains(marker), "{id}: {path} keeps a marker");
+        }
+    }
+}
+
+fn word_at(text: &str, needle: &str) -> Option<usize> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut start = 0;
+    while let Some(i) = text[start..].find(needle) {
+        let at = start + i;
+        let before = text[..at].chars().next_back();
+        let after = text[at + needle.len()..].chars().next();
+        let needle_starts_word = needle.chars().next().is_some_and(is_word);
+        let needle_ends_word = needle.chars().next_back().is_some_and(is_word);
+        let glued = (needle_starts_word && before.is_some_and(is_word)) || (needle_ends_word && after.is_some_and(is_word));
+        if !glued {
+            return Some(at);
+        }
+        start = at + needle.len();
+    }
+    None
+}
+
+fn check_no_leaks(
+    id: &str,
+    cap: &Capability,
+    scope: Scope,
+    home: &Path,
+    all: &[LoadedRuntime],
+    files: &BTreeMap<String, Vec<u8>>,
+) {
+    let own_home = home.display().to_string();
+    let own_local = cap.local.as_ref().map(|l| format!("./{}/", l.dir));
+    let own_brands: Vec<&str> = cap.brands.iter().map(String::as_str).collect();
+    let mut foreign_paths: Vec<String> = Vec::new();
+    let mut foreign_brands: Vec<&str> = Vec::new();
+    for other in all.iter().map(|r| &r.capability).filter(|c| c.id != cap.id) {
+        foreign_paths.push(format!("/{}/", other.home.default));
+        foreign_paths.push(format!("~/{}/", other.home.default));
+        if let Some(l) = &other.local
+            && !SHARED_PROJECT_DIRS.contains(&l.dir.as_str())
+        {
+            foreign_paths.push(format!("./{}/", l.dir));
+        }
+        foreign_brands.extend(other.brands.iter().map(String::as_str).filter(|b| !own_brands.contains(b)));
+    }
+    for (path, bytes) in files {
+        let mut text = String::from_utf8_lossy(bytes).replace(&own_home, "<HOME>");
+        if let Some(l) = &own_local {
+            text = text.replace(l.as_str(), "<LOCAL>/");
+        }
+        assert!(
+            !text.contains("~/.claude") && !text.contains("$HOME/.claude"),
+            "{id} {scope:?}: {path} keeps a ~/.claude path"
+        );
+        for p in &foreign_paths {
+            if let Some(at) = text.find(p.as_str()) {
+                panic!(
+                    "{id} {scope:?}: {path} holds foreign path `{p}`: …{}…",
+                    &text[at.saturating_sub(60)..(at + 60).min(text.len())]
+                );
+            }
+        }
+        for b in &foreign_brands {
+            if let Some(at) = word_at(&text, b) {
+                panic!(
+                    "{id} {scope:?}: {path} holds foreign brand `{b}`: …{}…",
+                    &text[at.saturating_sub(60)..(at + 60).min(text.len())]
+                );
+            }
+        }
+    }
+}
+
+fn check_golden(id: &str, scope: Scope, cap: &Capability, files: &BTreeMap<String, Vec<u8>>) {
+    let golden_path = repo().join(format!("tests/golden/{id}-{}.txt", scope.as_str()));
+    let golden = std::fs::read_to_string(&golden_path).unwrap_or_else(|_| panic!("missing {}", golden_path.display()));
+    let manifest = format!("{}/msd-file-manifest.json", cap.core_dir(scope));
+    let installed: Vec<&str> = files.keys().map(String::as_str).filter(|p| *p != manifest).collect();
+    let golden: Vec<&str> = golden.lines().collect();
+    assert_eq!(
+        installed,
+        golden,
+        "{id} {scope:?}: layout drift against {}; if intended, run `cargo run -q --bin msd-install -- gen golden --write`",
+        golden_path.display()
+    );
+}
+
+#[test]
+fn runtimes_golden_lists_are_current() {
+    let w = World::new();
+    let out = w.install().args(["gen", "golden", "--check", "--root", repo().to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn runtimes_golden_check_fails_on_drift_with_the_fix() {
+    let w = World::new();
+    let root = w.tmp.path().join("repo");
+    crate::support::copy_tree(&repo().join("tests/golden"), &root.join("tests/golden"));
+    let p = root.join("tests/golden/cursor-local.txt");
+    let text = std::fs::read_to_string(&p).unwrap().replacen("skills/msd-help/SKILL.md\n", "", 1);
+    std::fs::write(&p, text).unwrap();
+    let out = w.install().args(["gen", "golden", "--check", "--root", root.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("+skills/msd-help/SKILL.md"), "{err}");
+    assert!(err.contains("gen golden --write"), "{err}");
+}
+
+#[test]
+fn runtimes_foreign_brand_scan_goes_red() {
+    // The scan itself must be able to fail: a brand inside a word does not count, a brand does.
+    assert_eq!(word_at("Declines to run", "Cline"), None);
+    assert_eq!(word_at("run it in Cline today", "Cline"), Some(10));
+    assert_eq!(word_at("see CLAUDE.md.", "CLAUDE.md"), Some(4));
+}
+
+#[test]
+fn runtimes_windsurf_stub_fits_its_cap_whatever_the_description() {
+    let w = World::new();
+    let content = w.tmp.path().join("content");
+    crate::support::copy_tree(&crate::support::fixture("starter"), &content);
+    let long = "word ".repeat(5_000);
+    std::fs::write(
+        content.join("commands/msd/execute.md"),
+        format!("---\nname: msd:execute\ndescription: \"{long}\"\n---\nbody\n"),
+    )
+    .unwrap();
+    w.install().args(["-r", "windsurf", "--local", "--content", content.to_str().unwrap()]).assert().success();
+    let stub = std::fs::read(w.project.join(".windsurf/workflows/msd-execute.md")).unwrap();
+    assert!(stub.len() <= 12_000, "stub is {} bytes", stub.len());
+    assert!(String::from_utf8_lossy(&stub).contains("./.windsurf/msd-core/commands/execute.md"));
+}
+
+#[test]
+fn runtimes_env_overrides_reach_paths_inside_content() {
+    // The reference rewrote Codex and Antigravity content paths to hard-coded homes; here the
+    // override decides both where files go and what the content says.
+    for (id, var) in
+        [("codex", "CODEX_HOME"), ("antigravity", "ANTIGRAVITY_CONFIG_DIR"), ("kimi-code", "KIMI_CODE_HOME")]
+    {
+        let w = World::new();
+        let custom = w.tmp.path().join(format!("custom-{id}"));
+        let w = w.env(var, &custom);
+        w.install().args(["-r", id]).assert().success();
+        let files = tree(&custom);
+        assert!(!files.is_empty(), "{id}: installed under {var}");
+        let any_ref = files
+            .values()
+            .any(|b| String::from_utf8_lossy(b).contains(&format!("{}/msd-core/workflows/", custom.display())));
+        assert!(any_ref, "{id}: content points at the overridden home");
+        assert!(
+            !w.home.join(".codex").exists() && !w.home.join(".gemini").exists() && !w.home.join(".kimi-code").exists()
+        );
+    }
+}
+
+#[test]
+fn runtimes_all_installs_every_runtime_and_several_flags_a_set() {
+    let w = World::new();
+    w.install().args(["--all", "-q"]).assert().success();
+    for rt in runtimes() {
+        assert!(
+            w.home.join(rt.capability.home.default.as_str()).join("msd-core/msd-file-manifest.json").exists(),
+            "{}",
+            rt.capability.id
+        );
+    }
+    let w = World::new();
+    let out = json(&w.install().args(["-r", "cursor", "-r", "qwen", "--local", "--json"]).output().unwrap());
+    let ids: Vec<&str> = out["runtimes"].as_array().unwrap().iter().map(|r| r["runtime"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["cursor", "qwen"]);
+    assert!(w.project.join(".cursor/skills").is_dir() && w.project.join(".qwen/skills").is_dir());
+    let w = World::new();
+    let out = json(&w.install().args(["--all", "--local", "--json"]).output().unwrap());
+    assert_eq!(
+        out["runtimes"].as_array().unwrap().len(),
+        16,
+        "--all --local skips the two runtimes without a local scope"
+    );
+}
