@@ -247,7 +247,8 @@ fn word_at(text: &str, needle: &str) -> Option<usize> {
         let after = text[at + needle.len()..].chars().next();
         let needle_starts_word = needle.chars().next().is_some_and(is_word);
         let needle_ends_word = needle.chars().next_back().is_some_and(is_word);
-        let glued = (needle_starts_word && before.is_some_and(is_word)) || (needle_ends_word && after.is_some_and(is_word));
+        let glued =
+            (needle_starts_word && before.is_some_and(is_word)) || (needle_ends_word && after.is_some_and(is_word));
         if !glued {
             return Some(at);
         }
@@ -414,4 +415,32 @@ fn runtimes_all_installs_every_runtime_and_several_flags_a_set() {
         16,
         "--all --local skips the two runtimes without a local scope"
     );
+}
+
+#[test]
+fn runtimes_description_limits_count_the_runtime_unit() {
+    // 100 emoji: 100 characters, 200 UTF-16 units, 400 bytes.
+    let emoji = "😀".repeat(100);
+    let w = World::new();
+    let content = w.tmp.path().join("content");
+    crate::support::copy_tree(&crate::support::fixture("starter"), &content);
+    std::fs::write(
+        content.join("commands/msd/execute.md"),
+        format!("---\nname: msd:execute\ndescription: \"{emoji}\"\n---\nbody\n"),
+    )
+    .unwrap();
+    let c = content.to_str().unwrap();
+    let description = |path: std::path::PathBuf| -> String {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (fm, _) = msd_install::frontmatter::split("x", &text).unwrap();
+        fm.unwrap().get_str("description").unwrap().to_string()
+    };
+    // Cursor counts UTF-16 units (limit 180): 88 emoji (176 units) and the ellipsis.
+    w.install().args(["-r", "cursor", "--content", c]).assert().success();
+    let d = description(w.home.join(".cursor/skills/msd-execute/SKILL.md"));
+    assert_eq!(d, format!("{}...", "😀".repeat(88)));
+    assert_eq!(d.encode_utf16().count(), 179);
+    // Windsurf counts characters (limit 180): 100 characters fit whole.
+    w.install().args(["-r", "windsurf", "--local", "--content", c]).assert().success();
+    assert_eq!(description(w.project.join(".windsurf/workflows/msd-execute.md")), emoji);
 }
