@@ -581,6 +581,19 @@ fn tiers(tree: &Tree, agents: &[Agent], core: &[CoreFile]) -> Result<Tiers, Cont
             ));
         }
     }
+    let missing_workflow = core
+        .iter()
+        .filter_map(|c| c.rel.as_str().strip_prefix("workflows/")?.strip_suffix(".md"))
+        .find(|w| !w.contains('/') && !tiers.workflows.contains_key(*w));
+    let missing_agent = agents.iter().map(|a| a.name.as_str()).find(|a| !tiers.agents.contains_key(*a));
+    if let Some(name) = missing_workflow.or(missing_agent) {
+        return Err(ContentError::new(
+            disp,
+            None,
+            format!("`{name}` has no tier"),
+            "give every top-level workflow and every agent a tier (XL, LARGE or DEFAULT)",
+        ));
+    }
     for name in tiers.agents.keys() {
         if !agents.iter().any(|a| &a.name == name) {
             let (line, _) =

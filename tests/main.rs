@@ -4,6 +4,7 @@
 mod support;
 
 mod cli;
+mod content;
 mod install;
 mod manifests;
 mod runtimes;

@@ -1,0 +1,364 @@
+//! The shipped content is a coherent framework: every include, path and agent a file names
+//! exists; sections and steps files match; every `when=` atom is used; sizes, tiers and counts
+//! hold; the core process uses one set of planning file names.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use msd_install::guard::Tier;
+use msd_install::load::Content;
+use msd_install::markers;
+use msd_install::when::ATOMS;
+
+use crate::support::repo;
+
+fn content() -> Content {
+    msd_install::pipeline::load_content(&Default::default()).expect("the shipped content loads")
+}
+
+/// Every file of the content tree as text.
+fn texts(c: &Content) -> BTreeMap<String, String> {
+    c.tree.files.iter().map(|(p, b)| (p.to_string(), String::from_utf8(b.to_vec()).expect("UTF-8"))).collect()
+}
+
+/// Tokens after `prefix` up to the first character that cannot be in a path.
+fn paths_after<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(prefix) {
+        let tail = &rest[i + prefix.len()..];
+        let end = tail.find(|c: char| !(c.is_ascii_alphanumeric() || "-_./".contains(c))).unwrap_or(tail.len());
+        let p = tail[..end].trim_end_matches(['.', '/']);
+        if !p.is_empty() {
+            out.push(p);
+        }
+        rest = &tail[end..];
+    }
+    out
+}
+
+/// Every `~/.claude/msd-core/<path>` that names nothing in the tree.
+fn missing_core_paths(files: &BTreeMap<String, String>) -> Vec<String> {
+    let mut missing = BTreeSet::new();
+    for (file, text) in files {
+        for p in paths_after(text, "~/.claude/msd-core/") {
+            // The installer adds the helper binary.
+            if p == "bin/msd_run" {
+                continue;
+            }
+            let exact = format!("msd-core/{p}");
+            let as_dir = format!("msd-core/{p}/");
+            if !files.contains_key(&exact) && !files.keys().any(|k| k.starts_with(&as_dir)) {
+                missing.insert(format!("{file}: ~/.claude/msd-core/{p}"));
+            }
+        }
+    }
+    missing.into_iter().collect()
+}
+
+/// Agents spawned with `subagent_type="..."` that do not exist.
+fn unknown_agents(files: &BTreeMap<String, String>) -> (Vec<String>, BTreeSet<String>) {
+    let agents: BTreeSet<String> =
+        files.keys().filter_map(|k| k.strip_prefix("agents/")?.strip_suffix(".md").map(str::to_string)).collect();
+    let mut unknown = Vec::new();
+    let mut spawned = BTreeSet::new();
+    for (file, text) in files {
+        for name in paths_after(text, "subagent_type=\"") {
+            if !agents.contains(name) {
+                unknown.push(format!("{file} spawns unknown agent {name}"));
+            }
+            spawned.insert(name.to_string());
+        }
+    }
+    (unknown, spawned)
+}
+
+/// Sections without a (big enough) steps file, steps files without a section, atoms used.
+fn section_problems(files: &BTreeMap<String, String>) -> (Vec<String>, BTreeSet<&'static str>) {
+    let mut problems = Vec::new();
+    let mut atoms_used = BTreeSet::new();
+    let mut expected_steps = BTreeSet::new();
+    for (file, text) in files {
+        let Some(stem) =
+            file.strip_prefix("msd-core/workflows/").and_then(|f| f.strip_suffix(".md")).filter(|s| !s.contains('/'))
+        else {
+            continue;
+        };
+        let doc = markers::parse(file, text).expect("markers parse");
+        for s in doc.explicit_sections() {
+            let steps = format!("msd-core/workflows/{stem}/steps/{}.md", s.id);
+            match files.get(&steps) {
+                None => problems.push(format!("{file}: section {} has no {steps}", s.id)),
+                Some(body) if body.len() < 400 => problems.push(format!("{steps} is {} bytes, under 400", body.len())),
+                Some(_) => {}
+            }
+            if !s.body.contains(&format!("workflows/{stem}/steps/{}.md", s.id)) {
+                problems.push(format!("{file}: section {} does not point at its steps file", s.id));
+            }
+            atoms_used.insert(s.when.as_str());
+            expected_steps.insert(steps);
+        }
+    }
+    for k in files.keys().filter(|k| k.contains("/steps/")) {
+        if !expected_steps.contains(k) {
+            problems.push(format!("{k} belongs to no section"));
+        }
+    }
+    (problems, atoms_used)
+}
+
+#[test]
+fn content_every_named_core_path_exists() {
+    let missing = missing_core_paths(&texts(&content()));
+    assert!(missing.is_empty(), "paths that do not exist:\n{}", missing.join("\n"));
+}
+
+#[test]
+fn content_checks_go_red_on_a_broken_tree() {
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
+    files.insert("agents/msd-planner.md".into(), "x".into());
+    files.insert(
+        "msd-core/workflows/plan.md".into(),
+        "Read `~/.claude/msd-core/references/gone.md`.\nTask(subagent_type=\"msd-ghost\")\n<!-- msd:section id=\"plan-prd\" when=\"flag:--prd\" -->\nsee workflows/plan/steps/plan-prd.md\n<!-- /msd:section -->\n".into(),
+    );
+    files.insert("msd-core/workflows/plan/steps/plan-prd.md".into(), "too short".into());
+    files.insert("msd-core/workflows/plan/steps/orphan.md".into(), "x".repeat(500));
+    assert_eq!(missing_core_paths(&files), ["msd-core/workflows/plan.md: ~/.claude/msd-core/references/gone.md"]);
+    assert_eq!(unknown_agents(&files).0, ["msd-core/workflows/plan.md spawns unknown agent msd-ghost"]);
+    let (problems, atoms) = section_problems(&files);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(problems[0].contains("under 400") && problems[1].contains("orphan.md belongs to no section"));
+    assert_eq!(atoms.into_iter().collect::<Vec<_>>(), ["flag:--prd"]);
+}
+
+#[test]
+fn content_commands_include_their_workflow_eagerly() {
+    let c = content();
+    let files = texts(&c);
+    for cmd in &c.commands {
+        let text = &files[cmd.source.as_str()];
+        let include = format!("@~/.claude/msd-core/workflows/{}.md", cmd.stem);
+        let ctx = text
+            .split("<execution_context>")
+            .nth(1)
+            .and_then(|t| t.split("</execution_context>").next())
+            .unwrap_or_default();
+        assert!(ctx.lines().any(|l| l.trim() == include), "{}: <execution_context> lacks `{include}`", cmd.source);
+        for key in ["name", "description", "argument-hint", "allowed-tools"] {
+            assert!(cmd.frontmatter.get(key).is_some(), "{}: frontmatter lacks {key}", cmd.source);
+        }
+        for line in text.lines().filter(|l| l.starts_with('@')) {
+            let p = line.trim_start_matches("@~/.claude/");
+            assert!(files.contains_key(p), "{}: include {line} does not exist", cmd.source);
+        }
+    }
+    // Only commands carry eager includes.
+    for (file, text) in &files {
+        if !file.starts_with("commands/") {
+            assert!(!text.lines().any(|l| l.starts_with("@~/") || l.starts_with("@/")), "{file} has an @ include line");
+        }
+    }
+}
+
+#[test]
+fn content_every_spawned_agent_exists() {
+    let (unknown, spawned) = unknown_agents(&texts(&content()));
+    assert!(unknown.is_empty(), "{unknown:?}");
+    assert!(spawned.len() >= 10, "workflows spawn most agents: {spawned:?}");
+}
+
+#[test]
+fn content_sections_and_steps_files_match_and_every_atom_is_used() {
+    let (problems, atoms_used) = section_problems(&texts(&content()));
+    assert!(problems.is_empty(), "{problems:#?}");
+    let all: BTreeSet<&str> = ATOMS.iter().map(|(n, _)| *n).collect();
+    assert_eq!(atoms_used, all, "every when= atom is used by a section");
+}
+
+fn canonical_bytes(files: &BTreeMap<String, String>, stem: &str) -> usize {
+    let spine = files[&format!("msd-core/workflows/{stem}.md")].len();
+    let detail = format!("msd-core/workflows/{stem}/detail/");
+    spine + files.iter().filter(|(k, _)| k.starts_with(&detail)).map(|(_, v)| v.len()).sum::<usize>()
+}
+
+#[test]
+fn content_sizes_tiers_and_counts() {
+    let c = content();
+    let files = texts(&c);
+    for stem in ["plan-phase", "execute-phase"] {
+        let n = canonical_bytes(&files, stem);
+        assert!(n > 61_440 && n < 98_304, "{stem}: canonical {n} bytes, XL is above 61,440 and below 98,304");
+        assert_eq!(c.tiers.workflow(stem), Tier::Xl);
+    }
+    let large: Vec<&str> =
+        c.tiers.workflows.iter().filter(|(_, t)| **t == Tier::Large).map(|(k, _)| k.as_str()).collect();
+    assert!(large.len() >= 4, "at least four LARGE workflows: {large:?}");
+    for stem in &large {
+        let n = canonical_bytes(&files, stem);
+        assert!(n > 40_960, "{stem}: canonical {n} bytes is not LARGE");
+    }
+    let xl_agents: Vec<_> =
+        c.agents.iter().filter(|a| files[a.source.as_str()].len() > 49_152).map(|a| a.name.clone()).collect();
+    assert!(xl_agents.len() >= 2, "two XL agents: {xl_agents:?}");
+    for a in &xl_agents {
+        assert_eq!(c.tiers.agent(a), Tier::Xl, "{a} is XL-sized and tiered so");
+    }
+    for name in [
+        "planner",
+        "executor",
+        "verifier",
+        "plan-checker",
+        "phase-researcher",
+        "project-researcher",
+        "roadmapper",
+        "debugger",
+        "codebase-mapper",
+        "code-reviewer",
+        "doc-writer",
+        "ui-researcher",
+    ] {
+        assert!(c.agents.iter().any(|a| a.name == format!("msd-{name}")), "agent msd-{name}");
+    }
+    for stem in [
+        "new-project",
+        "discuss-phase",
+        "plan-phase",
+        "execute-phase",
+        "verify-work",
+        "progress",
+        "help",
+        "settings",
+        "quick",
+        "debug",
+        "map-codebase",
+        "new-milestone",
+        "complete-milestone",
+        "audit-milestone",
+        "add-phase",
+        "insert-phase",
+        "remove-phase",
+        "pause-work",
+        "resume-work",
+        "add-todo",
+        "check-todos",
+        "code-review",
+        "autonomous",
+        "update",
+        "docs-update",
+        "health",
+        "ui-phase",
+        "research-phase",
+        "cleanup",
+        "stats",
+    ] {
+        assert!(c.commands.iter().any(|cmd| cmd.stem == stem), "command {stem}");
+        assert!(files.contains_key(&format!("msd-core/workflows/{stem}.md")), "workflow {stem}");
+    }
+    let refs = files.keys().filter(|k| k.starts_with("msd-core/references/")).count();
+    let templates = files.keys().filter(|k| k.starts_with("msd-core/templates/")).count();
+    assert!(refs >= 12 && files.contains_key("msd-core/references/compact-content-gate.md"), "references: {refs}");
+    assert!(templates >= 12, "templates: {templates}");
+    let total: usize = files.values().map(String::len).sum();
+    assert!(total >= 600 * 1024, "content is {total} bytes");
+}
+
+#[test]
+fn content_large_workflows_protect_their_guardrails() {
+    let c = content();
+    let files = texts(&c);
+    for (stem, tier) in &c.tiers.workflows {
+        if *tier == Tier::Default {
+            continue;
+        }
+        let file = format!("msd-core/workflows/{stem}.md");
+        let doc = markers::parse(&file, &files[&file]).unwrap();
+        let paired = doc.protected.iter().filter(|p| p.paired).count();
+        let single = doc.protected.len() - paired;
+        assert!(paired >= 2 && single >= 1, "{file}: {paired} paired and {single} single protected blocks");
+    }
+}
+
+#[test]
+fn content_fact_store_is_large_and_varied() {
+    let text = std::fs::read_to_string(repo().join("content/CONTEXT.md")).unwrap();
+    let mut in_fence = false;
+    let mut classes: BTreeMap<String, usize> = BTreeMap::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        let t = line.trim().trim_start_matches("- ");
+        if in_fence || !(t.starts_with('`') && t.ends_with('`') && t.contains('=')) {
+            continue;
+        }
+        let class = t.trim_matches('`').split(['.', '=']).next().unwrap().to_string();
+        *classes.entry(class).or_default() += 1;
+    }
+    let n: usize = classes.values().sum();
+    assert!(n >= 150 && classes.len() >= 8, "{n} predicates in {} classes", classes.len());
+}
+
+#[test]
+fn content_help_lists_every_command() {
+    let c = content();
+    let help = texts(&c)["msd-core/workflows/help.md"].clone();
+    for cmd in &c.commands {
+        assert!(help.contains(&format!("/msd:{}", cmd.stem)), "help does not list /msd:{}", cmd.stem);
+    }
+}
+
+#[test]
+fn content_core_process_shares_one_set_of_planning_files() {
+    // new-project -> plan-phase -> execute-phase -> verify-work: the files one writes are the
+    // files the next reads, under the same names.
+    let c = content();
+    let files = texts(&c);
+    let wf = |s: &str| files[&format!("msd-core/workflows/{s}.md")].clone();
+    let (np, pp, ep, vw) = (wf("new-project"), wf("plan-phase"), wf("execute-phase"), wf("verify-work"));
+    for f in [
+        ".planning/PROJECT.md",
+        ".planning/REQUIREMENTS.md",
+        ".planning/ROADMAP.md",
+        ".planning/STATE.md",
+        ".planning/config.json",
+    ] {
+        assert!(np.contains(f), "new-project writes {f}");
+    }
+    for (name, text) in [("plan-phase", &pp), ("execute-phase", &ep), ("verify-work", &vw)] {
+        assert!(text.contains("msd_run query init."), "{name} starts from the init facts");
+        assert!(
+            text.contains("STATE.md") && text.contains("ROADMAP.md"),
+            "{name} keeps STATE.md and ROADMAP.md current"
+        );
+    }
+    assert!(pp.contains("-PLAN.md") && ep.contains("-PLAN.md"), "plan-phase writes and execute-phase reads PLAN.md");
+    assert!(
+        ep.contains("-SUMMARY.md") && vw.contains("SUMMARY"),
+        "execute-phase writes and verify-work reads SUMMARY.md"
+    );
+    assert!(ep.contains("VERIFICATION.md") && vw.contains("VERIFICATION.md"), "verification report shared");
+    assert!(vw.contains("-UAT.md"), "verify-work records UAT.md");
+    assert!(pp.contains("/msd:execute-phase") && ep.contains("/msd:verify-work"), "each step routes to the next");
+    // No planning file outside the documented set is invented anywhere.
+    let allowed = [
+        "PROJECT.md",
+        "REQUIREMENTS.md",
+        "ROADMAP.md",
+        "STATE.md",
+        "config.json",
+        "research",
+        "codebase",
+        "phases",
+        "todos",
+        "debug",
+        "quick",
+        "milestones",
+        "MILESTONES.md",
+    ];
+    for (file, text) in &files {
+        for p in paths_after(text, ".planning/") {
+            let first = p.split('/').next().unwrap();
+            assert!(allowed.contains(&first), "{file}: unknown planning path .planning/{p}");
+        }
+    }
+}
