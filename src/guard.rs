@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use globset::{GlobBuilder, GlobMatcher};
 
-use crate::capability::{CapRule, Capability, Scope};
+use crate::capability::{CapRule, Capability};
 use crate::convert::{Emission, FileKind};
 
 /// An emitted workflow or agent absent at the base fails above this (32,768 passes).
@@ -247,9 +247,4 @@ pub fn check(emission: &Emission, cap: &Capability, tiers: &Tiers) -> Result<Gua
         }
     }
     if violations.is_empty() { Ok(report) } else { Err(GuardError(violations)) }
-}
-
-/// Whether `scope` has any cap rule in `cap`.
-pub fn has_rules(cap: &Capability, scope: Scope) -> bool {
-    cap.caps.iter().any(|r| r.scopes.contains(&scope))
 }
