@@ -28,7 +28,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Install(a)) => a.output.json,
         Some(Command::Emit(a)) => a.output.json,
         Some(Command::Runtimes(a)) => a.json,
-        Some(Command::Schema) | Some(Command::Gen(_)) => false,
+        Some(Command::Schema) => false,
+        Some(Command::Gen(a)) => a.what.opts().json,
     };
     let result = match cli.command {
         None => cmd::install::run(&cli.install),

@@ -59,6 +59,10 @@ pub struct Capability {
     /// other runtime's emitted files may contain them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub brands: Vec<String>,
+    /// Task-content resolvers (ADR-3646): external trackers that own the content of tasks whose
+    /// `tracker-id` carries their prefix. Installed to `<core>/resolvers.json`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resolvers: Vec<crate::resolver::Resolver>,
 }
 
 fn default_core_dir() -> RelPath {
@@ -634,6 +638,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
             ));
         }
     }
+    crate::resolver::validate(file, text, &cap.resolvers)?;
     Ok(())
 }
 
@@ -660,6 +665,7 @@ pub fn validate_set(caps: &[(String, Capability)]) -> Result<(), ManifestError> 
             hint: "a runtimes directory holds `<id>/capability.json` files".into(),
         });
     }
+    crate::resolver::validate_set(caps.iter().map(|(f, c)| (f.as_str(), &c.resolvers[..])))?;
     Ok(())
 }
 

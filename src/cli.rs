@@ -64,6 +64,21 @@ pub struct GenArgs {
 pub enum GenWhat {
     /// tests/golden/<runtime>-<scope>.txt: the sorted file list every runtime x scope receives.
     Golden(GenOpts),
+    /// <content>/msd-core/workflows/section-manifest.json: each workflow's sections and each
+    /// command's argument grammar, read by `msd_run query init.<workflow>`.
+    SectionManifest(GenOpts),
+    /// <content>/CONTEXT-INDEX.json: the predicates of CONTEXT.md, sorted, without line numbers.
+    /// Duplicate ids and malformed declarations fail.
+    ContextIndex(GenOpts),
+}
+
+impl GenWhat {
+    /// The options of whichever target.
+    pub fn opts(&self) -> &GenOpts {
+        match self {
+            GenWhat::Golden(o) | GenWhat::SectionManifest(o) | GenWhat::ContextIndex(o) => o,
+        }
+    }
 }
 
 /// Options shared by every `gen` target.
@@ -78,9 +93,12 @@ pub struct GenOpts {
     /// Repository root the paths are relative to.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
-    /// Sources.
+    /// Sources (content generators read `--content DIR`, default `<root>/content`).
     #[command(flatten)]
     pub sources: SourceArgs,
+    /// Print the outcome, or the failure and its typed reason, as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Where content and manifests come from.
@@ -178,3 +196,4 @@ pub struct ListArgs {
     #[arg(long)]
     pub json: bool,
 }
+

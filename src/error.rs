@@ -7,9 +7,11 @@
 use std::process::ExitCode;
 
 use crate::convert::ConvertError;
+use crate::generated::{self, GenError};
 use crate::guard::GuardError;
 use crate::load::{ContentError, LoadError};
 use crate::plan::PlanError;
+use crate::synth::{HelperError, SynthError};
 use crate::target::TargetError;
 use crate::write::WriteError;
 
@@ -88,6 +90,21 @@ pub enum Error {
     /// A check found problems (already reported).
     #[error("{0}")]
     CheckFailed(String),
+    /// A generated file or its sources failed (`msd-install gen`).
+    #[error(transparent)]
+    Gen(#[from] GenError),
+    /// The msd_run binary to install is missing.
+    #[error(transparent)]
+    Helper(#[from] HelperError),
+}
+
+impl From<SynthError> for Error {
+    fn from(e: SynthError) -> Error {
+        match e {
+            SynthError::Helper(h) => Error::Helper(h),
+            SynthError::Convert(c) => Error::Convert(c),
+        }
+    }
 }
 
 impl Error {
@@ -101,6 +118,9 @@ impl Error {
             Error::Plan(PlanError::Record(_)) => Exit::Invalid,
             Error::Plan(_) | Error::Write(_) | Error::Io { .. } => Exit::Io,
             Error::CheckFailed(_) => Exit::CheckFailed,
+            Error::Gen(g) if g.reason == generated::Reason::FailWriteError => Exit::Io,
+            Error::Gen(_) => Exit::CheckFailed,
+            Error::Helper(_) => Exit::Io,
         }
     }
 
@@ -117,6 +137,8 @@ impl Error {
             }
             Error::Plan(PlanError::Record(_)) => Some("the install manifest is damaged; move it aside and run again (files are then treated as unmanaged and backed up before they are replaced)".into()),
             Error::Write(_) | Error::Io { .. } => Some("check that the target exists and is writable".into()),
+            Error::Gen(g) => Some(g.hint.clone()),
+            Error::Helper(h) => Some(h.hint()),
             _ => None,
         }
     }
@@ -133,11 +155,15 @@ impl Error {
 
     /// Renders the error as JSON.
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "ok": false,
             "exit_code": self.exit() as u8,
             "error": self.to_string(),
             "hint": self.hint(),
-        })
+        });
+        if let Error::Gen(g) = self {
+            v["reason"] = serde_json::json!(g.reason);
+        }
+        v
     }
 }

@@ -174,3 +174,52 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     }
     s
 }
+
+/// Whether `path` exists (following symlinks).
+pub fn exists(path: &Path) -> bool {
+    path.exists()
+}
+
+/// One entry of a directory listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    /// The file name (lossy UTF-8).
+    pub name: String,
+    /// A directory (not followed through a symlink).
+    pub is_dir: bool,
+    /// A regular file (not followed through a symlink).
+    pub is_file: bool,
+}
+
+/// Lists `dir`, sorted by name; a missing directory lists as empty.
+pub fn list_dir(dir: &Path) -> io::Result<Vec<DirEntry>> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == io::ErrorKind::NotFound || e.kind() == io::ErrorKind::NotADirectory => {
+            return Ok(Vec::new());
+        }
+        Err(e) => return Err(io::Error::new(e.kind(), format!("listing {}: {e}", dir.display()))),
+    };
+    let mut out = Vec::new();
+    for entry in rd {
+        let entry = entry.map_err(|e| io::Error::new(e.kind(), format!("listing {}: {e}", dir.display())))?;
+        let ft = entry.file_type().map_err(|e| io::Error::new(e.kind(), format!("listing {}: {e}", dir.display())))?;
+        out.push(DirEntry {
+            name: entry.file_name().to_string_lossy().into_owned(),
+            is_dir: ft.is_dir(),
+            is_file: ft.is_file(),
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// Whether `path` is a directory (following symlinks).
+pub fn is_dir(path: &Path) -> bool {
+    path.is_dir()
+}
+
+/// Whether `path` is a regular file (following symlinks).
+pub fn is_file(path: &Path) -> bool {
+    path.is_file()
+}

@@ -5,6 +5,11 @@
 //! compose ([`markers`], [`when`]) -> [`convert`] -> [`guard`] -> [`plan`] -> [`write`] ->
 //! [`record`]. [`pipeline`] runs them in order; [`app`] and [`run`] are the two
 //! binaries' entries, kept thin.
+//!
+//! The seams msd_run serves: [`section_manifest`] and [`invocation`] (which sections an
+//! invocation needs), [`project`] (the user's `.planning/` state), [`predicates`] (the context
+//! fact store), [`resolver`] (task content from external trackers); [`synth`] installs the
+//! helper and its data; [`generated`] is the one `--check` / `--write` idiom.
 
 #![deny(missing_docs)]
 
@@ -18,13 +23,19 @@ pub mod frontmatter;
 pub mod fsx;
 pub mod generated;
 pub mod guard;
+pub mod invocation;
 pub mod load;
 pub mod markers;
 pub mod pipeline;
 pub mod plan;
+pub mod predicates;
+pub mod project;
 pub mod record;
 pub mod relpath;
+pub mod resolver;
 pub mod run;
+pub mod section_manifest;
+pub mod synth;
 pub mod target;
 pub mod when;
 pub mod write;

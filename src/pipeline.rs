@@ -13,8 +13,10 @@ use crate::capability::Scope;
 use crate::convert::{self, Emission};
 use crate::error::Error;
 use crate::guard::{self, GuardReport};
-use crate::load::{self, Content, LoadedRuntime, Tree};
+use crate::load::{self, Content, ContentError, LoadedRuntime, Tree};
 use crate::plan::{self, Plan};
+use crate::section_manifest;
+use crate::synth;
 use crate::target::{self, Environment, Target};
 use crate::write::{self, WriteReport};
 
@@ -47,13 +49,21 @@ pub fn load_runtimes(sources: &Sources) -> Result<Vec<LoadedRuntime>, Error> {
     Ok(runtimes)
 }
 
-/// Loads and validates the content tree only.
+/// Loads and validates the content tree only, including the freshness of its generated
+/// section manifest (an installed msd_run must never select with stale sections).
 pub fn load_content(sources: &Sources) -> Result<Content, Error> {
     let tree = match &sources.content {
         Some(dir) => Tree::from_dir(dir)?,
         None => Tree::embedded_content(),
     };
-    Ok(load::content(tree)?)
+    let content = load::content(tree)?;
+    section_manifest::verify_content(&content.tree).map_err(|g| ContentError {
+        path: g.path,
+        line: g.line,
+        message: format!("{}: {}{}", g.reason, g.message, g.detail.map(|d| format!("\n{d}")).unwrap_or_default()),
+        hint: g.hint,
+    })?;
+    Ok(content)
 }
 
 /// Loads and validates manifests and content.
@@ -92,7 +102,7 @@ pub struct Prepared {
     pub plan: Plan,
 }
 
-/// Resolves, emits and guards one runtime (pure).
+/// Resolves, emits and guards one runtime, then adds the synthesized files (reads only).
 pub fn emit_one(
     content: &Content,
     rt: &LoadedRuntime,
@@ -101,8 +111,9 @@ pub fn emit_one(
     env: &Environment,
 ) -> Result<(Target, Emission, GuardReport), Error> {
     let target = target::resolve(&rt.capability, scope, config_dir, env)?;
-    let emission = convert::emit(content, rt, &target)?;
+    let mut emission = convert::emit(content, rt, &target)?;
     let report = guard::check(&emission, &rt.capability, &content.tiers)?;
+    synth::add(&mut emission, &rt.capability, rt.source.as_str())?;
     Ok((target, emission, report))
 }
 

@@ -18,11 +18,14 @@ fn install_claude_global_layout() {
         [
             "agents/msd-planner.md",
             "msd-core/VERSION",
+            "msd-core/bin/msd_run",
             "msd-core/msd-file-manifest.json",
             "msd-core/references/rules.md",
+            "msd-core/resolvers.json",
             "msd-core/workflows/execute.md",
             "msd-core/workflows/plan.md",
             "msd-core/workflows/plan/steps/plan-prd.md",
+            "msd-core/workflows/section-manifest.json",
             "skills/msd-execute/SKILL.md",
             "skills/msd-plan/SKILL.md",
         ]
@@ -113,7 +116,7 @@ fn install_dry_run_writes_nothing() {
     let out = w.install().args(["--content", &starter(), "--dry-run", "--json"]).output().unwrap();
     let doc = json(&out);
     assert_eq!(doc["dry_run"], true);
-    assert_eq!(doc["runtimes"][0]["summary"]["added"], 8);
+    assert_eq!(doc["runtimes"][0]["summary"]["added"], 11);
     assert!(!w.home.join(".claude").exists());
 }
 
@@ -146,6 +149,8 @@ fn install_upgrade_backs_up_edits_and_removes_retired_files() {
     // The new version drops a command and changes the edited reference.
     std::fs::remove_file(content.join("commands/msd/execute.md")).unwrap();
     std::fs::write(content.join("msd-core/references/rules.md"), "# Rules v2\n").unwrap();
+    // The dropped command's argument grammar leaves the generated section manifest.
+    w.install().args(["gen", "section-manifest", "--write", "--content", &c]).assert().success();
     let out = w.install().args(["--content", &c, "--json"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let doc = json(&out);

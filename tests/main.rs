@@ -5,6 +5,11 @@ mod support;
 
 mod cli;
 mod content;
+mod r#gen;
+mod helper;
+mod init;
 mod install;
 mod manifests;
+mod predicates;
+mod resolve;
 mod runtimes;

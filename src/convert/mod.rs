@@ -44,6 +44,8 @@ pub enum FileKind {
     Workflow,
     /// A file of the core tree.
     Core,
+    /// A program the installed content calls (`<core>/bin/msd_run`), copied byte for byte.
+    Program,
 }
 
 /// One emitted file.

@@ -22,7 +22,12 @@ pub fn fixture(name: &str) -> PathBuf {
 /// Every environment variable any embedded manifest reads, so a developer's own settings
 /// never leak into a test.
 fn runtime_env_vars() -> Vec<String> {
-    let mut vars = vec!["XDG_CONFIG_HOME".to_string(), "NO_COLOR".to_string()];
+    let mut vars = vec![
+        "XDG_CONFIG_HOME".to_string(),
+        "NO_COLOR".to_string(),
+        "MSD_CORE_DIR".to_string(),
+        "MSD_RUN_BIN".to_string(),
+    ];
     for rt in msd_install::pipeline::load_runtimes(&Default::default()).expect("embedded manifests load") {
         for e in rt.capability.home.env {
             vars.push(e.var);

@@ -1,0 +1,198 @@
+//! msd_run's errors and exit codes: one place maps every failure to exactly one code, and
+//! renders it as `error:` / detail / `hint:` on stderr. The table is `msd_run --help`'s
+//! [`EXIT_CODES`], and a test holds the two equal.
+//!
+//! Resolver failures carry what execute-plan must show when it halts: the task id, the tracker
+//! prefix, the full tracker id and the resolver's raw error, verbatim.
+
+use std::process::ExitCode;
+
+use crate::project::ProjectError;
+
+/// Exit codes of msd_run. Each means one thing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum RunExit {
+    /// Success.
+    Ok = 0,
+    /// Bad command line (unknown query or workflow, a flag missing its value, a bad phase).
+    Usage = 2,
+    /// The installed msd-core tree is missing or damaged (reinstall).
+    Core = 3,
+    /// A project file is invalid (`.planning/config.json`, a PLAN.md task).
+    Project = 4,
+    /// A file could not be read.
+    Io = 5,
+    /// A task-content resolver failed: it could not start, or exited non-zero.
+    ResolverFailed = 6,
+    /// A task-content resolver did not answer within its `timeout_ms`.
+    ResolverTimeout = 7,
+    /// A task-content resolver answered something other than the reply JSON.
+    ResolverMalformed = 8,
+}
+
+/// The exit-code table of `msd_run --help`.
+pub const EXIT_CODES: &str = "Exit codes:
+  0  success
+  2  usage error (unknown query or workflow, a flag without its value, a bad phase number)
+  3  the installed msd-core tree is missing or damaged (reinstall with msd-install)
+  4  a project file is invalid (.planning/config.json, a PLAN.md task)
+  5  a file could not be read
+  6  a task-content resolver failed (could not start, or exited non-zero)
+  7  a task-content resolver timed out
+  8  a task-content resolver's reply is not the reply JSON
+
+Environment:
+  MSD_CORE_DIR  the installed msd-core tree (same as --core; default: the parent of the
+                directory holding msd_run, i.e. <core>/bin/msd_run -> <core>)";
+
+impl From<RunExit> for ExitCode {
+    fn from(e: RunExit) -> ExitCode {
+        ExitCode::from(e as u8)
+    }
+}
+
+/// Which resolver, for which task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolverContext {
+    /// The task's id in PLAN.md.
+    pub task_id: String,
+    /// The tracker prefix (before the first `:` of `tracker-id`).
+    pub tracker: String,
+    /// The whole `tracker-id`.
+    pub tracker_id: String,
+}
+
+impl std::fmt::Display for ResolverContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "task {}: tracker `{}` ({})", self.task_id, self.tracker, self.tracker_id)
+    }
+}
+
+/// How a resolver failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResolverFailure {
+    /// It could not start or exited non-zero.
+    Failed {
+        /// Exit status, or why it could not start.
+        status: String,
+    },
+    /// It did not answer within its timeout and was killed.
+    Timeout {
+        /// The declared timeout.
+        timeout_ms: u64,
+    },
+    /// Its stdout is not the reply JSON.
+    Malformed {
+        /// The parse error.
+        error: String,
+        /// Its stdout, verbatim (cut at 4,000 bytes).
+        stdout: String,
+    },
+}
+
+/// A resolver failure with what the halting workflow must show.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{ctx}: {}", match failure {
+    ResolverFailure::Failed { status } => format!("the resolver failed: {status}"),
+    ResolverFailure::Timeout { timeout_ms } => format!("the resolver did not answer within {timeout_ms} ms and was killed"),
+    ResolverFailure::Malformed { error, .. } => format!("the resolver's reply is malformed: {error}"),
+})]
+pub struct ResolverError {
+    /// Which task and tracker.
+    pub ctx: ResolverContext,
+    /// What happened.
+    pub failure: ResolverFailure,
+    /// The resolver's stderr, verbatim.
+    pub stderr: String,
+}
+
+/// Every error of msd_run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Bad command line.
+    #[error("{message}")]
+    Usage {
+        /// What is wrong.
+        message: String,
+        /// What to do.
+        hint: String,
+    },
+    /// The installed tree is missing or damaged.
+    #[error("{path}: {message}")]
+    Core {
+        /// The file or directory.
+        path: String,
+        /// What is wrong.
+        message: String,
+        /// What to do.
+        hint: String,
+    },
+    /// A project file is invalid.
+    #[error(transparent)]
+    Project(#[from] ProjectError),
+    /// A file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A task-content resolver failed, timed out or answered garbage.
+    #[error("{0}")]
+    Resolver(Box<ResolverError>),
+}
+
+impl RunError {
+    /// The exit code.
+    pub fn exit(&self) -> RunExit {
+        match self {
+            RunError::Usage { .. } => RunExit::Usage,
+            RunError::Core { .. } => RunExit::Core,
+            RunError::Project(_) => RunExit::Project,
+            RunError::Io { .. } => RunExit::Io,
+            RunError::Resolver(r) => match r.failure {
+                ResolverFailure::Failed { .. } => RunExit::ResolverFailed,
+                ResolverFailure::Timeout { .. } => RunExit::ResolverTimeout,
+                ResolverFailure::Malformed { .. } => RunExit::ResolverMalformed,
+            },
+        }
+    }
+
+    /// What to do about it.
+    pub fn hint(&self) -> String {
+        match self {
+            RunError::Usage { hint, .. } | RunError::Core { hint, .. } => hint.clone(),
+            RunError::Project(p) => p.hint.clone(),
+            RunError::Io { .. } => "check that the file exists and is readable".into(),
+            RunError::Resolver(_) => {
+                "halt this task: fix the tracker, the resolver or the task's tracker-id; never fall back to the PLAN.md text".into()
+            }
+        }
+    }
+
+    /// The error for people: `error:` line, raw resolver output, `hint:` line.
+    pub fn render(&self) -> String {
+        let mut s = format!("error: {self}\n");
+        let block = |s: &mut String, label: &str, text: &str| {
+            s.push_str(&format!("{label}:\n"));
+            if text.is_empty() {
+                s.push_str("(empty)\n");
+            } else {
+                s.push_str(text);
+                if !text.ends_with('\n') {
+                    s.push('\n');
+                }
+            }
+        };
+        if let RunError::Resolver(r) = self {
+            if let ResolverFailure::Malformed { stdout, .. } = &r.failure {
+                block(&mut s, "resolver stdout", stdout);
+            }
+            block(&mut s, "resolver stderr", &r.stderr);
+        }
+        s.push_str(&format!("hint: {}", self.hint()));
+        s
+    }
+}

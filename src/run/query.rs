@@ -1,0 +1,46 @@
+//! `msd_run query <question>`: the dispatch of every query. Each query is one module; this file
+//! only routes. `init.<workflow>` is not a fixed subcommand (the workflows are whatever the
+//! installed tree holds), so it arrives as an external subcommand and is routed by its prefix.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use clap::Subcommand;
+
+use super::{RunError, context_predicates, init};
+
+/// Queries.
+#[derive(Debug, Subcommand)]
+pub enum Query {
+    /// Predicates of CONTEXT.md matching every given selector, as JSON {matched, predicates}.
+    ContextPredicates(context_predicates::Args),
+    /// `init.<workflow> [args...]`: what the workflow needs for this invocation, as JSON: the
+    /// phase, project paths, which exist, the parsed flags and values, the effective config, and
+    /// `section_manifest` (the sections to read).
+    #[command(external_subcommand)]
+    Other(Vec<OsString>),
+}
+
+/// Runs a query.
+pub fn run(core: Option<&Path>, q: &Query) -> Result<(), RunError> {
+    match q {
+        Query::ContextPredicates(a) => context_predicates::run(core, a),
+        Query::Other(words) => {
+            let mut words = words.iter().map(|w| {
+                w.to_str().map(str::to_string).ok_or_else(|| RunError::Usage {
+                    message: format!("argument {} is not UTF-8", w.to_string_lossy()),
+                    hint: "pass arguments as UTF-8 text".into(),
+                })
+            });
+            let name = words.next().transpose()?.unwrap_or_default();
+            let args: Vec<String> = words.collect::<Result<_, _>>()?;
+            match name.strip_prefix("init.") {
+                Some(stem) => init::run(core, stem, &args),
+                None => Err(RunError::Usage {
+                    message: format!("unknown query `{name}`"),
+                    hint: "see `msd_run query --help`; workflow facts are `msd_run query init.<workflow>`".into(),
+                }),
+            }
+        }
+    }
+}

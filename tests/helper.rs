@@ -1,0 +1,94 @@
+//! The installer puts `msd_run` into every install at `<home>/msd-core/bin/msd_run`: executable,
+//! recorded in the file manifest, and called by the content through its rewritten installed path
+//! in every runtime and scope.
+
+use std::path::Path;
+
+use crate::support::{World, fixture, json, sha256};
+
+fn built_msd_run() -> Vec<u8> {
+    std::fs::read(assert_cmd::cargo::cargo_bin("msd_run")).unwrap()
+}
+
+#[test]
+fn helper_is_installed_executable_and_recorded() {
+    let w = World::new();
+    w.install().arg("--content").arg(fixture("seams")).assert().success();
+    let core = w.home.join(".claude/msd-core");
+    let bytes = std::fs::read(core.join("bin/msd_run")).unwrap();
+    assert_eq!(bytes, built_msd_run(), "the msd_run built beside this msd-install");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(core.join("bin/msd_run")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o755);
+    }
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(core.join("msd-file-manifest.json")).unwrap()).unwrap();
+    let entry = manifest["files"].as_array().unwrap().iter().find(|e| e["path"] == "msd-core/bin/msd_run").unwrap();
+    assert_eq!(entry["mode"], "executable");
+    assert_eq!(entry["sha256"], sha256(&bytes));
+    assert_eq!(entry["bytes"], bytes.len() as u64);
+    assert!(manifest["files"].as_array().unwrap().iter().any(|e| e["path"] == "msd-core/resolvers.json"));
+    // A second run keeps it.
+    let out = w.install().arg("--content").arg(fixture("seams")).arg("--json").output().unwrap();
+    assert_eq!(json(&out)["runtimes"][0]["summary"]["added"], 0);
+}
+
+#[test]
+fn helper_missing_binary_is_a_clear_error() {
+    let w = World::new();
+    let missing = w.tmp.path().join("no-msd_run");
+    let w = w.env("MSD_RUN_BIN", &missing);
+    let out = w.install().arg("--content").arg(fixture("seams")).output().unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("cannot read the msd_run binary to install at {}", missing.display())), "{err}");
+    assert!(err.contains("MSD_RUN_BIN"), "{err}");
+    assert!(!w.home.join(".claude").exists(), "nothing is written");
+    // The override installs whatever file it names.
+    let other = w.tmp.path().join("msd_run-copy");
+    std::fs::write(&other, b"#!/bin/sh\necho stand-in\n").unwrap();
+    let w = World::new().env("MSD_RUN_BIN", &other);
+    w.install().arg("--content").arg(fixture("seams")).assert().success();
+    assert_eq!(std::fs::read(w.home.join(".claude/msd-core/bin/msd_run")).unwrap(), b"#!/bin/sh\necho stand-in\n");
+}
+
+/// The installed path the content's init call was rewritten to, in `workflow`.
+fn rewritten_helper(workflow: &Path) -> String {
+    let text = std::fs::read_to_string(workflow).unwrap();
+    let line = text.lines().find(|l| l.contains(" query init.plan-phase")).expect("the init call");
+    line.split(" query ").next().unwrap().trim().to_string()
+}
+
+#[test]
+fn helper_is_called_by_its_installed_path_in_other_runtimes_and_scopes() {
+    let w = World::new();
+    std::fs::create_dir_all(w.project.join(".planning")).unwrap();
+    std::fs::write(w.project.join(".planning/ROADMAP.md"), "### Phase 1: Setup\n").unwrap();
+    // opencode, global: an absolute path under its XDG home.
+    w.install().args(["--runtime", "opencode", "--content"]).arg(fixture("seams")).assert().success();
+    let core = w.home.join(".config/opencode/msd-core");
+    let helper = rewritten_helper(&core.join("workflows/plan-phase.md"));
+    assert_eq!(Path::new(&helper), core.join("bin/msd_run"));
+    let out = std::process::Command::new(&helper)
+        .args(["query", "init.plan-phase", "1", "--research"])
+        .current_dir(&w.project)
+        .env_remove("MSD_CORE_DIR")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(json(&out)["section_manifest"]["included"], serde_json::json!(["plan-research"]));
+    // claude, local: a project-relative path that works from the project root.
+    w.install().args(["--runtime", "claude", "--local", "--content"]).arg(fixture("seams")).assert().success();
+    let helper = rewritten_helper(&w.project.join(".claude/msd-core/workflows/plan-phase.md"));
+    assert_eq!(helper, "./.claude/msd-core/bin/msd_run");
+    let out = std::process::Command::new(w.project.join(&helper))
+        .args(["query", "init.plan-phase", "1"])
+        .current_dir(&w.project)
+        .env_remove("MSD_CORE_DIR")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(json(&out)["phase"]["name"], "Setup");
+}

@@ -1,0 +1,357 @@
+//! `msd_run query init.<workflow>`: the paths, flags, facts and section selection of SPEC
+//! section 9, over combinations of flags and `.planning/` state, against the `seams` fixture's
+//! core tree (and, last, an installed msd_run).
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::support::{World, fixture, json};
+
+fn core() -> PathBuf {
+    fixture("seams").join("msd-core")
+}
+
+fn init(w: &World, workflow: &str, args: &[&str]) -> Output {
+    w.run().arg("--core").arg(core()).args(["query", &format!("init.{workflow}")]).args(args).output().unwrap()
+}
+
+fn ok(w: &World, workflow: &str, args: &[&str]) -> Value {
+    let out = init(w, workflow, args);
+    assert!(out.status.success(), "init.{workflow} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    json(&out)
+}
+
+fn list(v: &Value) -> Vec<String> {
+    v.as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect()
+}
+
+fn included(v: &Value) -> Vec<String> {
+    list(&v["section_manifest"]["included"])
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+const ROADMAP: &str = "# Roadmap\n\n## Phase Details\n\n### Phase 2: Setup\n**Goal:** a\n\n### Phase 3: Auth Flow\n**Goal:** b\n\n### Phase 4: Billing\n**Goal:** c\n\n### Phase 4.1: Billing gap closure (INSERTED)\n**Goal:** d\n\n## Progress\n";
+
+fn project(w: &World) {
+    write(&w.project, ".planning/ROADMAP.md", ROADMAP);
+    write(&w.project, ".planning/STATE.md", "# State\n");
+}
+
+#[test]
+fn init_plan_phase_prd_research_gives_paths_flags_and_sections() {
+    let w = World::new();
+    project(&w);
+    write(&w.project, ".planning/phases/03-auth-flow/03-CONTEXT.md", "# ctx\n");
+    write(&w.project, ".planning/phases/03-auth-flow/03-02-PLAN.md", "plan\n");
+    write(&w.project, ".planning/phases/03-auth-flow/03-01-PLAN.md", "plan\n");
+    write(&w.project, ".planning/phases/03-auth-flow/03-01-SUMMARY.md", "sum\n");
+    let v = ok(&w, "plan-phase", &["03", "--prd", "docs/prd.md", "--research"]);
+    assert_eq!(v["workflow"], "plan-phase");
+    assert_eq!(
+        v["phase"],
+        serde_json::json!({"number": "3", "padded": "03", "name": "Auth Flow", "slug": "auth-flow",
+                           "dir": ".planning/phases/03-auth-flow", "is_gap_closure": false})
+    );
+    assert_eq!(list(&v["flags"]), ["--prd", "--research"]);
+    assert_eq!(v["args"], serde_json::json!({"phase": "3", "prd": "docs/prd.md", "wave": null}));
+    assert_eq!(v["paths"]["context"], ".planning/phases/03-auth-flow/03-CONTEXT.md");
+    assert_eq!(
+        list(&v["paths"]["plans"]),
+        [".planning/phases/03-auth-flow/03-01-PLAN.md", ".planning/phases/03-auth-flow/03-02-PLAN.md"]
+    );
+    assert_eq!(list(&v["paths"]["summaries"]), [".planning/phases/03-auth-flow/03-01-SUMMARY.md"]);
+    assert_eq!(v["exists"]["context"], true);
+    assert_eq!(v["exists"]["phase_research"], false);
+    assert_eq!(v["exists"]["roadmap"], true);
+    assert_eq!(v["exists"]["project"], false);
+    assert_eq!(v["config"]["workflow"]["research"], true, "template defaults fill the config");
+    let sm = &v["section_manifest"];
+    assert_eq!(sm["workflow"], "plan-phase");
+    assert_eq!(included(&v), ["plan-prd", "plan-research"], "document order");
+    assert_eq!(
+        list(&sm["excluded"]),
+        [
+            "plan-gap-closure",
+            "plan-reviews",
+            "plan-prior-phases",
+            "plan-codebase-map",
+            "plan-validate",
+            "plan-mvp",
+            "plan-chunked"
+        ]
+    );
+    assert_eq!(
+        list(&sm["read"]),
+        ["msd-core/workflows/plan-phase/steps/plan-prd.md", "msd-core/workflows/plan-phase/steps/plan-research.md"]
+    );
+}
+
+#[test]
+fn init_flag_combinations_select_exactly_their_sections() {
+    let w = World::new();
+    project(&w);
+    let flags: [(&[&str], &str); 5] = [
+        (&["--prd", "p.md"], "plan-prd"),
+        (&["--research"], "plan-research"),
+        (&["--reviews"], "plan-reviews"),
+        (&["--validate"], "plan-validate"),
+        (&["--chunked"], "plan-chunked"),
+    ];
+    let order = [
+        "plan-gap-closure",
+        "plan-reviews",
+        "plan-prd",
+        "plan-prior-phases",
+        "plan-research",
+        "plan-validate",
+        "plan-chunked",
+    ];
+    for mask in 0u32..(1 << flags.len()) {
+        let mut args: Vec<&str> = vec!["3"];
+        let mut want: Vec<&str> = Vec::new();
+        // Pass the flags in reverse order: selection follows the document, not the command line.
+        for (i, (tokens, section)) in flags.iter().enumerate().rev() {
+            if mask & (1 << i) != 0 {
+                args.extend(tokens.iter());
+                want.push(section);
+            }
+        }
+        want.sort_by_key(|s| order.iter().position(|o| o == s));
+        let v = ok(&w, "plan-phase", &args);
+        assert_eq!(included(&v), want, "{args:?}");
+        let all = included(&v).len() + list(&v["section_manifest"]["excluded"]).len();
+        assert_eq!(all, 9, "an exact partition of the sections");
+    }
+}
+
+#[test]
+fn init_gap_closure_edge_cases() {
+    let w = World::new();
+    project(&w);
+    let gap = |args: &[&str]| included(&ok(&w, "plan-phase", args)).contains(&"plan-gap-closure".to_string());
+    assert!(gap(&["4.1"]));
+    assert!(gap(&["04.1"]));
+    assert!(gap(&["4.0"]), "a decimal part of 0 is still a decimal phase");
+    assert!(!gap(&["4"]));
+    assert!(!gap(&["04"]));
+    assert!(!gap(&[]), "no phase, no gap closure");
+    // A decimal phase not yet in ROADMAP.md: `phase` is null, the fact still holds (plan-phase
+    // creates the entry and re-runs init).
+    let v = ok(&w, "plan-phase", &["7.2"]);
+    assert_eq!(v["phase"], Value::Null);
+    assert_eq!(v["args"]["phase"], "7.2");
+    assert!(included(&v).contains(&"plan-gap-closure".to_string()));
+    let v = ok(&w, "plan-phase", &["04.1"]);
+    assert_eq!(v["phase"]["number"], "4.1");
+    assert_eq!(v["phase"]["padded"], "04.1");
+    assert_eq!(v["phase"]["name"], "Billing gap closure", "the (INSERTED) marker is not part of the name");
+    assert_eq!(v["phase"]["dir"], ".planning/phases/04.1-billing-gap-closure");
+    assert_eq!(v["phase"]["is_gap_closure"], true);
+    let v = ok(&w, "execute-phase", &["4.1"]);
+    assert!(included(&v).contains(&"execute-gap-closure".to_string()));
+    for bad in [".", "4.", ".1", "4.1.1", "four"] {
+        let out = init(&w, "plan-phase", &[bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("is not a phase number"), "{bad}");
+    }
+}
+
+#[test]
+fn init_state_facts_from_planning_dir_and_config() {
+    let w = World::new();
+    project(&w);
+    let has = |args: &[&str], id: &str| included(&ok(&w, "plan-phase", args)).contains(&id.to_string());
+
+    // Prior phases: a lower-numbered phase with a SUMMARY.
+    assert!(!has(&["3"], "plan-prior-phases"));
+    write(&w.project, ".planning/phases/02-setup/02-01-PLAN.md", "p\n");
+    assert!(!has(&["3"], "plan-prior-phases"), "a plan without a summary is not a prior phase");
+    write(&w.project, ".planning/phases/02-setup/02-01-SUMMARY.md", "s\n");
+    assert!(has(&["3"], "plan-prior-phases"));
+    assert!(!has(&["2"], "plan-prior-phases"), "only lower-numbered phases count");
+    assert!(has(&["2.1"], "plan-prior-phases"), "2 < 2.1");
+
+    // Needs a codebase map: source files and no .planning/codebase/.
+    assert!(!has(&["3"], "plan-codebase-map"), "no source files yet");
+    write(&w.project, "node_modules/x/index.js", "x\n");
+    write(&w.project, ".hidden/tool.py", "x\n");
+    assert!(!has(&["3"], "plan-codebase-map"), "dependency and hidden dirs are not the project's code");
+    write(&w.project, "app/src/main.rs", "fn main() {}\n");
+    assert!(has(&["3"], "plan-codebase-map"));
+    std::fs::create_dir_all(w.project.join(".planning/codebase")).unwrap();
+    let v = ok(&w, "plan-phase", &["3"]);
+    assert!(!included(&v).contains(&"plan-codebase-map".to_string()));
+    assert_eq!(v["exists"]["codebase_map"], true);
+
+    // MVP mode: the phase's ROADMAP block, or the config.
+    assert!(!has(&["3"], "plan-mvp"));
+    write(&w.project, ".planning/ROADMAP.md", &ROADMAP.replace("**Goal:** b\n", "**Goal:** b\n**Mode:** mvp\n"));
+    assert!(has(&["3"], "plan-mvp"));
+    assert!(!has(&["4"], "plan-mvp"), "the mode line belongs to phase 3's block only");
+    write(&w.project, ".planning/ROADMAP.md", ROADMAP);
+
+    // Config facts count only when they are JSON true.
+    let config = |workflow: &str| {
+        write(&w.project, ".planning/config.json", &format!("{{\"mode\": \"yolo\", \"workflow\": {workflow}}}"));
+    };
+    config(r#"{"mvp_mode": "true", "plan_chunked": 1}"#);
+    assert!(!has(&["3"], "plan-mvp"));
+    assert!(!has(&["3"], "plan-chunked"));
+    config(r#"{"mvp_mode": true, "plan_chunked": true}"#);
+    let v = ok(&w, "plan-phase", &["3"]);
+    assert!(included(&v).contains(&"plan-mvp".to_string()));
+    assert!(included(&v).contains(&"plan-chunked".to_string()), "chunked = --chunked OR config");
+    assert_eq!(v["config"]["mode"], "yolo", "the project's config overrides the template");
+    assert_eq!(v["config"]["workflow"]["research"], true, "unset keys keep their defaults");
+    config(r#"{"use_worktrees": true}"#);
+    assert!(included(&ok(&w, "execute-phase", &["3"])).contains(&"execute-worktrees".to_string()));
+    config(r#"{"use_worktrees": false}"#);
+    assert!(!included(&ok(&w, "execute-phase", &["3"])).contains(&"execute-worktrees".to_string()));
+}
+
+#[test]
+fn init_value_flags_follow_each_commands_hint() {
+    let w = World::new();
+    project(&w);
+    // execute-phase: `--wave N` takes a whole number; `always` sections are always included.
+    let v = ok(&w, "execute-phase", &["3", "--wave", "2", "--auto"]);
+    assert_eq!(v["args"]["wave"], 2);
+    assert_eq!(v["phase"]["number"], "3");
+    assert_eq!(included(&v), ["execute-summary-contract", "execute-wave-filter", "execute-auto-advance"]);
+    let out = init(&w, "execute-phase", &["3", "--wave"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--wave needs a whole number"));
+    assert_eq!(init(&w, "execute-phase", &["3", "--wave", "two"]).status.code(), Some(2));
+    // plan-phase: `--prd` needs its file; `--auto` is a switch, so `3` after it is the phase.
+    let out = init(&w, "plan-phase", &["3", "--prd"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--prd needs a value"));
+    let v = ok(&w, "plan-phase", &["--auto", "3"]);
+    assert_eq!(v["phase"]["number"], "3");
+    // new-project: `--auto <idea-file>` takes a value there.
+    let v = ok(&w, "new-project", &["--auto", "idea.md", "--ingest=docs"]);
+    assert_eq!(v["args"]["auto"], "idea.md");
+    assert_eq!(v["args"]["ingest"], "docs");
+    assert_eq!(v["phase"], Value::Null);
+    assert_eq!(included(&v), ["new-project-auto", "new-project-ingest"]);
+    // debug: the phase rides on `--forensic [phase]`, taken only when it is a phase number.
+    let v = ok(&w, "debug", &["--forensic", "3", "login"]);
+    assert_eq!(v["phase"]["number"], "3");
+    assert_eq!(included(&v), ["debug-forensic"]);
+    let v = ok(&w, "debug", &["--forensic", "login", "fails"]);
+    assert_eq!(v["phase"], Value::Null);
+    assert_eq!(v["args"]["forensic"], Value::Null);
+    assert_eq!(included(&v), ["debug-forensic"]);
+    // add-phase takes a description: a leading number is not a phase.
+    let v = ok(&w, "add-phase", &["3", "reports"]);
+    assert_eq!(v["phase"], Value::Null);
+}
+
+#[test]
+fn init_workflows_without_sections_give_null() {
+    let w = World::new();
+    project(&w);
+    let v = ok(&w, "progress", &["3"]);
+    assert_eq!(v["section_manifest"], Value::Null);
+    assert_eq!(v["phase"]["name"], "Auth Flow");
+    // A workflow no command runs: switches only, and a leading phase number is the phase.
+    let v = ok(&w, "execute-plan", &["2", "--wave", "1"]);
+    assert_eq!(v["section_manifest"], Value::Null);
+    assert_eq!(v["phase"]["number"], "2");
+    assert_eq!(list(&v["flags"]), ["--wave"]);
+    // Without a project every phase path is null and nothing exists.
+    let empty = World::new();
+    let v = ok(&empty, "plan-phase", &["3"]);
+    assert_eq!(v["phase"], Value::Null);
+    assert_eq!(v["paths"]["context"], Value::Null);
+    assert_eq!(v["exists"]["planning"], false);
+    assert_eq!(list(&v["paths"]["plans"]).len(), 0);
+}
+
+#[test]
+fn init_errors_have_distinct_exit_codes() {
+    let w = World::new();
+    project(&w);
+    let out = init(&w, "no-such-workflow", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no workflow `no-such-workflow`") && err.contains("plan-phase"), "{err}");
+    assert_eq!(init(&w, "../plan-phase", &[]).status.code(), Some(2));
+    let out = w.run().arg("--core").arg(core()).args(["query", "nonsense"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // The build in target/ is not an installed tree: exit 3 naming the way out.
+    let out = w.run().args(["query", "init.plan-phase"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--core"));
+    // MSD_CORE_DIR works like --core.
+    let out = w.run().env("MSD_CORE_DIR", core()).args(["query", "init.progress"]).output().unwrap();
+    assert!(out.status.success());
+    // A broken config is the project's problem: exit 4 with file and line.
+    write(&w.project, ".planning/config.json", "{\n  \"mode\": \"yolo\",\n}\n");
+    let out = init(&w, "plan-phase", &["3"]);
+    assert_eq!(out.status.code(), Some(4));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(".planning/config.json:3"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A damaged installed manifest is the install's problem: exit 3.
+    let broken = w.tmp.path().join("core");
+    crate::support::copy_tree(&core(), &broken);
+    std::fs::write(broken.join("workflows/section-manifest.json"), "{\"workflows\": 1}").unwrap();
+    std::fs::remove_file(w.project.join(".planning/config.json")).unwrap();
+    let out = w.run().arg("--core").arg(&broken).args(["query", "init.plan-phase"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+}
+
+#[test]
+fn init_help_documents_every_exit_code() {
+    use msd_install::run::RunExit;
+    let w = World::new();
+    let out = w.run().arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for code in [
+        RunExit::Ok,
+        RunExit::Usage,
+        RunExit::Core,
+        RunExit::Project,
+        RunExit::Io,
+        RunExit::ResolverFailed,
+        RunExit::ResolverTimeout,
+        RunExit::ResolverMalformed,
+    ] {
+        assert!(help.contains(&format!("\n  {}  ", code as u8)), "help lacks exit code {code:?}:\n{help}");
+    }
+    assert!(help.contains("MSD_CORE_DIR"));
+}
+
+#[test]
+fn init_installed_msd_run_answers_plan_phase_prd() {
+    let w = World::new();
+    project(&w);
+    let content = fixture("seams");
+    w.install().args(["--runtime", "claude", "--content"]).arg(&content).assert().success();
+    let helper = w.home.join(".claude/msd-core/bin/msd_run");
+    let out = std::process::Command::new(&helper)
+        .args(["query", "init.plan-phase", "3", "--prd", "x.md"])
+        .current_dir(&w.project)
+        .env_remove("MSD_CORE_DIR")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out);
+    assert_eq!(included(&v), ["plan-prd"]);
+    assert_eq!(v["args"]["prd"], "x.md");
+    // The path it names exists in the install, relative to the runtime home.
+    for read in list(&v["section_manifest"]["read"]) {
+        assert!(w.home.join(".claude").join(&read).is_file(), "{read}");
+    }
+}
