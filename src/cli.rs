@@ -196,4 +196,3 @@ pub struct ListArgs {
     #[arg(long)]
     pub json: bool,
 }
-

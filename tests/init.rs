@@ -355,3 +355,31 @@ fn init_installed_msd_run_answers_plan_phase_prd() {
         assert!(w.home.join(".claude").join(&read).is_file(), "{read}");
     }
 }
+
+#[test]
+fn init_installed_real_content_answers_plan_phase_prd() {
+    // The shipped content, installed for Claude Code into a temporary HOME.
+    let w = World::new();
+    project(&w);
+    w.install().args(["--runtime", "claude"]).assert().success();
+    let helper = w.home.join(".claude/msd-core/bin/msd_run");
+    let out = std::process::Command::new(&helper)
+        .args(["query", "init.plan-phase", "3", "--prd", "docs/prd.md"])
+        .current_dir(&w.project)
+        .env_remove("MSD_CORE_DIR")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out);
+    let inc = included(&v);
+    assert!(inc.contains(&"plan-prd".to_string()), "{inc:?}");
+    let excluded = list(&v["section_manifest"]["excluded"]);
+    for flagged in ["plan-research", "plan-reviews", "plan-validate", "plan-gap-closure", "plan-chunked"] {
+        assert!(excluded.contains(&flagged.to_string()), "{flagged} is not asked for: {excluded:?}");
+    }
+    assert_eq!(v["args"]["prd"], "docs/prd.md");
+    assert_eq!(v["phase"]["dir"], ".planning/phases/03-auth-flow");
+    for read in list(&v["section_manifest"]["read"]) {
+        assert!(w.home.join(".claude").join(&read).is_file(), "{read}");
+    }
+}

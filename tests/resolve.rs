@@ -24,8 +24,11 @@ fn resolvers() -> Value {
     ])
 }
 
+/// `(runtime id, manifest key, value)`: one key set in one shipped manifest.
+type Patch = (&'static str, &'static str, Value);
+
 /// A runtimes tree whose manifests get `extra` merged in, by runtime id.
-fn runtimes(w: &World, extra: &[(&str, &str, Value)]) -> PathBuf {
+fn runtimes(w: &World, extra: &[Patch]) -> PathBuf {
     let dir = w.tmp.path().join("runtimes");
     copy_tree(&repo().join("runtimes"), &dir);
     for (id, key, value) in extra {
@@ -68,7 +71,7 @@ plan: 01
 /// Installs with `resolvers` on claude, writes the plan, and returns a runner for task ids.
 fn world(resolvers: Option<Value>) -> (World, PathBuf) {
     let w = World::new();
-    let extra: Vec<(&str, &str, Value)> = resolvers.into_iter().map(|r| ("claude", "resolvers", r)).collect();
+    let extra: Vec<Patch> = resolvers.into_iter().map(|r| ("claude", "resolvers", r)).collect();
     let dir = runtimes(&w, &extra);
     let out = install(&w, &dir);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -215,7 +218,7 @@ fn resolve_validator_rejects_bad_declarations_at_install() {
         json!({"kind": "resolver", "tracker_prefix": prefix,
                "invoke": {"binary": "tracker", "args": ["{{id}}"], "timeout_ms": 1000}})
     };
-    let cases: Vec<(Vec<(&str, &str, Value)>, &str)> = vec![
+    let cases: Vec<(Vec<Patch>, &str)> = vec![
         (
             vec![(
                 "claude",

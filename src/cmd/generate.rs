@@ -25,9 +25,9 @@ use crate::error::Error;
 use crate::fsx;
 use crate::generated::{self, GenError, Generated, Mode, Output, Reason};
 use crate::load::Tree;
+use crate::pipeline;
 use crate::predicates::{self, Index};
 use crate::section_manifest::{self, SectionManifest};
-use crate::pipeline;
 use crate::target::Environment;
 
 /// Runs `gen`.
