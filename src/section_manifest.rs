@@ -4,9 +4,14 @@
 //! Installed workflows have their markers stripped, and installed command files take a
 //! different form in every runtime, so the facts msd_run selects with are generated here from
 //! the source content and shipped as one file: for every top-level workflow with sections, its
-//! sections in document order (`id`, `when`, and `read`, the steps file holding the body,
-//! relative to the runtime home); and for every command that has a workflow, its argument
-//! grammar ([`ArgSpec`], parsed from `argument-hint`).
+//! sections in document order (`id`, `when`, and `read`, the steps file holding the body); and
+//! for every command that has a workflow, its argument grammar ([`ArgSpec`], parsed from
+//! `argument-hint`).
+//!
+//! `read` is written like every installed path in content, in its Claude form
+//! (`~/.claude/msd-core/workflows/<stem>/steps/<id>.md`), so the installer's rewriter turns it
+//! into the real installed path of each runtime and scope: the same path the section's pointer
+//! names, valid even where the core dir is not `<home>/msd-core` (Cline's local install).
 //!
 //! Input: a content [`Tree`]. Output: a [`SectionManifest`] or a typed [`GenError`]:
 //! `fail_source_parse_error` (a marker or frontmatter that does not parse),
@@ -38,6 +43,9 @@ pub const CORE_PATH: &str = "workflows/section-manifest.json";
 /// Format version.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// How content names the installed core dir; the installer rewrites it per runtime and scope.
+pub const INSTALLED_PREFIX: &str = "~/.claude/msd-core/";
+
 /// The manifest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -58,7 +66,7 @@ pub struct Entry {
     pub id: String,
     /// Its `when=` atom.
     pub when: String,
-    /// The steps file holding its body, relative to the runtime home.
+    /// The steps file holding its body, as an installed path in Claude form (rewritten at install).
     pub read: String,
 }
 
@@ -112,19 +120,20 @@ pub fn build(tree: &Tree) -> Result<SectionManifest, GenError> {
         stems.insert(stem.to_string(), src);
         let mut entries = Vec::new();
         for s in doc.explicit_sections() {
-            let read = format!("{}{}.md", steps_prefix(stem), s.id);
-            let steps = RelPath::new(read.clone()).expect("ids are path-safe");
+            let steps_rel = format!("{}{}.md", steps_prefix(stem), s.id);
+            let steps = RelPath::new(steps_rel.clone()).expect("ids are path-safe");
             if !tree.files.contains_key(&steps) {
                 return Err(GenError {
                     reason: Reason::FailMissingStepFile,
                     path: tree.display(rel),
                     line: Some(s.start_line),
-                    message: format!("section `{}` has no steps file {read}", s.id),
+                    message: format!("section `{}` has no steps file {steps_rel}", s.id),
                     detail: None,
-                    hint: format!("write the section's body to {read}, or remove the section"),
+                    hint: format!("write the section's body to {steps_rel}, or remove the section"),
                 });
             }
-            named.insert(read.clone());
+            let read = format!("{INSTALLED_PREFIX}{}", &steps_rel["msd-core/".len()..]);
+            named.insert(steps_rel);
             entries.push(Entry { id: s.id.clone(), when: s.when.as_str().to_string(), read });
         }
         if !entries.is_empty() {
@@ -287,7 +296,7 @@ mod tests {
         assert_eq!(m.workflows.keys().collect::<Vec<_>>(), ["p"], "no key for a workflow without sections");
         let ids: Vec<_> = m.workflows["p"].iter().map(|e| (e.id.as_str(), e.when.as_str())).collect();
         assert_eq!(ids, [("p-prd", "flag:--prd"), ("p-gap", "state:gap-closure-phase")]);
-        assert_eq!(m.workflows["p"][0].read, "msd-core/workflows/p/steps/p-prd.md");
+        assert_eq!(m.workflows["p"][0].read, "~/.claude/msd-core/workflows/p/steps/p-prd.md");
         assert_eq!(m.arguments.keys().collect::<Vec<_>>(), ["p"], "only commands that have a workflow");
         assert_eq!(m.arguments["p"].value_flags["--prd"], "<file>");
         assert!(m.render().ends_with("}\n"));

@@ -91,4 +91,19 @@ fn helper_is_called_by_its_installed_path_in_other_runtimes_and_scopes() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(json(&out)["phase"]["name"], "Setup");
+    // cline, local: the project root is the home and the core dir is .cline/msd-core; the
+    // steps paths init returns are the ones that exist there.
+    w.install().args(["--runtime", "cline", "--local", "--content"]).arg(fixture("seams")).assert().success();
+    let helper = rewritten_helper(&w.project.join(".cline/msd-core/workflows/plan-phase.md"));
+    assert_eq!(helper, "./.cline/msd-core/bin/msd_run");
+    let out = std::process::Command::new(w.project.join(&helper))
+        .args(["query", "init.plan-phase", "1", "--research"])
+        .current_dir(&w.project)
+        .env_remove("MSD_CORE_DIR")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let read = json(&out)["section_manifest"]["read"].clone();
+    assert_eq!(read, serde_json::json!(["./.cline/msd-core/workflows/plan-phase/steps/plan-research.md"]));
+    assert!(w.project.join(read[0].as_str().unwrap()).is_file());
 }

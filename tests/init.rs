@@ -89,7 +89,11 @@ fn init_plan_phase_prd_research_gives_paths_flags_and_sections() {
     );
     assert_eq!(
         list(&sm["read"]),
-        ["msd-core/workflows/plan-phase/steps/plan-prd.md", "msd-core/workflows/plan-phase/steps/plan-research.md"]
+        [
+            "~/.claude/msd-core/workflows/plan-phase/steps/plan-prd.md",
+            "~/.claude/msd-core/workflows/plan-phase/steps/plan-research.md"
+        ],
+        "the fixture's core is not installed, so its paths keep their content form"
     );
 }
 
@@ -350,10 +354,10 @@ fn init_installed_msd_run_answers_plan_phase_prd() {
     let v = json(&out);
     assert_eq!(included(&v), ["plan-prd"]);
     assert_eq!(v["args"]["prd"], "x.md");
-    // The path it names exists in the install, relative to the runtime home.
-    for read in list(&v["section_manifest"]["read"]) {
-        assert!(w.home.join(".claude").join(&read).is_file(), "{read}");
-    }
+    // The paths it names are the installed steps files.
+    let read = list(&v["section_manifest"]["read"]);
+    assert_eq!(read, [w.home.join(".claude/msd-core/workflows/plan-phase/steps/plan-prd.md").display().to_string()]);
+    assert!(Path::new(&read[0]).is_file());
 }
 
 #[test]
@@ -380,6 +384,7 @@ fn init_installed_real_content_answers_plan_phase_prd() {
     assert_eq!(v["args"]["prd"], "docs/prd.md");
     assert_eq!(v["phase"]["dir"], ".planning/phases/03-auth-flow");
     for read in list(&v["section_manifest"]["read"]) {
-        assert!(w.home.join(".claude").join(&read).is_file(), "{read}");
+        assert!(read.starts_with(&w.home.join(".claude/msd-core/").display().to_string()), "{read}");
+        assert!(Path::new(&read).is_file(), "{read}");
     }
 }

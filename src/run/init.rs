@@ -3,7 +3,8 @@
 //! `workflow`, `phase` (`{number, padded, name, slug, dir, is_gap_closure}` or null), `paths`
 //! (project-relative, never contents), `exists`, `flags`, `args`, `config` and
 //! `section_manifest` (`{workflow, included, excluded, read[]}`, or null for a workflow without
-//! sections).
+//! sections; `read` holds the installed paths of the included sections' steps files, the same
+//! paths their pointers name).
 //!
 //! Which workflows exist is data: `<core>/workflows/<workflow>.md`. The argument grammar and the
 //! sections come from the installed `section-manifest.json` (installed workflows have their
