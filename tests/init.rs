@@ -335,6 +335,9 @@ fn init_help_documents_every_exit_code() {
         assert!(help.contains(&format!("\n  {}  ", code as u8)), "help lacks exit code {code:?}:\n{help}");
     }
     assert!(help.contains("MSD_CORE_DIR"));
+    let out = w.run().args(["query", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("init.<workflow> [args...]") && help.contains("context-predicates"), "{help}");
 }
 
 #[test]

@@ -43,7 +43,7 @@ pub struct RunCli {
 #[derive(Debug, Subcommand)]
 pub enum RunCommand {
     /// Answer a question about the project or the installed content.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = query::AFTER_HELP)]
     Query(query::Query),
     /// Per-task steps of execute-plan.
     #[command(subcommand)]

@@ -9,6 +9,13 @@ use clap::Subcommand;
 
 use super::{RunError, context_predicates, init};
 
+/// The query that is not a fixed subcommand, for `msd_run query --help`.
+pub const AFTER_HELP: &str = "Workflow facts:
+  init.<workflow> [args...]  what that workflow needs for this invocation, as JSON: phase, paths,
+                             exists, flags, args, config and section_manifest (the sections to
+                             read). Pass the workflow's arguments through unchanged:
+                             msd_run query init.plan-phase 3 --prd docs/prd.md";
+
 /// Queries.
 #[derive(Debug, Subcommand)]
 pub enum Query {
