@@ -28,7 +28,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Install(a)) => a.output.json,
         Some(Command::Emit(a)) => a.output.json,
         Some(Command::Runtimes(a)) => a.json,
-        Some(Command::Schema) | Some(Command::Gen(_)) => false,
+        Some(Command::Check(a)) => match &a.what {
+            crate::cli::CheckWhat::Partition(p) => p.json,
+        },
+        Some(Command::Schema) | Some(Command::Gen(_)) | Some(Command::Bench(_)) => false,
     };
     let result = match cli.command {
         None => cmd::install::run(&cli.install),
@@ -36,6 +39,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Emit(a)) => cmd::emit::run(&a),
         Some(Command::Runtimes(a)) => cmd::runtimes::run(&a),
         Some(Command::Gen(a)) => cmd::generate::run(&a),
+        Some(Command::Check(a)) => cmd::check::run(&a),
+        Some(Command::Bench(a)) => cmd::bench::run(&a),
         Some(Command::Schema) => {
             print!("{}", capability::json_schema());
             Ok(())

@@ -7,6 +7,7 @@
 use std::process::ExitCode;
 
 use crate::convert::ConvertError;
+use crate::gitx::GitError;
 use crate::guard::GuardError;
 use crate::load::{ContentError, LoadError};
 use crate::plan::PlanError;
@@ -88,6 +89,9 @@ pub enum Error {
     /// A check found problems (already reported).
     #[error("{0}")]
     CheckFailed(String),
+    /// Git could not answer a base-revision check.
+    #[error(transparent)]
+    Git(#[from] GitError),
 }
 
 impl Error {
@@ -101,6 +105,8 @@ impl Error {
             Error::Plan(PlanError::Record(_)) => Exit::Invalid,
             Error::Plan(_) | Error::Write(_) | Error::Io { .. } => Exit::Io,
             Error::CheckFailed(_) => Exit::CheckFailed,
+            Error::Git(GitError::Failed { .. }) => Exit::Io,
+            Error::Git(_) => Exit::Usage,
         }
     }
 
@@ -117,6 +123,7 @@ impl Error {
             }
             Error::Plan(PlanError::Record(_)) => Some("the install manifest is damaged; move it aside and run again (files are then treated as unmanaged and backed up before they are replaced)".into()),
             Error::Write(_) | Error::Io { .. } => Some("check that the target exists and is writable".into()),
+            Error::Git(e) => Some(e.hint()),
             _ => None,
         }
     }

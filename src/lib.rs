@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod app;
+pub mod bench;
 pub mod capability;
 pub mod cli;
 pub mod cmd;
@@ -17,9 +18,11 @@ pub mod error;
 pub mod frontmatter;
 pub mod fsx;
 pub mod generated;
+pub mod gitx;
 pub mod guard;
 pub mod load;
 pub mod markers;
+pub mod partition;
 pub mod pipeline;
 pub mod plan;
 pub mod record;
