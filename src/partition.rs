@@ -267,6 +267,10 @@ pub fn is_trivial(t: &str) -> bool {
     if t.len() >= 3 && t.bytes().all(|b| b == b'-') {
         return true;
     }
+    // A Markdown table's delimiter row (`|---|--:|`): structure, like a rule.
+    if t.starts_with('|') && t.contains('-') && t.bytes().all(|b| matches!(b, b'|' | b'-' | b':' | b' ')) {
+        return true;
+    }
     if let Some(label) = t.strip_suffix(':')
         && label.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
         && label.bytes().all(|b| b.is_ascii_alphabetic() || b == b' ')
