@@ -13,6 +13,8 @@ pub mod bench;
 pub mod capability;
 pub mod cli;
 pub mod cmd;
+pub mod compact;
+pub mod config_keys;
 pub mod convert;
 pub mod error;
 pub mod frontmatter;

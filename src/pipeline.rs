@@ -53,7 +53,9 @@ pub fn load_content(sources: &Sources) -> Result<Content, Error> {
         Some(dir) => Tree::from_dir(dir)?,
         None => Tree::embedded_content(),
     };
-    Ok(load::content(tree)?)
+    let content = load::content(tree)?;
+    crate::compact::validate(&content)?;
+    Ok(content)
 }
 
 /// Loads and validates manifests and content.

@@ -1,28 +1,116 @@
 //! `msd_run`, the runtime helper that installed workflows call for facts a program can decide.
 //!
 //! It starts fast: no async runtime, no progress bars, nothing loaded that a subcommand does not
-//! need. Every error is one clear message on stderr with a distinct exit code.
+//! need. Every error is one clear message on stderr with a distinct exit code ([`error`]).
+//!
+//! One module per subcommand: [`config`] (`config-get`, `config-set`) and [`query`] (its
+//! variants in their own modules: `agent-skills` in [`agent_skills`]). Answers go to stdout.
+//!
+//! The installed tree: msd_run lives at `<core>/bin/msd_run` and reads `<core>/` (the config
+//! schema, the agents' payloads). `--core DIR` or `MSD_CORE_DIR` override that, for tests and for
+//! running a build from `target/`. The project is the current directory.
 
 use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
+
+pub mod agent_skills;
+pub mod config;
+pub mod error;
+pub mod query;
+
+pub use error::{RunError, RunExit};
 
 /// The msd-core runtime helper, called by installed workflows.
+///
+/// Prints answers on stdout; errors go to stderr with the exit codes below.
 #[derive(Debug, Parser)]
-#[command(name = "msd_run", version)]
-pub struct RunCli {}
+#[command(name = "msd_run", version, after_help = error::EXIT_CODES)]
+pub struct RunCli {
+    /// The installed msd-core tree (default: the parent of the directory holding msd_run).
+    #[arg(long, global = true, env = "MSD_CORE_DIR", value_name = "DIR")]
+    pub core: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: RunCommand,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum RunCommand {
+    /// Print the value of a key of .planning/config.json (strings bare, the rest as JSON).
+    ConfigGet(config::GetArgs),
+    /// Validate a value against the known keys and write it into .planning/config.json.
+    ConfigSet(config::SetArgs),
+    /// Answer a question about the project or the installed content.
+    #[command(subcommand)]
+    Query(query::Query),
+}
 
 /// Runs `msd_run` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    match RunCli::try_parse_from(args) {
-        Ok(_) => ExitCode::SUCCESS,
+    let cli = match RunCli::try_parse_from(args) {
+        Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            match e.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => ExitCode::SUCCESS,
-                _ => ExitCode::from(2),
-            }
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => RunExit::Ok.into(),
+                _ => RunExit::Usage.into(),
+            };
         }
+    };
+    let core = cli.core.as_deref();
+    let result = match &cli.command {
+        RunCommand::ConfigGet(a) => config::get(core, a),
+        RunCommand::ConfigSet(a) => config::set(core, a),
+        RunCommand::Query(q) => query::run(core, q),
+    };
+    match result {
+        Ok(()) => RunExit::Ok.into(),
+        Err(e) => {
+            eprintln!("{}", e.render());
+            e.exit().into()
+        }
+    }
+}
+
+/// The installed core dir: `--core` / `MSD_CORE_DIR`, else the parent of the directory holding
+/// this executable. It must contain `workflows/`.
+pub fn core_dir(given: Option<&Path>) -> Result<PathBuf, RunError> {
+    let (dir, how) = match given {
+        Some(d) => (d.to_path_buf(), "given by --core or MSD_CORE_DIR"),
+        None => {
+            let exe = std::env::current_exe().map_err(|e| RunError::Core {
+                path: "msd_run".into(),
+                message: format!("cannot locate the running executable: {e}"),
+                hint: "pass --core DIR or set MSD_CORE_DIR".into(),
+            })?;
+            let core = exe.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default();
+            (core, "the parent of the directory holding msd_run")
+        }
+    };
+    if !crate::fsx::exists(&dir.join("workflows")) {
+        return Err(RunError::Core {
+            path: dir.display().to_string(),
+            message: format!("no installed msd-core tree here ({how}; it has no workflows/)"),
+            hint: "run the msd_run installed at <home>/msd-core/bin/msd_run, or pass --core <home>/msd-core".into(),
+        });
+    }
+    Ok(dir)
+}
+
+/// Reads an installed file as UTF-8; `None` when absent.
+pub(crate) fn read_core(core: &Path, rel: &str) -> Result<Option<String>, RunError> {
+    let path = core.join(rel);
+    match crate::fsx::read_if_exists(&path) {
+        Ok(None) => Ok(None),
+        Ok(Some(b)) => String::from_utf8(b).map(Some).map_err(|_| RunError::Core {
+            path: path.display().to_string(),
+            message: "not valid UTF-8".into(),
+            hint: "reinstall msd-core with msd-install".into(),
+        }),
+        Err(e) => Err(RunError::Io { path: path.display().to_string(), source: e }),
     }
 }
