@@ -49,7 +49,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     match result {
         Ok(()) => Exit::Ok.into(),
         Err(e) => {
-            if json {
+            if json && matches!(e, crate::error::Error::CheckFailed(_)) {
+                // The command already printed its JSON report (with `"ok": false`).
+            } else if json {
                 println!("{}", serde_json::to_string_pretty(&e.to_json()).expect("json"));
             } else {
                 eprintln!("{}", e.render());

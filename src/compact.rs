@@ -36,16 +36,17 @@ pub fn validate(content: &Content) -> Result<(), ContentError> {
     let core_text = |rel: &str| content.core.iter().find(|f| f.rel.as_str() == rel).and_then(|f| f.text.as_deref());
     if let Some(text) = core_text(SCHEMA_PATH) {
         let src = format!("msd-core/{SCHEMA_PATH}");
-        let schema = Schema::parse(&content.tree.display(&RelPath::new(src.clone()).expect("static")), text).map_err(
-            |e| ContentError {
+        let schema =
+            Schema::parse(&content.tree.display(&RelPath::new(src.clone()).expect("static")), text).map_err(|e| {
+                ContentError {
                 path: e.path,
                 line: e.line,
                 message: e.message,
                 hint:
                     "each key is {\"key\", \"type\": \"bool|enum|paths\", \"values\" (enum), \"default\", \"meaning\"}"
                         .into(),
-            },
-        )?;
+            }
+            })?;
         if let Some(t) = core_text(TEMPLATE_PATH) {
             let tpl = format!("msd-core/{TEMPLATE_PATH}");
             let doc: serde_json::Value = serde_json::from_str(t)
