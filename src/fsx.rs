@@ -174,3 +174,8 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     }
     s
 }
+
+/// Whether `path` exists (following symlinks).
+pub fn exists(path: &Path) -> bool {
+    path.exists()
+}
