@@ -18,6 +18,7 @@ fn install_claude_global_layout() {
         [
             "agents/msd-planner.md",
             "msd-core/VERSION",
+            "msd-core/agents/msd-planner.md",
             "msd-core/msd-file-manifest.json",
             "msd-core/references/rules.md",
             "msd-core/workflows/execute.md",
@@ -113,7 +114,7 @@ fn install_dry_run_writes_nothing() {
     let out = w.install().args(["--content", &starter(), "--dry-run", "--json"]).output().unwrap();
     let doc = json(&out);
     assert_eq!(doc["dry_run"], true);
-    assert_eq!(doc["runtimes"][0]["summary"]["added"], 8);
+    assert_eq!(doc["runtimes"][0]["summary"]["added"], 9);
     assert!(!w.home.join(".claude").exists());
 }
 
