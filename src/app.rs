@@ -28,8 +28,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Install(a)) => a.output.json,
         Some(Command::Emit(a)) => a.output.json,
         Some(Command::Runtimes(a)) => a.json,
-        Some(Command::Schema) => false,
         Some(Command::Gen(a)) => a.what.opts().json,
+        Some(Command::Check(a)) => match &a.what {
+            crate::cli::CheckWhat::Partition(p) => p.json,
+        },
+        Some(Command::Schema) | Some(Command::Bench(_)) => false,
     };
     let result = match cli.command {
         None => cmd::install::run(&cli.install),
@@ -37,6 +40,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Emit(a)) => cmd::emit::run(&a),
         Some(Command::Runtimes(a)) => cmd::runtimes::run(&a),
         Some(Command::Gen(a)) => cmd::generate::run(&a),
+        Some(Command::Check(a)) => cmd::check::run(&a),
+        Some(Command::Bench(a)) => cmd::bench::run(&a),
         Some(Command::Schema) => {
             print!("{}", capability::json_schema());
             Ok(())
@@ -45,7 +50,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     match result {
         Ok(()) => Exit::Ok.into(),
         Err(e) => {
-            if json {
+            if json && matches!(e, crate::error::Error::CheckFailed(_)) {
+                // The command already printed its JSON report (with `"ok": false`).
+            } else if json {
                 println!("{}", serde_json::to_string_pretty(&e.to_json()).expect("json"));
             } else {
                 eprintln!("{}", e.render());

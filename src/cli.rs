@@ -49,6 +49,59 @@ pub enum Command {
     Schema,
     /// Generated files of this repository: print, --check (fail with a diff) or --write.
     Gen(GenArgs),
+    /// Checks of a content tree that are not part of an install (exit 1 on violations).
+    Check(CheckArgs),
+    /// Offline, deterministic measurements of the content, against a committed baseline.
+    Bench(BenchArgs),
+}
+
+/// `check` options.
+#[derive(Debug, Clone, Args)]
+pub struct CheckArgs {
+    /// Which check.
+    #[command(subcommand)]
+    pub what: CheckWhat,
+}
+
+/// The checks.
+#[derive(Debug, Clone, Subcommand)]
+pub enum CheckWhat {
+    /// The compact-content partition of spines and detail parts (five checks; see
+    /// docs/PARTITION-RULES.md). Without --base: disjointness, registration and the parts of the
+    /// protected check that need no history. With --base: all five, against the merge-base.
+    Partition(PartitionArgs),
+}
+
+/// `check partition` options.
+#[derive(Debug, Clone, Args)]
+pub struct PartitionArgs {
+    /// Compare against the merge-base of REV and HEAD (completeness of new splits, protected lines
+    /// kept, boundary moves declared by `Boundary-Move-Declared:` trailers since the merge-base).
+    /// A REV that does not resolve is an error, never a pass.
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+    /// The content tree to check (its msd-core/workflows/ and the gate in msd-core/references/).
+    #[arg(long, value_name = "DIR", default_value = "content")]
+    pub content: PathBuf,
+    /// Print the report as one JSON document.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `bench` options.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Which benchmark.
+    #[command(subcommand)]
+    pub what: BenchWhat,
+}
+
+/// The benchmarks.
+#[derive(Debug, Clone, Subcommand)]
+pub enum BenchWhat {
+    /// Eagerly loaded bytes and proxy tokens per command with compact content off and on. Prints
+    /// the table; --check compares with bench/tokens-baseline.json, --write updates it.
+    Tokens(GenOpts),
 }
 
 /// `gen` options.

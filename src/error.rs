@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use crate::convert::ConvertError;
 use crate::generated::{self, GenError};
+use crate::gitx::GitError;
 use crate::guard::GuardError;
 use crate::load::{ContentError, LoadError};
 use crate::plan::PlanError;
@@ -96,6 +97,9 @@ pub enum Error {
     /// The msd_run binary to install is missing.
     #[error(transparent)]
     Helper(#[from] HelperError),
+    /// Git could not answer a base-revision check.
+    #[error(transparent)]
+    Git(#[from] GitError),
 }
 
 impl From<SynthError> for Error {
@@ -121,6 +125,8 @@ impl Error {
             Error::Gen(g) if g.reason == generated::Reason::FailWriteError => Exit::Io,
             Error::Gen(_) => Exit::CheckFailed,
             Error::Helper(_) => Exit::Io,
+            Error::Git(GitError::Failed { .. }) => Exit::Io,
+            Error::Git(_) => Exit::Usage,
         }
     }
 
@@ -139,6 +145,7 @@ impl Error {
             Error::Write(_) | Error::Io { .. } => Some("check that the target exists and is writable".into()),
             Error::Gen(g) => Some(g.hint.clone()),
             Error::Helper(h) => Some(h.hint()),
+            Error::Git(e) => Some(e.hint()),
             _ => None,
         }
     }

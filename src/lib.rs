@@ -14,18 +14,23 @@
 #![deny(missing_docs)]
 
 pub mod app;
+pub mod bench;
 pub mod capability;
 pub mod cli;
 pub mod cmd;
+pub mod compact;
+pub mod config_keys;
 pub mod convert;
 pub mod error;
 pub mod frontmatter;
 pub mod fsx;
 pub mod generated;
+pub mod gitx;
 pub mod guard;
 pub mod invocation;
 pub mod load;
 pub mod markers;
+pub mod partition;
 pub mod pipeline;
 pub mod plan;
 pub mod predicates;

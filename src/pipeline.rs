@@ -63,6 +63,7 @@ pub fn load_content(sources: &Sources) -> Result<Content, Error> {
         message: format!("{}: {}{}", g.reason, g.message, g.detail.map(|d| format!("\n{d}")).unwrap_or_default()),
         hint: g.hint,
     })?;
+    crate::compact::validate(&content)?;
     Ok(content)
 }
 

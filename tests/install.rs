@@ -18,6 +18,7 @@ fn install_claude_global_layout() {
         [
             "agents/msd-planner.md",
             "msd-core/VERSION",
+            "msd-core/agents/msd-planner.md",
             "msd-core/bin/msd_run",
             "msd-core/msd-file-manifest.json",
             "msd-core/references/rules.md",
@@ -116,7 +117,7 @@ fn install_dry_run_writes_nothing() {
     let out = w.install().args(["--content", &starter(), "--dry-run", "--json"]).output().unwrap();
     let doc = json(&out);
     assert_eq!(doc["dry_run"], true);
-    assert_eq!(doc["runtimes"][0]["summary"]["added"], 11);
+    assert_eq!(doc["runtimes"][0]["summary"]["added"], 12);
     assert!(!w.home.join(".claude").exists());
 }
 

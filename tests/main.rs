@@ -4,6 +4,7 @@
 mod support;
 
 mod cli;
+mod compact;
 mod content;
 mod r#gen;
 mod helper;

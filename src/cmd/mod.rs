@@ -7,6 +7,8 @@ use crate::error::Error;
 use crate::pipeline::Sources;
 use crate::target::Environment;
 
+pub mod bench;
+pub mod check;
 pub mod emit;
 pub mod generate;
 pub mod install;

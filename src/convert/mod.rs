@@ -364,6 +364,17 @@ pub fn emit(content: &Content, rt: &LoadedRuntime, target: &Target) -> Result<Em
             sources: ctx.sources(None, &[&f.source]),
         });
     }
+    // Canonical agent payloads for `msd_run query agent-skills`, whatever format the runtime's
+    // own agent files use (see `compact`).
+    for (rel, text, source) in crate::compact::canonical_payloads(content) {
+        files.push(EmittedFile {
+            path: cap.core_dir(target.scope).join(&rel),
+            bytes: ctx.rw.apply(text).into_bytes(),
+            mode: FileMode::Regular,
+            kind: FileKind::Core,
+            sources: ctx.sources(None, &[source]),
+        });
+    }
     files.push(EmittedFile {
         path: cap.core_dir(target.scope).join(&RelPath::new("VERSION").expect("static")),
         bytes: format!("{}\n", env!("CARGO_PKG_VERSION")).into_bytes(),

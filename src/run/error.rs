@@ -15,13 +15,17 @@ use crate::project::ProjectError;
 pub enum RunExit {
     /// Success.
     Ok = 0,
-    /// Bad command line (unknown query or workflow, a flag missing its value, a bad phase).
+    /// `config-get`: the key has no value and no `--default` was given (like `git config`).
+    Unset = 1,
+    /// Bad command line (unknown query, workflow, key or agent, a flag missing its value, a bad
+    /// phase, a value the key does not allow).
     Usage = 2,
     /// The installed msd-core tree is missing or damaged (reinstall).
     Core = 3,
-    /// A project file is invalid (`.planning/config.json`, a PLAN.md task).
+    /// A project file is invalid (`.planning/config.json`, a PLAN.md task), or there is no
+    /// `.planning/` where one is needed.
     Project = 4,
-    /// A file could not be read.
+    /// A file could not be read or written.
     Io = 5,
     /// A task-content resolver failed: it could not start, or exited non-zero.
     ResolverFailed = 6,
@@ -34,10 +38,12 @@ pub enum RunExit {
 /// The exit-code table of `msd_run --help`.
 pub const EXIT_CODES: &str = "Exit codes:
   0  success
-  2  usage error (unknown query or workflow, a flag without its value, a bad phase number)
+  1  config-get: the key is not set and no --default was given
+  2  usage error (unknown query, workflow, key or agent; a flag without its value; a bad phase
+     number; a value the key does not allow)
   3  the installed msd-core tree is missing or damaged (reinstall with msd-install)
-  4  a project file is invalid (.planning/config.json, a PLAN.md task)
-  5  a file could not be read
+  4  a project file is invalid (.planning/config.json, a PLAN.md task), or no .planning/ here
+  5  a file could not be read or written
   6  a task-content resolver failed (could not start, or exited non-zero)
   7  a task-content resolver timed out
   8  a task-content resolver's reply is not the reply JSON
@@ -110,6 +116,14 @@ pub struct ResolverError {
 /// Every error of msd_run.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// The key is not set.
+    #[error("{message}")]
+    Unset {
+        /// What is unset.
+        message: String,
+        /// What to do.
+        hint: String,
+    },
     /// Bad command line.
     #[error("{message}")]
     Usage {
@@ -131,7 +145,7 @@ pub enum RunError {
     /// A project file is invalid.
     #[error(transparent)]
     Project(#[from] ProjectError),
-    /// A file could not be read.
+    /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {
         /// The path.
@@ -148,6 +162,7 @@ impl RunError {
     /// The exit code.
     pub fn exit(&self) -> RunExit {
         match self {
+            RunError::Unset { .. } => RunExit::Unset,
             RunError::Usage { .. } => RunExit::Usage,
             RunError::Core { .. } => RunExit::Core,
             RunError::Project(_) => RunExit::Project,
@@ -163,9 +178,9 @@ impl RunError {
     /// What to do about it.
     pub fn hint(&self) -> String {
         match self {
-            RunError::Usage { hint, .. } | RunError::Core { hint, .. } => hint.clone(),
+            RunError::Unset { hint, .. } | RunError::Usage { hint, .. } | RunError::Core { hint, .. } => hint.clone(),
             RunError::Project(p) => p.hint.clone(),
-            RunError::Io { .. } => "check that the file exists and is readable".into(),
+            RunError::Io { .. } => "check that the file exists and is readable and writable".into(),
             RunError::Resolver(_) => {
                 "halt this task: fix the tracker, the resolver or the task's tracker-id; never fall back to the PLAN.md text".into()
             }

@@ -3,13 +3,15 @@
 //! It starts fast: no async runtime, no progress bars, nothing loaded that a subcommand does not
 //! need. Every error is one clear message on stderr with a distinct exit code ([`error`]).
 //!
-//! One module per subcommand: [`query`] (its variants `init.<workflow>` in [`init`],
-//! `context-predicates` in [`context_predicates`]) and [`task`]. Answers are JSON on stdout.
+//! One module per subcommand: [`config`] (`config-get`, `config-set`), [`query`] (its variants
+//! in their own modules: `init.<workflow>` in [`init`], `context-predicates` in
+//! [`context_predicates`], `agent-skills` in [`agent_skills`]) and [`task`]. Answers go to
+//! stdout.
 //!
 //! The installed tree: msd_run lives at `<core>/bin/msd_run` and reads `<core>/` (the workflows,
-//! the section manifest, `CONTEXT.md`, `resolvers.json`). `--core DIR` or `MSD_CORE_DIR`
-//! override that, for tests and for running a build from `target/`. The project is the current
-//! directory.
+//! the section manifest, `CONTEXT.md`, `resolvers.json`, the config schema, the agents'
+//! payloads). `--core DIR` or `MSD_CORE_DIR` override that, for tests and for running a build
+//! from `target/`. The project is the current directory.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -17,6 +19,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod agent_skills;
+pub mod config;
 pub mod context_predicates;
 pub mod error;
 pub mod init;
@@ -27,7 +31,7 @@ pub use error::{RunError, RunExit};
 
 /// The msd-core runtime helper, called by installed workflows.
 ///
-/// Prints JSON answers on stdout; errors go to stderr with the exit codes below.
+/// Prints answers on stdout; errors go to stderr with the exit codes below.
 #[derive(Debug, Parser)]
 #[command(name = "msd_run", version, after_help = error::EXIT_CODES)]
 pub struct RunCli {
@@ -42,6 +46,10 @@ pub struct RunCli {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum RunCommand {
+    /// Print the value of a key of .planning/config.json (strings bare, the rest as JSON).
+    ConfigGet(config::GetArgs),
+    /// Validate a value against the known keys and write it into .planning/config.json.
+    ConfigSet(config::SetArgs),
     /// Answer a question about the project or the installed content.
     #[command(subcommand, after_help = query::AFTER_HELP)]
     Query(query::Query),
@@ -62,9 +70,12 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             };
         }
     };
+    let core = cli.core.as_deref();
     let result = match &cli.command {
-        RunCommand::Query(q) => query::run(cli.core.as_deref(), q),
-        RunCommand::Task(t) => task::run(cli.core.as_deref(), t),
+        RunCommand::ConfigGet(a) => config::get(core, a),
+        RunCommand::ConfigSet(a) => config::set(core, a),
+        RunCommand::Query(q) => query::run(core, q),
+        RunCommand::Task(t) => task::run(core, t),
     };
     match result {
         Ok(()) => RunExit::Ok.into(),

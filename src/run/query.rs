@@ -7,7 +7,7 @@ use std::path::Path;
 
 use clap::Subcommand;
 
-use super::{RunError, context_predicates, init};
+use super::{RunError, agent_skills, context_predicates, init};
 
 /// The query that is not a fixed subcommand, for `msd_run query --help`.
 pub const AFTER_HELP: &str = "Workflow facts:
@@ -19,6 +19,10 @@ pub const AFTER_HELP: &str = "Workflow facts:
 /// Queries.
 #[derive(Debug, Subcommand)]
 pub enum Query {
+    /// The payload to paste into an agent's spawn prompt: the project's skills for it
+    /// (`agent_skills.<agent>`) and its instructions, compact when `workflow.compact_content` is
+    /// true, canonical otherwise. Never empty.
+    AgentSkills(agent_skills::Args),
     /// Predicates of CONTEXT.md matching every given selector, as JSON {matched, predicates}.
     ContextPredicates(context_predicates::Args),
     /// `init.<workflow> [args...]`: what the workflow needs for this invocation, as JSON: the
@@ -31,6 +35,7 @@ pub enum Query {
 /// Runs a query.
 pub fn run(core: Option<&Path>, q: &Query) -> Result<(), RunError> {
     match q {
+        Query::AgentSkills(a) => agent_skills::run(core, a),
         Query::ContextPredicates(a) => context_predicates::run(core, a),
         Query::Other(words) => {
             let mut words = words.iter().map(|w| {

@@ -1,0 +1,599 @@
+//! Compact content mode: the five partition checks (a RED and a GREEN fixture each, synthetic
+//! trees and temporary git repositories), the shipped splits, `msd_run config-get/config-set`,
+//! `msd_run query agent-skills` on an installed tree with the key off and on, and the token
+//! benchmark against its committed baseline.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as StdCommand;
+
+use crate::support::{World, fixture, json, repo};
+
+const GATE: &str =
+    "Detail parts: follow `~/.claude/msd-core/references/compact-content-gate.md` for the parts named below.\n";
+
+/// A content tree with the gate and any workflow files, relative to msd-core/workflows.
+fn tree(root: &Path, files: &[(&str, &str)]) {
+    let gate = root.join("msd-core/references/compact-content-gate.md");
+    std::fs::create_dir_all(gate.parent().unwrap()).unwrap();
+    std::fs::write(&gate, "# Gate\n\nThe one rule about detail parts lives here.\n").unwrap();
+    for (rel, text) in files {
+        let p = root.join("msd-core/workflows").join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+fn remove(root: &Path, rel: &str) {
+    std::fs::remove_file(root.join("msd-core/workflows").join(rel)).unwrap();
+}
+
+fn spine(body: &str, parts: &[&str]) -> String {
+    let mut s = format!("<purpose>\nDo the thing.\n</purpose>\n\n{GATE}\n{body}");
+    for p in parts {
+        s.push_str(&format!("Elaboration: read the detail part `~/.claude/msd-core/workflows/{p}`.\n"));
+    }
+    s
+}
+
+/// Runs `check partition --json` and returns (exit code, violation kinds).
+fn partition(w: &World, content: &Path, base: Option<&str>) -> (i32, Vec<String>, serde_json::Value) {
+    let mut cmd = w.install();
+    cmd.args(["check", "partition", "--json", "--content", content.to_str().unwrap()]);
+    if let Some(b) = base {
+        cmd.args(["--base", b]);
+    }
+    let out = cmd.output().unwrap();
+    let code = out.status.code().unwrap();
+    if code > 1 {
+        return (code, vec![], serde_json::Value::Null);
+    }
+    let doc = json(&out);
+    let kinds = doc["violations"].as_array().unwrap().iter().map(|v| v["kind"].as_str().unwrap().to_string()).collect();
+    (code, kinds, doc)
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = StdCommand::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A repository whose first commit holds an unsplit workflow; returns (repo, content dir).
+fn repo_with(w: &World, unsplit: &str) -> (PathBuf, PathBuf) {
+    let root = w.tmp.path().join("repo");
+    let content = root.join("content");
+    tree(&content, &[("flow.md", unsplit)]);
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "-m", "base"]);
+    (root, content)
+}
+
+fn commit(root: &Path, message: &str) {
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", message]);
+}
+
+const UNSPLIT: &str = "<purpose>\nDo the thing.\n</purpose>\n\nDetail parts: follow `~/.claude/msd-core/references/compact-content-gate.md` for the parts named below.\n\n<!-- msd:protected -->\n**Never** delete the user's files without asking.\n\nStep one: read the plan and list its tasks in order.\nStep two: run each task and record its outcome.\nExample: a plan with three tasks produces three outcome lines, one per task.\nRationale: outcomes recorded as you go survive an interrupted run.\n";
+
+fn split_ok(content: &Path) {
+    let spine_text = UNSPLIT
+        .replace("Example: a plan with three tasks produces three outcome lines, one per task.\n", "")
+        .replace("Rationale: outcomes recorded as you go survive an interrupted run.\n", "")
+        + "Elaboration: read the detail part `~/.claude/msd-core/workflows/flow/detail/why.md`.\n";
+    tree(
+        content,
+        &[
+            ("flow.md", &spine_text),
+            (
+                "flow/detail/why.md",
+                "# flow: why\n\nExample: a plan with three tasks produces three outcome lines, one per task.\nRationale: outcomes recorded as you go survive an interrupted run.\n",
+            ),
+        ],
+    );
+}
+
+const TRAILER: &str =
+    "split flow\n\nBoundary-Move-Declared: content/msd-core/workflows/flow.md — examples and rationale move to a part";
+
+#[test]
+fn compact_completeness_green_when_every_line_is_carried() {
+    let w = World::new();
+    let (root, content) = repo_with(&w, UNSPLIT);
+    split_ok(&content);
+    commit(&root, TRAILER);
+    let (code, kinds, doc) = partition(&w, &content, Some("HEAD~1"));
+    assert_eq!((code, kinds), (0, vec![]), "{doc}");
+    assert_eq!(doc["new_splits"], serde_json::json!(["flow"]));
+    assert_eq!(doc["checks_run"].as_array().unwrap().len(), 5);
+}
+
+#[test]
+fn compact_completeness_red_on_a_dropped_line_and_a_spine_not_smaller() {
+    let w = World::new();
+    let (root, content) = repo_with(&w, UNSPLIT);
+    split_ok(&content);
+    let part = content.join("msd-core/workflows/flow/detail/why.md");
+    std::fs::write(
+        &part,
+        "# flow: why\n\nExample: a plan with three tasks produces three outcome lines, one per task.\n",
+    )
+    .unwrap();
+    commit(&root, TRAILER);
+    let (code, kinds, doc) = partition(&w, &content, Some("HEAD~1"));
+    assert_eq!((code, kinds), (1, vec!["incomplete_split".to_string()]), "{doc}");
+    let v = &doc["violations"][0];
+    assert_eq!(v["spine"], "flow.md");
+    assert_eq!(v["line"], 13, "the line of the old spine");
+    assert_eq!(v["detail"], "Rationale: outcomes recorded as you go survive an interrupted run.");
+
+    // A split that moves lines but grows the spine fails too.
+    let grown = std::fs::read_to_string(content.join("msd-core/workflows/flow.md")).unwrap()
+        + &"padding line that makes the spine bigger than before\n".repeat(10);
+    std::fs::write(content.join("msd-core/workflows/flow.md"), grown).unwrap();
+    std::fs::write(&part, "# flow: why\n\nExample: a plan with three tasks produces three outcome lines, one per task.\nRationale: outcomes recorded as you go survive an interrupted run.\n").unwrap();
+    commit(&root, "grow");
+    let (code, kinds, _) = partition(&w, &content, Some("HEAD~2"));
+    assert_eq!((code, kinds), (1, vec!["spine_not_smaller".to_string()]));
+}
+
+#[test]
+fn compact_disjointness_red_on_a_duplicated_line_green_when_rewritten() {
+    let w = World::new();
+    let c = w.tmp.path().join("content");
+    let dup = "Run the tests before every commit, and stop on the first failure.\n";
+    tree(&c, &[("flow.md", &spine(dup, &["flow/detail/a.md"])), ("flow/detail/a.md", &format!("# a\n\n{dup}"))]);
+    let (code, kinds, doc) = partition(&w, &c, None);
+    assert_eq!((code, kinds), (1, vec!["duplicated_line".to_string()]));
+    assert_eq!(doc["violations"][0]["part"], "flow/detail/a.md");
+    assert_eq!(doc["violations"][0]["line"], 3);
+    tree(&c, &[("flow/detail/a.md", "# a\n\nWhy: a failing test found early costs one revert, not a bisect.\n")]);
+    assert_eq!(partition(&w, &c, None).0, 0);
+    // A spine that restates the gate fails as well.
+    tree(&c, &[("other.md", "Intro.\nThe one rule about detail parts lives here.\n")]);
+    assert_eq!(partition(&w, &c, None).1, vec!["gate_restated".to_string()]);
+}
+
+#[test]
+fn compact_registration_red_on_orphans_unreferenced_and_dangling_parts() {
+    let w = World::new();
+    let c = w.tmp.path().join("content");
+    tree(
+        &c,
+        &[
+            ("flow.md", &spine("Step one.\n", &["flow/detail/a.md"])),
+            ("flow/detail/a.md", "# a\n\nMore about step one.\n"),
+        ],
+    );
+    assert_eq!(partition(&w, &c, None).0, 0, "a referenced part is green");
+
+    tree(&c, &[("gone/detail/x.md", "# x\n\nA part of nothing.\n")]);
+    assert_eq!(partition(&w, &c, None).1, vec!["orphan_detail".to_string()]);
+    remove(&c, "gone/detail/x.md");
+
+    tree(&c, &[("flow/detail/b.md", "# b\n\nNamed by nobody.\n")]);
+    let (_, kinds, doc) = partition(&w, &c, None);
+    assert_eq!(kinds, vec!["unreferenced_detail".to_string()]);
+    assert_eq!(doc["violations"][0]["part"], "flow/detail/b.md");
+    remove(&c, "flow/detail/b.md");
+
+    tree(
+        &c,
+        &[("flow.md", &spine("Step one.\n", &["flow/detail/a.md", "flow/detail/missing.md", "other/detail/a.md"]))],
+    );
+    assert_eq!(partition(&w, &c, None).1, vec!["dangling_reference".to_string(), "dangling_reference".to_string()]);
+
+    tree(&c, &[("flow.md", &spine("Step one.\n", &["flow/detail/a.md"]).replace(GATE, ""))]);
+    assert_eq!(partition(&w, &c, None).1, vec!["gate_reference".to_string()]);
+
+    tree(
+        &c,
+        &[
+            ("flow.md", &spine("Step one.\n", &["flow/detail/a.md"])),
+            ("flow/detail/a.md", "# a\n\n@~/.claude/msd-core/references/x.md\n"),
+        ],
+    );
+    assert_eq!(partition(&w, &c, None).1, vec!["include_in_part".to_string()]);
+}
+
+#[test]
+fn compact_registration_part_size_cap_minus_one_green_cap_and_cap_plus_one_red() {
+    let w = World::new();
+    let c = w.tmp.path().join("content");
+    let cap = msd_install::guard::DETAIL_PART_CAP as usize;
+    for (size, code) in [(cap - 1, 0), (cap, 1), (cap + 1, 1)] {
+        let head = "# a\n\n";
+        let body = format!("{head}{}\n", "x".repeat(size - head.len() - 1));
+        assert_eq!(body.len(), size);
+        tree(&c, &[("flow.md", &spine("Step one.\n", &["flow/detail/a.md"])), ("flow/detail/a.md", &body)]);
+        let (got, kinds, _) = partition(&w, &c, None);
+        assert_eq!(got, code, "{size} bytes: {kinds:?}");
+        if code == 1 {
+            assert_eq!(kinds, vec!["part_too_large".to_string()]);
+        }
+    }
+}
+
+#[test]
+fn compact_protected_red_when_a_part_holds_a_sentinel() {
+    let w = World::new();
+    let c = w.tmp.path().join("content");
+    tree(
+        &c,
+        &[
+            ("flow.md", &spine("Step one.\n", &["flow/detail/a.md"])),
+            ("flow/detail/a.md", "# a\n\n<!-- msd:protected -->\nNever push to main.\n"),
+        ],
+    );
+    assert_eq!(partition(&w, &c, None).1, vec!["protected_in_part".to_string()]);
+}
+
+#[test]
+fn compact_protected_red_when_deleted_or_relocated_green_when_present() {
+    let w = World::new();
+    let (root, content) = repo_with(&w, UNSPLIT);
+    split_ok(&content);
+    commit(&root, TRAILER);
+    let base = "HEAD";
+    assert_eq!(partition(&w, &content, Some(base)).0, 0, "protected line present: green");
+
+    let spine_path = content.join("msd-core/workflows/flow.md");
+    let spine_text = std::fs::read_to_string(&spine_path).unwrap();
+    let protected = "**Never** delete the user's files without asking.\n";
+    std::fs::write(&spine_path, spine_text.replace(protected, "")).unwrap();
+    let (code, kinds, _) = partition(&w, &content, Some(base));
+    assert_eq!((code, kinds), (1, vec!["protected_deleted".to_string()]));
+
+    let part = content.join("msd-core/workflows/flow/detail/why.md");
+    let part_text = std::fs::read_to_string(&part).unwrap();
+    std::fs::write(&part, format!("{part_text}{protected}")).unwrap();
+    commit(
+        &root,
+        "move the rule\n\nBoundary-Move-Declared: content/msd-core/workflows/flow.md — a trailer cannot excuse it",
+    );
+    let (code, kinds, doc) = partition(&w, &content, Some("HEAD~1"));
+    assert_eq!((code, kinds), (1, vec!["protected_relocated".to_string()]), "{doc}");
+    assert_eq!(doc["violations"][0]["part"], "flow/detail/why.md", "names the destination");
+}
+
+#[test]
+fn compact_boundary_moves_red_without_the_trailer_green_with_it() {
+    let w = World::new();
+    let (root, content) = repo_with(&w, UNSPLIT);
+    split_ok(&content);
+    commit(&root, "split flow without saying so");
+    let (code, kinds, doc) = partition(&w, &content, Some("HEAD~1"));
+    assert_eq!((code, kinds), (1, vec!["undeclared_boundary_move".to_string()]), "{doc}");
+    assert_eq!(doc["violations"][0]["part"], "flow/detail/why.md");
+
+    git(&root, &["commit", "-q", "--allow-empty", "-m", TRAILER]);
+    assert_eq!(partition(&w, &content, Some("HEAD~2")).0, 0);
+
+    // A malformed trailer is reported, not ignored.
+    git(
+        &root,
+        &[
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x\n\nBoundary-Move-Declared: content/msd-core/workflows/flow.md - no em dash",
+        ],
+    );
+    assert_eq!(partition(&w, &content, Some("HEAD~3")).1, vec!["trailer_error".to_string()]);
+}
+
+#[test]
+fn compact_base_that_does_not_resolve_is_an_error_not_a_pass() {
+    let w = World::new();
+    let (_, content) = repo_with(&w, UNSPLIT);
+    let out = w
+        .install()
+        .args(["check", "partition", "--content", content.to_str().unwrap(), "--base", "no-such-branch"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("does not resolve"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Outside any repository, --base cannot be honoured either.
+    let c = w.tmp.path().join("plain");
+    tree(&c, &[("flow.md", "x\n")]);
+    let out =
+        w.install().args(["check", "partition", "--content", c.to_str().unwrap(), "--base", "HEAD"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn compact_shipped_content_passes_the_partition_check() {
+    let w = World::new();
+    let content = repo().join("content");
+    let (code, kinds, doc) = partition(&w, &content, None);
+    assert_eq!((code, kinds), (0, vec![]), "{doc}");
+    let names: Vec<&str> = doc["splits"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    for name in ["complete-milestone", "execute-phase", "new-project", "plan-phase", "verify-work"] {
+        assert!(names.contains(&name), "{name} is split: {names:?}");
+    }
+    // Every spine references the gate once, and the gate itself holds the rule SPEC section 8 gives.
+    let gate = std::fs::read_to_string(content.join("msd-core/references/compact-content-gate.md")).unwrap();
+    assert!(gate.contains("config-get workflow.compact_content --default false"));
+    assert!(gate.contains("Output `true`: compact mode is **on**. Do not read any detail part."));
+    assert!(gate.contains("A missed read degrades to the spine, never to nothing."));
+    let new_project = std::fs::read_to_string(content.join("msd-core/workflows/new-project.md")).unwrap();
+    assert!(
+        new_project.contains("| Compact |") && new_project.contains("`workflow.compact_content`"),
+        "new-project asks"
+    );
+    let settings = std::fs::read_to_string(content.join("msd-core/workflows/settings.md")).unwrap();
+    assert!(settings.contains("<step name=\"compact_content\">"), "settings toggles");
+}
+
+// ---- msd_run config-get / config-set ----
+
+/// An installed Claude core from the shipped content, and a project with `.planning/`.
+fn installed() -> (World, PathBuf) {
+    let w = World::new();
+    w.install().args(["-q"]).assert().success();
+    let core = w.home.join(".claude/msd-core");
+    std::fs::create_dir_all(w.project.join(".planning")).unwrap();
+    let w = w.env("MSD_CORE_DIR", &core);
+    (w, core)
+}
+
+fn run(w: &World, args: &[&str]) -> (i32, String, String) {
+    let out = w.run().args(args).output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn compact_config_key_persists_and_reads_back() {
+    let (w, _) = installed();
+    assert_eq!(run(&w, &["config-get", "workflow.compact_content"]).0, 1, "unset without --default");
+    assert_eq!(run(&w, &["config-get", "workflow.compact_content", "--default", "false"]).1, "false\n");
+    assert_eq!(run(&w, &["config-set", "workflow.compact_content", "true"]).0, 0);
+    assert_eq!(run(&w, &["config-get", "workflow.compact_content"]), (0, "true\n".into(), String::new()));
+    run(&w, &["config-set", "mode", "yolo"]);
+    run(&w, &["config-set", "agent_skills.msd-executor", r#"["skills/testing"]"#]);
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(w.project.join(".planning/config.json")).unwrap()).unwrap();
+    assert_eq!(
+        doc,
+        serde_json::json!({"workflow": {"compact_content": true}, "mode": "yolo", "agent_skills": {"msd-executor": ["skills/testing"]}}),
+        "dotted keys create nested objects"
+    );
+    assert_eq!(run(&w, &["config-get", "mode"]).1, "yolo\n");
+    assert_eq!(run(&w, &["config-get", "agent_skills.msd-executor"]).1, "[\"skills/testing\"]\n");
+}
+
+#[test]
+fn compact_config_rejects_invalid_values_and_unknown_keys_leaving_the_file_untouched() {
+    let (w, _) = installed();
+    let file = w.project.join(".planning/config.json");
+    std::fs::write(&file, "{\n  \"mode\": \"interactive\"\n}\n").unwrap();
+    let before = std::fs::read(&file).unwrap();
+    for args in [
+        ["config-set", "workflow.compact_content", "yes"],
+        ["config-set", "workflow.compact_content", "\"true\""],
+        ["config-set", "mode", "fast"],
+        ["config-set", "workflow.nope", "true"],
+        ["config-set", "agent_skills.msd-executor", "skills/x"],
+        ["config-set", "agent_skills.msd-executor", r#"["../outside"]"#],
+        ["config-set", "agent_skills.msd-nobody", "[]"],
+    ] {
+        let (code, _, err) = run(&w, &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("hint:"), "{err}");
+        assert_eq!(std::fs::read(&file).unwrap(), before, "{args:?} left the file as it was");
+    }
+    assert_eq!(run(&w, &["config-get", "workflow.nope"]).0, 2);
+    // A stored value of the wrong type fails config-get, even with --default.
+    std::fs::write(&file, "{\"workflow\": {\"compact_content\": \"yes\"}}").unwrap();
+    assert_eq!(run(&w, &["config-get", "workflow.compact_content", "--default", "false"]).0, 4);
+    // A broken file is not overwritten.
+    std::fs::write(&file, "{ not json").unwrap();
+    assert_eq!(run(&w, &["config-set", "mode", "yolo"]).0, 4);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{ not json");
+    // No .planning/ here: nothing is created.
+    std::fs::remove_dir_all(w.project.join(".planning")).unwrap();
+    assert_eq!(run(&w, &["config-set", "mode", "yolo"]).0, 4);
+    assert!(!w.project.join(".planning").exists());
+}
+
+#[test]
+fn compact_install_rejects_a_template_that_disagrees_with_the_schema() {
+    let w = World::new();
+    let c = w.tmp.path().join("content");
+    crate::support::copy_tree(&fixture("starter"), &c);
+    std::fs::create_dir_all(c.join("msd-core/templates")).unwrap();
+    std::fs::write(
+        c.join("msd-core/templates/config-keys.json"),
+        r#"{"keys": [{"key": "workflow.compact_content", "type": "bool", "default": false, "meaning": "m"}]}"#,
+    )
+    .unwrap();
+    std::fs::write(c.join("msd-core/templates/config.json"), r#"{"workflow": {"compact_content": true}}"#).unwrap();
+    let out = w.install().args(["--content", c.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("must be present with its default false"));
+    std::fs::write(c.join("msd-core/templates/config.json"), r#"{"workflow": {"compact_content": false}}"#).unwrap();
+    w.install().args(["--content", c.to_str().unwrap()]).assert().success();
+}
+
+#[test]
+fn compact_install_rejects_agent_variants_that_drop_protected_text_grow_or_have_no_agent() {
+    let w = World::new();
+    let c = w.tmp.path().join("content");
+    crate::support::copy_tree(&fixture("starter"), &c);
+    let agent = c.join("agents/msd-planner.md");
+    let canonical = std::fs::read_to_string(&agent).unwrap();
+    let with_rule = format!("{canonical}\n<!-- msd:protected -->\nNever plan work the user did not ask for.\n");
+    std::fs::write(&agent, &with_rule).unwrap();
+    let variants = c.join("msd-core/agents");
+    std::fs::create_dir_all(&variants).unwrap();
+    let install = |expect: Option<i32>| {
+        let out = w.install().args(["--dry-run", "--content", c.to_str().unwrap()]).output().unwrap();
+        assert_eq!(out.status.code(), expect, "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    std::fs::write(variants.join("msd-planner.compact.md"), "Plan.\n").unwrap();
+    assert!(install(Some(3)).contains("drops protected line"));
+    std::fs::write(variants.join("msd-planner.compact.md"), format!("{with_rule}{with_rule}")).unwrap();
+    assert!(install(Some(3)).contains("not smaller"));
+    std::fs::write(variants.join("msd-planner.compact.md"), "Plan.\nNever plan work the user did not ask for.\n")
+        .unwrap();
+    install(Some(0));
+    std::fs::write(variants.join("msd-ghost.compact.md"), "x\n").unwrap();
+    assert!(install(Some(3)).contains("unknown agent `msd-ghost`"));
+}
+
+// ---- installed tree, key off and on ----
+
+/// The part paths a spine names, as a workflow reads them: the literal installed paths.
+fn named_parts(spine: &str, core: &Path) -> Vec<PathBuf> {
+    let prefix = format!("{}/workflows/", core.display());
+    let mut out: Vec<PathBuf> = Vec::new();
+    for (i, _) in spine.match_indices(&prefix) {
+        let rest = &spine[i..];
+        let end = rest.find('`').unwrap();
+        let p = PathBuf::from(&rest[..end]);
+        if p.to_string_lossy().contains("/detail/") && !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn compact_installed_gate_and_parts_serve_the_key_off_and_on() {
+    let (w, core) = installed();
+    let gate = std::fs::read_to_string(core.join("references/compact-content-gate.md")).unwrap();
+    let call = gate.lines().find(|l| l.contains("config-get workflow.compact_content")).unwrap().trim().to_string();
+    assert!(call.starts_with(&core.display().to_string()), "the gate calls the installed helper: {call}");
+    let spine = std::fs::read_to_string(core.join("workflows/plan-phase.md")).unwrap();
+    assert_eq!(spine.matches("references/compact-content-gate.md").count(), 1);
+    let parts = named_parts(&spine, &core);
+    assert_eq!(parts.len(), 4, "{parts:?}");
+
+    // Key off (unset, then false): the gate's call prints false, and every named part is there to read.
+    let gate_call = |w: &World| run(w, &["config-get", "workflow.compact_content", "--default", "false"]).1;
+    assert_eq!(gate_call(&w), "false\n");
+    run(&w, &["config-set", "workflow.compact_content", "false"]);
+    assert_eq!(gate_call(&w), "false\n");
+    let mut eager_off = spine.len();
+    for p in &parts {
+        let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert!(text.contains("<detail name="), "{}", p.display());
+        assert!(!text.lines().any(|l| l.trim_start().starts_with('@')), "no @ line in {}", p.display());
+        eager_off += text.len();
+    }
+    // Key on: the call prints true and the spine alone is what the workflow holds.
+    run(&w, &["config-set", "workflow.compact_content", "true"]);
+    assert_eq!(gate_call(&w), "true\n");
+    assert!(spine.len() < eager_off);
+}
+
+#[test]
+fn compact_agent_skills_payload_follows_the_key() {
+    let (w, core) = installed();
+    let canonical = std::fs::read_to_string(core.join("agents/msd-ui-researcher.md")).unwrap();
+    let compact = std::fs::read_to_string(core.join("agents/msd-ui-researcher.compact.md")).unwrap();
+    assert!(compact.len() < canonical.len());
+    let payload = |agent: &str| {
+        let out = w.run().args(["query", "agent-skills", agent, "--json"]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        json(&out)
+    };
+    // Off (unset): canonical, with no skills configured and saying so.
+    let p = payload("msd-ui-researcher");
+    assert_eq!(p["variant"], "canonical");
+    let text = p["payload"].as_str().unwrap();
+    assert!(text.contains(canonical.trim_end()) && text.contains("No project skills are configured"));
+
+    // On: the compact variant; an agent without one gets its canonical text, disclosed.
+    std::fs::create_dir_all(w.project.join("skills/testing")).unwrap();
+    std::fs::write(w.project.join("skills/testing/SKILL.md"), "# testing\n").unwrap();
+    run(&w, &["config-set", "agent_skills.msd-ui-researcher", r#"["skills/testing", "skills/missing"]"#]);
+    run(&w, &["config-set", "workflow.compact_content", "true"]);
+    let p = payload("msd-ui-researcher");
+    assert_eq!(p["variant"], "compact");
+    let text = p["payload"].as_str().unwrap();
+    assert!(text.contains(compact.trim_end()) && !text.contains(canonical.trim_end()));
+    assert!(text.contains("- skills/testing/SKILL.md") && !text.contains("skills/missing"));
+    assert_eq!(p["warnings"].as_array().unwrap().len(), 1, "the missing skill is a warning");
+    let p = payload("msd-executor");
+    assert_eq!(p["variant"], "canonical_substituted");
+    assert!(p["payload"].as_str().unwrap().contains("has no compact variant"));
+
+    // Plain output is the payload itself; an unknown agent is an error.
+    let (code, out, _) = run(&w, &["query", "agent-skills", "msd-executor"]);
+    assert_eq!(code, 0);
+    assert!(!out.trim().is_empty());
+    assert_eq!(run(&w, &["query", "agent-skills", "msd-nobody"]).0, 2);
+    assert_eq!(run(&w, &["query", "agent-skills", "../etc"]).0, 2);
+}
+
+#[test]
+fn compact_payloads_exist_for_runtimes_whose_agents_are_not_markdown() {
+    // Codex agents are TOML and Kimi's YAML; the payload texts in the core are the same Markdown.
+    for id in ["codex", "kimi"] {
+        let w = World::new();
+        let out = w.install().args(["-r", id, "--json"]).output().unwrap();
+        assert!(out.status.success());
+        let home = PathBuf::from(json(&out)["runtimes"][0]["home"].as_str().unwrap());
+        let core = home.join("msd-core");
+        std::fs::create_dir_all(w.project.join(".planning")).unwrap();
+        let w = w.env("MSD_CORE_DIR", &core);
+        run(&w, &["config-set", "workflow.compact_content", "true"]);
+        let (code, text, err) = run(&w, &["query", "agent-skills", "msd-code-reviewer"]);
+        assert_eq!(code, 0, "{id}: {err}");
+        assert!(text.contains("variant=\"compact\"") && !text.contains("~/.claude"), "{id}: {text}");
+    }
+}
+
+// ---- token benchmark ----
+
+#[test]
+fn compact_bench_tokens_check_is_green_twice_and_shows_the_reduction() {
+    let w = World::new();
+    for _ in 0..2 {
+        let out =
+            w.install().args(["bench", "tokens", "--check", "--root", repo().to_str().unwrap()]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let baseline: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(repo().join("bench/tokens-baseline.json")).unwrap()).unwrap();
+    assert!(baseline["tokenizer"].as_str().unwrap().contains("proxy"));
+    for name in ["plan-phase", "execute-phase", "new-project", "verify-work", "complete-milestone"] {
+        let row = baseline["rows"].as_array().unwrap().iter().find(|r| r["command"] == name).unwrap();
+        let (off, on) = (row["off"]["tokens"].as_u64().unwrap(), row["on"]["tokens"].as_u64().unwrap());
+        assert!(on * 100 < off * 95, "{name}: {off} -> {on} tokens is at least a 5% reduction");
+    }
+    assert!(baseline["total_on"]["tokens"].as_u64() < baseline["total_off"]["tokens"].as_u64());
+    // The README shows the table the command prints.
+    let table = w.install().args(["bench", "tokens"]).output().unwrap();
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    assert!(
+        readme.contains(String::from_utf8_lossy(&table.stdout).trim()),
+        "README.md shows the current bench tokens table"
+    );
+}
+
+#[test]
+fn compact_bench_tokens_check_fails_on_a_stale_baseline() {
+    let w = World::new();
+    let root = w.tmp.path().join("r");
+    std::fs::create_dir_all(root.join("bench")).unwrap();
+    std::fs::write(root.join("bench/tokens-baseline.json"), "{}\n").unwrap();
+    let out = w.install().args(["bench", "tokens", "--check", "--root", root.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bench tokens --write"));
+}
