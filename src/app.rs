@@ -9,7 +9,7 @@ use clap::Parser;
 use crate::capability;
 use crate::cli::{Cli, Command};
 use crate::cmd;
-use crate::error::Exit;
+use crate::error::{Error, Exit};
 
 /// Runs `msd-install` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
@@ -33,7 +33,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             crate::cli::CheckWhat::Partition(p) => p.json,
         },
         Some(Command::Schema) | Some(Command::Bench(_)) => false,
+        Some(Command::Uninstall(a)) => a.output.json,
+        Some(Command::Verify(a)) => a.output.json,
+        Some(Command::Recover(a)) => a.output.json,
     };
+    crate::txn::init_fault_hook();
     let result = match cli.command {
         None => cmd::install::run(&cli.install),
         Some(Command::Install(a)) => cmd::install::run(&a),
@@ -46,9 +50,14 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             print!("{}", capability::json_schema());
             Ok(())
         }
+        Some(Command::Uninstall(a)) => cmd::uninstall::run(&a),
+        Some(Command::Verify(a)) => cmd::verify::run(&a),
+        Some(Command::Recover(a)) => cmd::recover::run(&a),
     };
     match result {
         Ok(()) => Exit::Ok.into(),
+        // A failed check has already printed its report (on stdout, or as the JSON document).
+        Err(Error::CheckFailed(m)) if m.is_empty() => Exit::CheckFailed.into(),
         Err(e) => {
             if json && matches!(e, crate::error::Error::CheckFailed(_)) {
                 // The command already printed its JSON report (with `"ok": false`).

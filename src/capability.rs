@@ -63,6 +63,9 @@ pub struct Capability {
     /// `tracker-id` carries their prefix. Installed to `<core>/resolvers.json`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resolvers: Vec<crate::resolver::Resolver>,
+    /// Settings and config surfaces that get msd entries (hooks, permissions, options, blocks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<crate::settings::SurfaceSpec>,
 }
 
 fn default_core_dir() -> RelPath {
@@ -617,14 +620,14 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
             ));
         }
     }
-    if let Some(d) = &cap.description_limit {
-        if d.max <= d.ellipsis.chars().count() {
-            return Err(err(
-                "\"description_limit\"",
-                format!("description limit {} leaves no room for the ellipsis", d.max),
-                "raise `max`",
-            ));
-        }
+    if let Some(d) = &cap.description_limit
+        && d.max <= d.ellipsis.chars().count()
+    {
+        return Err(err(
+            "\"description_limit\"",
+            format!("description limit {} leaves no room for the ellipsis", d.max),
+            "raise `max`",
+        ));
     }
     for c in &cap.caps {
         crate::guard::check_glob(&c.glob).map_err(|m| {
@@ -639,6 +642,8 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
         }
     }
     crate::resolver::validate(file, text, &cap.resolvers)?;
+    crate::settings::validate(&cap.settings)
+        .map_err(|m| err("\"settings\"", m, "see `msd-install schema` for settings surfaces and their entry kinds"))?;
     Ok(())
 }
 

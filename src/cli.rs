@@ -26,13 +26,17 @@ const AFTER_HELP: &str = concat!(
     "  msd-install                         install for Claude Code into ~/.claude\n",
     "  msd-install -r opencode --local     install into ./.opencode of this project\n",
     "  msd-install --all --dry-run         show what every runtime would get\n",
-    "  msd-install runtimes                list runtimes and where they install\n\n",
+    "  msd-install runtimes                list runtimes and where they install\n",
+    "  msd-install verify -r codex         check an install against its manifest\n",
+    "  msd-install uninstall --local       remove msd-core from ./.claude, keeping your files\n\n",
     "Exit codes:\n",
     "  0  success\n",
     "  1  a check found problems (verify drift, stale generated file, guard violations)\n",
     "  2  usage error\n",
-    "  3  invalid manifest, content, marker or cap violation (nothing written)\n",
-    "  4  filesystem error (unreadable source, read-only or unsafe target)\n",
+    "  3  invalid input: manifest, content, marker, cap violation, unparseable settings file or\n",
+    "     install state (nothing written)\n",
+    "  4  filesystem error (unreadable source; missing, read-only or unsafe target; a failed\n",
+    "     write, rolled back)\n",
     "  5  another msd-install run holds the target's lock"
 );
 
@@ -53,6 +57,16 @@ pub enum Command {
     Check(CheckArgs),
     /// Offline, deterministic measurements of the content, against a committed baseline.
     Bench(BenchArgs),
+    /// Remove msd-core from a runtime: the files the manifest lists that you did not edit
+    /// (edited ones are backed up and stay), msd's settings entries, msd's metadata, and the
+    /// directories msd-install created when they are empty. Your files and settings stay.
+    Uninstall(UninstallArgs),
+    /// Compare an install with its manifest: modified, missing and extra files, and msd's
+    /// settings entries. Exit 0 only when everything matches.
+    Verify(VerifyArgs),
+    /// Finish (or undo) what an interrupted msd-install run left on a target, and nothing else.
+    /// Every install and uninstall does this first by itself.
+    Recover(RecoverArgs),
 }
 
 /// `check` options.
@@ -152,6 +166,65 @@ pub struct GenOpts {
     /// Print the outcome, or the failure and its typed reason, as one JSON object.
     #[arg(long)]
     pub json: bool,
+}
+
+/// One runtime and where.
+#[derive(Debug, Clone, Args, Default)]
+pub struct OneTargetArgs {
+    /// The runtime (default: claude). See `msd-install runtimes`.
+    #[arg(short = 'r', long = "runtime", value_name = "ID", default_value = "claude")]
+    pub runtime: String,
+    /// The global home (the default).
+    #[arg(short, long, conflicts_with = "local")]
+    pub global: bool,
+    /// The current project (e.g. ./.claude) instead of the global home.
+    #[arg(short, long)]
+    pub local: bool,
+    /// Use DIR as the global home, over every environment variable.
+    #[arg(short = 'c', long, value_name = "DIR", conflicts_with = "local")]
+    pub config_dir: Option<PathBuf>,
+    /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
+    #[arg(long = "runtimes", value_name = "DIR")]
+    pub runtimes_dir: Option<PathBuf>,
+    /// Go through symlinks between the home and a destination (refused by default).
+    #[arg(long)]
+    pub allow_symlinks: bool,
+}
+
+/// `uninstall` options.
+#[derive(Debug, Clone, Args)]
+pub struct UninstallArgs {
+    /// Runtime and scope.
+    #[command(flatten)]
+    pub target: OneTargetArgs,
+    /// Print what would be removed and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `verify` options.
+#[derive(Debug, Clone, Args)]
+pub struct VerifyArgs {
+    /// Runtime and scope.
+    #[command(flatten)]
+    pub target: OneTargetArgs,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `recover` options.
+#[derive(Debug, Clone, Args)]
+pub struct RecoverArgs {
+    /// Runtime and scope.
+    #[command(flatten)]
+    pub target: OneTargetArgs,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Where content and manifests come from.

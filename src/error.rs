@@ -7,9 +7,11 @@
 use std::process::ExitCode;
 
 use crate::convert::ConvertError;
+use crate::fsx;
 use crate::generated::{self, GenError};
 use crate::gitx::GitError;
 use crate::guard::GuardError;
+use crate::lifecycle::LifecycleError;
 use crate::load::{ContentError, LoadError};
 use crate::plan::PlanError;
 use crate::synth::{HelperError, SynthError};
@@ -64,6 +66,9 @@ pub enum Error {
     /// Writing failed.
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// Locking, recovery, migrations, settings surfaces.
+    #[error(transparent)]
+    Lifecycle(#[from] LifecycleError),
     /// A runtime id that no manifest defines.
     #[error("unknown runtime `{given}`")]
     UnknownRuntime {
@@ -127,6 +132,9 @@ impl Error {
             Error::Helper(_) => Exit::Io,
             Error::Git(GitError::Failed { .. }) => Exit::Io,
             Error::Git(_) => Exit::Usage,
+            Error::Lifecycle(LifecycleError::Locked(fsx::LockError::Busy { .. })) => Exit::Locked,
+            Error::Lifecycle(LifecycleError::Settings(_) | LifecycleError::State(_)) => Exit::Invalid,
+            Error::Lifecycle(_) => Exit::Io,
         }
     }
 
@@ -142,10 +150,12 @@ impl Error {
                 Some("pass --allow-symlinks if the link is intended".into())
             }
             Error::Plan(PlanError::Record(_)) => Some("the install manifest is damaged; move it aside and run again (files are then treated as unmanaged and backed up before they are replaced)".into()),
+            Error::Write(WriteError::Txn(t)) => Some(crate::lifecycle::txn_hint(t)),
             Error::Write(_) | Error::Io { .. } => Some("check that the target exists and is writable".into()),
             Error::Gen(g) => Some(g.hint.clone()),
             Error::Helper(h) => Some(h.hint()),
             Error::Git(e) => Some(e.hint()),
+            Error::Lifecycle(e) => Some(e.hint()),
             _ => None,
         }
     }

@@ -223,3 +223,242 @@ pub fn is_dir(path: &Path) -> bool {
 pub fn is_file(path: &Path) -> bool {
     path.is_file()
 }
+
+/// The directory (under a target home) that holds the install lock, the journal and the staging
+/// area of a run in progress. It exists only while a run holds the target, or after a run was
+/// killed (the next run then finds its journal).
+pub const WORK_DIR: &str = ".msd-install";
+
+/// Writes `bytes` to a new file at `path` (parents created). For staging areas, where the file
+/// is not visible to anyone until it is renamed into place; [`sync_fs`] makes a whole staged
+/// tree durable at once (on Linux; elsewhere each file is fsynced here).
+pub fn write_new(path: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        create_dir_all(dir)?;
+    }
+    let mut f = fs_err::File::create(path)?;
+    f.write_all(bytes)?;
+    set_mode(f.file(), mode)?;
+    if !cfg!(target_os = "linux") {
+        f.sync_all()?;
+    }
+    Ok(())
+}
+
+/// Flushes the filesystem holding `path` to disk (`syncfs`), so that everything written there
+/// so far survives a power cut: one call for a staged tree instead of an fsync per file.
+pub fn sync_fs(path: &Path) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let f = fs_err::File::open(path)?;
+        rustix::fs::syncfs(f.file()).map_err(io::Error::from)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        sync_dir(path);
+        Ok(())
+    }
+}
+
+/// sha256 of the file at `path`, `None` when it does not exist.
+pub fn sha256_file(path: &Path) -> io::Result<Option<String>> {
+    Ok(read_if_exists(path)?.map(|b| sha256_hex(&b)))
+}
+
+/// Keeps the current bytes of `src` at `dst` without disturbing `src`: a hard link where the
+/// filesystem allows one, a copy otherwise.
+pub fn preserve(src: &Path, dst: &Path) -> io::Result<()> {
+    if let Some(dir) = dst.parent() {
+        create_dir_all(dir)?;
+    }
+    match std::fs::hard_link(src, dst) {
+        Ok(()) => Ok(()),
+        Err(_) => {
+            let bytes = fs_err::read(src)?;
+            write_new(dst, &bytes, mode_of(src)?)
+        }
+    }
+}
+
+fn mode_of(path: &Path) -> io::Result<FileMode> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let m = fs_err::metadata(path)?.permissions().mode();
+        Ok(if m & 0o111 != 0 { FileMode::Executable } else { FileMode::Regular })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        Ok(FileMode::Regular)
+    }
+}
+
+/// Moves `src` to `dst` by rename (parents of `dst` created), replacing `dst` atomically. When
+/// the two are on different filesystems (a mount point, or a link allowed by `--allow-symlinks`),
+/// falls back to an atomic copy into `dst`'s directory and removes `src`.
+pub fn rename(src: &Path, dst: &Path) -> io::Result<()> {
+    if let Some(dir) = dst.parent() {
+        create_dir_all(dir)?;
+    }
+    match std::fs::rename(src, dst) {
+        Ok(()) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(EXDEV) => {
+            let bytes = fs_err::read(src)?;
+            write_atomic(dst, &bytes, mode_of(src)?)?;
+            fs_err::remove_file(src)
+        }
+        Err(e) => Err(io::Error::new(e.kind(), format!("moving {} to {}: {e}", src.display(), dst.display()))),
+    }
+}
+
+/// `EXDEV`, "cross-device link", the same number on every Unix and unused elsewhere.
+const EXDEV: i32 = 18;
+
+/// Fsyncs a directory so the renames inside it survive a power cut (a no-op where directories
+/// cannot be opened).
+pub fn sync_dir(dir: &Path) {
+    if let Ok(f) = std::fs::File::open(dir) {
+        let _ = f.sync_all();
+    }
+}
+
+/// Removes a directory tree; a missing one is not an error.
+pub fn remove_dir_all_if_exists(dir: &Path) -> io::Result<()> {
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io::Error::new(e.kind(), format!("removing {}: {e}", dir.display()))),
+    }
+}
+
+/// Removes `dir` if it is an empty directory; reports whether it did.
+pub fn remove_dir_if_empty(dir: &Path) -> bool {
+    std::fs::remove_dir(dir).is_ok()
+}
+
+/// Every regular file under `dir` (recursively, symlinks not followed), as paths relative to it
+/// with `/` separators, sorted. A missing directory has no files.
+pub fn list_files(dir: &Path) -> io::Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let rd = match std::fs::read_dir(&d) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io::Error::new(e.kind(), format!("reading {}: {e}", d.display()))),
+        };
+        for entry in rd {
+            let entry = entry?;
+            let ft = entry.file_type()?;
+            let p = entry.path();
+            if ft.is_dir() {
+                stack.push(p);
+            } else if let Ok(rel) = p.strip_prefix(dir) {
+                out.push(rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/"));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Proves that files can be created in `dir` by creating and removing a temp file there. The
+/// permission bits alone do not tell (root ignores them; immutable flags and read-only mounts
+/// do not show in them).
+pub fn probe_writable(dir: &Path) -> io::Result<()> {
+    tempfile::Builder::new()
+        .prefix(".msd-probe-")
+        .tempfile_in(dir)
+        .map(drop)
+        .map_err(|e| io::Error::new(e.kind(), format!("{} is not writable: {e}", dir.display())))
+}
+
+/// Why a target's lock could not be taken.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// Another process holds it.
+    #[error("another msd-install run is working on {home} (lock {lock} is held)")]
+    Busy {
+        /// The target home.
+        home: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+    },
+    /// The lock file cannot be created.
+    #[error("cannot lock {home}: {source}")]
+    Io {
+        /// The target home.
+        home: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
+}
+
+/// The exclusive lock of one target home, held for the whole of a run that writes there.
+///
+/// It is an OS file lock (`flock`) on `<home>/.msd-install/lock`: the OS drops it when the
+/// process dies, even by SIGKILL, so a killed run never leaves a stale lock. The holder removes
+/// the file when it is done; a waiter that locked a file already unlinked notices (the path no
+/// longer names its file) and tries again, so two runs can never both hold a target.
+#[derive(Debug)]
+pub struct Lock {
+    file: std::fs::File,
+    path: PathBuf,
+}
+
+impl Lock {
+    /// Takes the lock of `home` (created if missing), without waiting.
+    pub fn acquire(home: &Path) -> Result<Lock, LockError> {
+        let io_err = |e: io::Error| LockError::Io { home: home.to_path_buf(), source: e };
+        let dir = home.join(WORK_DIR);
+        let path = dir.join("lock");
+        for _ in 0..100 {
+            create_dir_all(&dir).map_err(io_err)?;
+            let file = match std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path)
+            {
+                Ok(f) => f,
+                // The holder removed the directory between our mkdir and open: try again.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(io_err(io::Error::new(e.kind(), format!("{}: {e}", path.display())))),
+            };
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(LockError::Busy { home: home.to_path_buf(), lock: path });
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(io_err(e)),
+            }
+            if same_file(&file, &path) {
+                return Ok(Lock { file, path });
+            }
+        }
+        Err(io_err(io::Error::other(format!("{} keeps being replaced", path.display()))))
+    }
+}
+
+#[cfg(unix)]
+fn same_file(file: &std::fs::File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(_file: &std::fs::File, path: &Path) -> bool {
+    path.exists()
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        // Unlink while still holding the lock, then drop the work dir if nothing else is in it
+        // (a journal left by a failed rollback stays, for the next run to find).
+        let _ = std::fs::remove_file(&self.path);
+        if let Some(dir) = self.path.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
+        let _ = self.file.unlock();
+    }
+}

@@ -18,7 +18,6 @@ use crate::plan::{self, Plan};
 use crate::section_manifest;
 use crate::synth;
 use crate::target::{self, Environment, Target};
-use crate::write::{self, WriteReport};
 
 /// Where content and manifests come from.
 #[derive(Debug, Clone, Default)]
@@ -145,9 +144,4 @@ pub fn prepare(
             Ok(Prepared { target, guard, plan })
         })
         .collect()
-}
-
-/// Carries out prepared plans, in order.
-pub fn write_all(prepared: &[Prepared], allow_symlinks: bool) -> Result<Vec<WriteReport>, Error> {
-    prepared.iter().map(|p| Ok(write::apply(&p.plan, allow_symlinks)?)).collect()
 }

@@ -85,6 +85,39 @@ pub struct Op {
     /// Mode of the new file.
     #[serde(skip)]
     pub mode: FileMode,
+    /// sha256 of the file on disk when planned (`None` when absent).
+    #[serde(skip)]
+    pub old_sha256: Option<String>,
+}
+
+/// The install state to write: its path, bytes and the sha256 of the file it replaces.
+pub type StateWrite = (RelPath, Vec<u8>, Option<String>);
+
+/// One settings surface edit: our entries upserted into (or removed from) a user's file.
+#[derive(Debug, Clone, Serialize)]
+pub struct SettingsChange {
+    /// The file, relative to the home.
+    pub path: RelPath,
+    /// What happens to the file.
+    pub action: Action,
+    /// Entry ids added.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub added: Vec<String>,
+    /// Entry ids whose value changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub updated: Vec<String>,
+    /// Entry ids removed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<String>,
+    /// Notes for the user (their value kept over ours, ...).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// New bytes (absent for a removal or a keep).
+    #[serde(skip)]
+    pub data: Option<Vec<u8>>,
+    /// sha256 of the file when planned.
+    #[serde(skip)]
+    pub old_sha256: Option<String>,
 }
 
 /// The whole plan for one runtime and scope.
@@ -109,6 +142,18 @@ pub struct Plan {
     /// The manifest of the install being replaced.
     #[serde(skip)]
     pub previous: Option<FileManifest>,
+    /// sha256 of the manifest file on disk when planned.
+    #[serde(skip)]
+    pub manifest_old_sha256: Option<String>,
+    /// Settings surfaces edited.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<SettingsChange>,
+    /// Migrations run on the target before planning.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub migrations: Vec<crate::migrate::Ran>,
+    /// The install state to record, when it changes: its path, bytes and the old file's sha256.
+    #[serde(skip)]
+    pub state: Option<StateWrite>,
 }
 
 /// Counts of a plan.
@@ -163,7 +208,10 @@ impl Plan {
 
     /// Whether running it would write anything.
     pub fn is_noop(&self) -> bool {
-        !self.manifest_changed && self.ops.iter().all(|o| o.action == Action::Keep)
+        !self.manifest_changed
+            && self.state.is_none()
+            && self.ops.iter().all(|o| o.action == Action::Keep)
+            && self.settings.iter().all(|s| s.action == Action::Keep)
     }
 }
 
@@ -196,6 +244,7 @@ pub fn build(emission: Emission, cap: &Capability, home: &Path, allow_symlinks: 
             old_bytes: disk.as_ref().map(|d| d.len() as u64),
             backup,
             kind: Some(f.kind),
+            old_sha256: disk.as_deref().map(fsx::sha256_hex),
             old_data: if backup.is_some() { disk } else { None },
             data: Some(f.bytes),
             mode: f.mode,
@@ -209,7 +258,8 @@ pub fn build(emission: Emission, cap: &Capability, home: &Path, allow_symlinks: 
             }
             let dest = fsx::confined(home, &old.path, allow_symlinks)?;
             let Some(disk) = fsx::read_if_exists(&dest)? else { continue };
-            let edited = fsx::sha256_hex(&disk) != old.sha256;
+            let disk_sha = fsx::sha256_hex(&disk);
+            let edited = disk_sha != old.sha256;
             ops.push(Op {
                 action: Action::Remove,
                 path: old.path.clone(),
@@ -220,6 +270,7 @@ pub fn build(emission: Emission, cap: &Capability, home: &Path, allow_symlinks: 
                 data: None,
                 old_data: edited.then_some(disk),
                 mode: old.mode,
+                old_sha256: Some(disk_sha),
             });
         }
     }
@@ -231,8 +282,9 @@ pub fn build(emission: Emission, cap: &Capability, home: &Path, allow_symlinks: 
         scope: emission.scope,
         files: entries,
     };
-    let manifest_changed = previous.as_ref() != Some(&manifest)
-        || fsx::read_if_exists(&home.join(manifest_path.as_str()))?.as_deref() != Some(&manifest.render()[..]);
+    let manifest_disk = fsx::read_if_exists(&home.join(manifest_path.as_str()))?;
+    let manifest_changed =
+        previous.as_ref() != Some(&manifest) || manifest_disk.as_deref() != Some(&manifest.render()[..]);
     Ok(Plan {
         runtime: emission.runtime,
         scope: emission.scope,
@@ -242,5 +294,9 @@ pub fn build(emission: Emission, cap: &Capability, home: &Path, allow_symlinks: 
         manifest_path,
         manifest_changed,
         previous,
+        manifest_old_sha256: manifest_disk.as_deref().map(fsx::sha256_hex),
+        settings: Vec::new(),
+        migrations: Vec::new(),
+        state: None,
     })
 }

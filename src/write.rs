@@ -2,10 +2,12 @@
 //!
 //! Input: a plan. Output: the files on disk, the local-patch backups, and a [`WriteReport`].
 //!
-//! Order: back up every file the plan marks (user edits, unmanaged files) into
-//! `<home>/msd-local-patches/<timestamp>/` with a `backup-meta.json`, then write each new or
-//! changed file atomically, then remove retired files (pruning the directories they leave
-//! empty), and last record the manifest. Every destination is confined to the home.
+//! Order, as one transaction of [`txn`] (staged, journaled, swapped in by rename; all or
+//! nothing): back up every file the plan marks (user edits, unmanaged files) into
+//! `<home>/msd-local-patches/<timestamp>/` with a `backup-meta.json`, write each new or changed
+//! file, remove retired files (pruning the directories they leave empty), edit the settings
+//! surfaces, and last record the manifest and the install state. Every destination is confined
+//! to the home.
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +16,7 @@ use serde::Serialize;
 use crate::fsx::{self, FileMode};
 use crate::plan::{Action, Plan};
 use crate::relpath::RelPath;
+use crate::txn::{self, Staged};
 
 /// The directory (under the home) that receives backups of edited files.
 pub const PATCHES_DIR: &str = "msd-local-patches";
@@ -32,21 +35,32 @@ pub struct WriteReport {
     pub removed: usize,
 }
 
+/// `backup-meta.json` of a backup directory.
 #[derive(Serialize)]
-struct BackupMeta<'a> {
-    backed_up_at: &'a str,
-    from_version: Option<&'a str>,
-    to_version: &'a str,
-    runtime: &'a str,
-    files: Vec<BackupEntry<'a>>,
+pub struct BackupMeta<'a> {
+    /// When (the directory's timestamp).
+    pub backed_up_at: &'a str,
+    /// msd-install version that wrote the files.
+    pub from_version: Option<&'a str>,
+    /// msd-install version that backed them up.
+    pub to_version: &'a str,
+    /// Runtime id.
+    pub runtime: &'a str,
+    /// The files.
+    pub files: Vec<BackupEntry<'a>>,
 }
 
+/// One backed-up file.
 #[derive(Serialize)]
-struct BackupEntry<'a> {
-    path: &'a RelPath,
-    reason: crate::plan::BackupReason,
-    sha256: String,
-    recorded_sha256: Option<&'a str>,
+pub struct BackupEntry<'a> {
+    /// Its path relative to the home (and to the backup directory).
+    pub path: &'a RelPath,
+    /// Why it was backed up.
+    pub reason: crate::plan::BackupReason,
+    /// sha256 of the backed-up bytes.
+    pub sha256: String,
+    /// sha256 msd-install recorded for it.
+    pub recorded_sha256: Option<&'a str>,
 }
 
 /// A UTC timestamp `YYYYMMDDTHHMMSSZ`, sortable and safe in paths.
@@ -66,77 +80,97 @@ pub fn timestamp() -> String {
     format!("{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
-/// Carries out `plan`.
-pub fn apply(plan: &Plan, allow_symlinks: bool) -> Result<WriteReport, WriteError> {
+/// Carries out `plan` as one transaction ([`txn`]): every change or none.
+pub fn apply(plan: &Plan, allow_symlinks: bool, progress: &dyn txn::Progress) -> Result<WriteReport, WriteError> {
     let home = &plan.home;
     let previous = plan.previous.as_ref();
     let mut report = WriteReport::default();
+    let mut staged = Vec::new();
     let backups: Vec<_> = plan.ops.iter().filter(|o| o.backup.is_some()).collect();
     if !backups.is_empty() {
-        let stamp = timestamp();
-        let mut dir_rel = format!("{PATCHES_DIR}/{stamp}");
-        let mut n = 1;
-        while home.join(&dir_rel).exists() {
-            n += 1;
-            dir_rel = format!("{PATCHES_DIR}/{stamp}-{n}");
-        }
-        let dir_rel = RelPath::new(dir_rel).expect("safe");
+        let dir_rel = backup_dir(home);
         let mut entries = Vec::new();
         for op in &backups {
-            let old = op.old_data.as_deref().unwrap_or_default();
-            let dest = fsx::confined(home, &dir_rel.join(&op.path), allow_symlinks)?;
-            fsx::write_atomic(&dest, old, FileMode::Regular).map_err(|e| WriteError::io(&dest, e))?;
+            let old = op.old_data.clone().unwrap_or_default();
             entries.push(BackupEntry {
                 path: &op.path,
                 reason: op.backup.expect("filtered"),
-                sha256: fsx::sha256_hex(old),
+                sha256: fsx::sha256_hex(&old),
                 recorded_sha256: previous.and_then(|m| m.get(&op.path)).map(|e| e.sha256.as_str()),
             });
+            staged.push(Staged::put(dir_rel.join(&op.path), old, FileMode::Regular, None));
             report.backed_up.push(op.path.clone());
         }
         let meta = BackupMeta {
-            backed_up_at: &stamp,
+            backed_up_at: dir_rel.file_name(),
             from_version: previous.map(|m| m.tool_version.as_str()),
             to_version: env!("CARGO_PKG_VERSION"),
             runtime: &plan.runtime,
             files: entries,
         };
-        let meta_path =
-            fsx::confined(home, &dir_rel.join(&RelPath::new("backup-meta.json").expect("static")), allow_symlinks)?;
         let mut json = serde_json::to_string_pretty(&meta).expect("serializes");
         json.push('\n');
-        fsx::write_atomic(&meta_path, json.as_bytes(), FileMode::Regular).map_err(|e| WriteError::io(&meta_path, e))?;
+        staged.push(Staged::put(
+            dir_rel.join(&RelPath::new("backup-meta.json").expect("static")),
+            json.into_bytes(),
+            FileMode::Regular,
+            None,
+        ));
         report.backup_dir = Some(home.join(dir_rel.as_str()));
     }
     for op in &plan.ops {
-        let dest = fsx::confined(home, &op.path, allow_symlinks)?;
         match op.action {
             Action::Add | Action::Change => {
-                let data = op.data.as_deref().expect("add/change carry data");
-                fsx::write_atomic(&dest, data, op.mode).map_err(|e| WriteError::io(&dest, e))?;
+                let data = op.data.clone().expect("add/change carry data");
+                staged.push(Staged::put(op.path.clone(), data, op.mode, op.old_sha256.clone()));
                 report.written += 1;
             }
             Action::Remove => {
-                fsx::remove_file_if_exists(&dest).map_err(|e| WriteError::io(&dest, e))?;
-                if let Some(parent) = dest.parent() {
-                    fsx::prune_empty_dirs(parent, &prune_stop(home, &op.path));
-                }
+                let old = op.old_sha256.clone().expect("a removal has a file on disk");
+                staged.push(Staged::remove(op.path.clone(), old));
                 report.removed += 1;
             }
             Action::Keep => {}
         }
     }
-    if plan.manifest_changed {
-        let dest = fsx::confined(home, &plan.manifest_path, allow_symlinks)?;
-        fsx::write_atomic(&dest, &plan.manifest.render(), FileMode::Regular).map_err(|e| WriteError::io(&dest, e))?;
+    for s in &plan.settings {
+        match (s.action, &s.data) {
+            (Action::Add | Action::Change, Some(data)) => {
+                staged.push(Staged::put(s.path.clone(), data.clone(), FileMode::Regular, s.old_sha256.clone()));
+            }
+            (Action::Remove, _) => {
+                staged.push(Staged::remove(s.path.clone(), s.old_sha256.clone().expect("removed file exists")));
+            }
+            _ => {}
+        }
     }
+    if plan.manifest_changed {
+        staged.push(Staged::put(
+            plan.manifest_path.clone(),
+            plan.manifest.render(),
+            FileMode::Regular,
+            plan.manifest_old_sha256.clone(),
+        ));
+    }
+    if let Some((path, bytes, old)) = &plan.state {
+        staged.push(Staged::put(path.clone(), bytes.clone(), FileMode::Regular, old.clone()));
+    }
+    let area = txn::Area::new(home, allow_symlinks);
+    let label = format!("install {} {}", plan.runtime, plan.scope.as_str());
+    txn::commit(&area, &label, staged, progress)?;
     Ok(report)
 }
 
-/// Empty directories are pruned up to the first segment of the path (`skills/msd-x/` goes,
-/// `skills/` stays).
-fn prune_stop(home: &Path, rel: &RelPath) -> PathBuf {
-    home.join(rel.as_str().split('/').next().unwrap_or_default())
+/// A fresh `msd-local-patches/<timestamp>[-n]` directory name under `home`.
+pub fn backup_dir(home: &Path) -> RelPath {
+    let stamp = timestamp();
+    let mut dir_rel = format!("{PATCHES_DIR}/{stamp}");
+    let mut n = 1;
+    while home.join(&dir_rel).exists() {
+        n += 1;
+        dir_rel = format!("{PATCHES_DIR}/{stamp}-{n}");
+    }
+    RelPath::new(dir_rel).expect("safe")
 }
 
 /// Errors of the write stage.
@@ -153,10 +187,7 @@ pub enum WriteError {
     /// A destination through a symlink.
     #[error(transparent)]
     Confine(#[from] fsx::ConfineError),
-}
-
-impl WriteError {
-    fn io(path: &Path, source: std::io::Error) -> WriteError {
-        WriteError::Io { path: path.display().to_string(), source }
-    }
+    /// The transaction failed (and was rolled back).
+    #[error(transparent)]
+    Txn(#[from] txn::TxnError),
 }

@@ -16,7 +16,10 @@ fn cli_help_teaches_and_documents_exit_codes() {
         "--config-dir",
         "Examples:",
         "Exit codes:",
-        "  3  invalid manifest",
+        "  3  invalid input",
+        "  5  another msd-install run holds",
+        "uninstall",
+        "verify",
     ] {
         assert!(help.contains(needle), "help lacks {needle}:\n{help}");
     }

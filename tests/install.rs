@@ -21,12 +21,14 @@ fn install_claude_global_layout() {
             "msd-core/agents/msd-planner.md",
             "msd-core/bin/msd_run",
             "msd-core/msd-file-manifest.json",
+            "msd-core/msd-install-state.json",
             "msd-core/references/rules.md",
             "msd-core/resolvers.json",
             "msd-core/workflows/execute.md",
             "msd-core/workflows/plan.md",
             "msd-core/workflows/plan/steps/plan-prd.md",
             "msd-core/workflows/section-manifest.json",
+            "settings.json",
             "skills/msd-execute/SKILL.md",
             "skills/msd-plan/SKILL.md",
         ]
@@ -79,7 +81,11 @@ fn install_manifest_hashes_equal_the_files() {
     assert_eq!(m["runtime"], "claude");
     assert_eq!(m["scope"], "global");
     let files = m["files"].as_array().unwrap();
-    assert_eq!(files.len(), tree(&home).len() - 1, "every written file but the manifest itself is listed");
+    assert_eq!(
+        files.len(),
+        tree(&home).len() - 3,
+        "every written file but the manifest, the state and settings.json (the user's) is listed"
+    );
     for f in files {
         let bytes = std::fs::read(home.join(f["path"].as_str().unwrap())).unwrap();
         assert_eq!(f["bytes"].as_u64().unwrap(), bytes.len() as u64);

@@ -317,8 +317,14 @@ fn check_no_leaks(
 fn check_golden(id: &str, scope: Scope, cap: &Capability, files: &BTreeMap<String, Vec<u8>>) {
     let golden_path = repo().join(format!("tests/golden/{id}-{}.txt", scope.as_str()));
     let golden = std::fs::read_to_string(&golden_path).unwrap_or_else(|_| panic!("missing {}", golden_path.display()));
-    let manifest = format!("{}/msd-file-manifest.json", cap.core_dir(scope));
-    let installed: Vec<&str> = files.keys().map(String::as_str).filter(|p| *p != manifest).collect();
+    // Metadata and the user's settings surfaces are installed but not emitted.
+    let mut not_emitted = vec![
+        format!("{}/msd-file-manifest.json", cap.core_dir(scope)),
+        format!("{}/msd-install-state.json", cap.core_dir(scope)),
+    ];
+    not_emitted.extend(msd_install::settings::for_scope(&cap.settings, scope).map(|s| s.file.to_string()));
+    let installed: Vec<&str> =
+        files.keys().map(String::as_str).filter(|p| !not_emitted.iter().any(|n| n == p)).collect();
     let golden: Vec<&str> = golden.lines().collect();
     assert_eq!(
         installed,

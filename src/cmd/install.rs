@@ -1,4 +1,5 @@
-//! `msd-install [install]`: emit, guard, plan and write the selected runtimes.
+//! `msd-install [install]`: emit, guard, plan and write the selected runtimes, each target under
+//! its lock and in one transaction ([`crate::lifecycle::install`]).
 
 use serde_json::json;
 
@@ -6,8 +7,11 @@ use super::{env, human_bytes, out, sources};
 use crate::capability::Scope;
 use crate::cli::InstallArgs;
 use crate::error::Error;
-use crate::pipeline::{self, InstallOptions};
+use crate::lifecycle::{self, InstallOptions, TargetRun};
+use crate::pipeline;
 use crate::plan::{Action, Plan};
+use crate::progress::Bars;
+use crate::txn::Recovery;
 
 /// Runs an install.
 pub fn run(args: &InstallArgs) -> Result<(), Error> {
@@ -30,26 +34,36 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
     } else {
         selected
     };
-    let opts = InstallOptions { scope, config_dir: t.config_dir.as_deref(), allow_symlinks: args.allow_symlinks };
+    let opts = InstallOptions {
+        scope,
+        config_dir: t.config_dir.as_deref(),
+        allow_symlinks: args.allow_symlinks,
+        dry_run: args.dry_run,
+        progress: Bars::enabled(args.output.quiet),
+    };
     let content = pipeline::load_content(&src)?;
-    let prepared = pipeline::prepare(&content, &runtimes, &opts, &env)?;
-    let reports = if args.dry_run { Vec::new() } else { pipeline::write_all(&prepared, args.allow_symlinks)? };
+    let runs = lifecycle::install(&content, &runtimes, &opts, &env)?;
 
     if args.output.json {
-        let items: Vec<_> = prepared
+        let items: Vec<_> = runs
             .iter()
-            .enumerate()
-            .map(|(i, p)| {
+            .map(|r| {
+                let p = &r.plan;
                 json!({
-                    "runtime": p.plan.runtime,
-                    "scope": p.plan.scope,
-                    "home": p.target.home,
-                    "home_source": p.target.source,
-                    "summary": p.plan.summary(),
-                    "manifest_changed": p.plan.manifest_changed,
-                    "ops": p.plan.ops,
-                    "written": reports.get(i),
-                    "caps": p.guard.compliant,
+                    "runtime": p.runtime,
+                    "scope": p.scope,
+                    "home": p.home,
+                    "home_source": r.target.source,
+                    "summary": p.summary(),
+                    "manifest_changed": p.manifest_changed,
+                    "ops": p.ops,
+                    "settings": p.settings,
+                    "migrations": p.migrations,
+                    "pending_migrations": r.pending_migrations,
+                    "recovery": r.recovery,
+                    "pending_recovery": r.pending_recovery,
+                    "written": r.report,
+                    "caps": r.guard.compliant,
                 })
             })
             .collect();
@@ -58,20 +72,8 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
         return Ok(());
     }
     let mut text = String::new();
-    for (i, p) in prepared.iter().enumerate() {
-        text.push_str(&describe(&p.plan, args.dry_run));
-        if let Some(r) = reports.get(i)
-            && let Some(dir) = &r.backup_dir
-        {
-            text.push_str(&format!(
-                "  backed up {} edited file(s) to {} before replacing them:\n",
-                r.backed_up.len(),
-                dir.display()
-            ));
-            for b in &r.backed_up {
-                text.push_str(&format!("    {b}\n"));
-            }
-        }
+    for r in &runs {
+        text.push_str(&describe(r, args.dry_run));
     }
     if args.dry_run {
         text.push_str("dry run: nothing was written\n");
@@ -80,9 +82,35 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
     Ok(())
 }
 
-fn describe(plan: &Plan, dry_run: bool) -> String {
+/// One line for what recovery did.
+pub(crate) fn recovery_line(r: &Recovery) -> String {
+    match r {
+        Recovery::Completed { label, ops } => {
+            format!("  completed an interrupted run ({label}, {ops} operations) before starting\n")
+        }
+        Recovery::RolledBack { label, reason } => {
+            format!("  rolled back an interrupted run ({label}) that could not be completed: {reason}\n")
+        }
+        Recovery::Discarded => "  removed the staging area of a run interrupted before it changed anything\n".into(),
+    }
+}
+
+fn describe(r: &TargetRun, dry_run: bool) -> String {
+    let plan: &Plan = &r.plan;
     let s = plan.summary();
     let mut text = format!("{} ({}) -> {}\n", plan.runtime, plan.scope.as_str(), plan.home.display());
+    if let Some(rec) = &r.recovery {
+        text.push_str(&recovery_line(rec));
+    }
+    if r.pending_recovery {
+        text.push_str("  an interrupted run left a journal here; the next run completes it first\n");
+    }
+    for m in plan.migrations.iter().filter(|m| m.applied) {
+        text.push_str(&format!("  migrated: {}\n", m.id));
+    }
+    if !r.pending_migrations.is_empty() {
+        text.push_str(&format!("  migrations to check first: {}\n", r.pending_migrations.join(", ")));
+    }
     if dry_run {
         for op in plan.ops.iter().filter(|o| o.action != Action::Keep) {
             let size = match op.action {
@@ -91,6 +119,24 @@ fn describe(plan: &Plan, dry_run: bool) -> String {
             };
             let backup = if op.backup.is_some() { "  (edited: backed up first)" } else { "" };
             text.push_str(&format!("  {:<7} {}  {size}{backup}\n", op.action.as_str(), op.path));
+        }
+    }
+    for c in plan.settings.iter().filter(|c| c.action != Action::Keep) {
+        let mut what = Vec::new();
+        if !c.added.is_empty() {
+            what.push(format!("added {}", c.added.join(", ")));
+        }
+        if !c.updated.is_empty() {
+            what.push(format!("updated {}", c.updated.join(", ")));
+        }
+        if !c.removed.is_empty() {
+            what.push(format!("removed {}", c.removed.join(", ")));
+        }
+        text.push_str(&format!("  settings {}: {}\n", c.path, what.join("; ")));
+    }
+    for c in &plan.settings {
+        for n in &c.notes {
+            text.push_str(&format!("  note: {}: {n}\n", c.path));
         }
     }
     if plan.is_noop() {
@@ -105,6 +151,18 @@ fn describe(plan: &Plan, dry_run: bool) -> String {
             s.kept,
             human_bytes(s.bytes)
         ));
+    }
+    if let Some(w) = &r.report
+        && let Some(dir) = &w.backup_dir
+    {
+        text.push_str(&format!(
+            "  backed up {} edited file(s) to {} before replacing them:\n",
+            w.backed_up.len(),
+            dir.display()
+        ));
+        for b in &w.backed_up {
+            text.push_str(&format!("    {b}\n"));
+        }
     }
     text
 }

@@ -2,17 +2,23 @@
 
 use std::io::Write;
 
-use crate::cli::{OutputArgs, SourceArgs};
+use crate::capability::Scope;
+use crate::cli::{OneTargetArgs, OutputArgs, SourceArgs};
 use crate::error::Error;
+use crate::load::LoadedRuntime;
+use crate::pipeline;
 use crate::pipeline::Sources;
-use crate::target::Environment;
+use crate::target::{self, Environment, Target};
 
 pub mod bench;
 pub mod check;
 pub mod emit;
 pub mod generate;
 pub mod install;
+pub mod recover;
 pub mod runtimes;
+pub mod uninstall;
+pub mod verify;
 
 pub(crate) fn sources(s: &SourceArgs) -> Sources {
     Sources { content: s.content.clone(), runtimes: s.runtimes_dir.clone() }
@@ -34,10 +40,19 @@ pub(crate) fn human_bytes(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
     }
     out
+}
+
+/// Resolves the one runtime and target of `uninstall`, `verify` and `recover`.
+pub(crate) fn resolve_one(a: &OneTargetArgs) -> Result<(LoadedRuntime, Target), Error> {
+    let runtimes = pipeline::load_runtimes(&Sources { content: None, runtimes: a.runtimes_dir.clone() })?;
+    let rt = pipeline::select(&runtimes, std::slice::from_ref(&a.runtime), false)?[0].clone();
+    let scope = if a.local { Scope::Local } else { Scope::Global };
+    let t = target::resolve(&rt.capability, scope, a.config_dir.as_deref(), &env()?)?;
+    Ok((rt, t))
 }

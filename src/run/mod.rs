@@ -5,8 +5,8 @@
 //!
 //! One module per subcommand: [`config`] (`config-get`, `config-set`), [`query`] (its variants
 //! in their own modules: `init.<workflow>` in [`init`], `context-predicates` in
-//! [`context_predicates`], `agent-skills` in [`agent_skills`]) and [`task`]. Answers go to
-//! stdout.
+//! [`context_predicates`], `agent-skills` in [`agent_skills`]), [`task`] and [`hook`]. Answers
+//! go to stdout.
 //!
 //! The installed tree: msd_run lives at `<core>/bin/msd_run` and reads `<core>/` (the workflows,
 //! the section manifest, `CONTEXT.md`, `resolvers.json`, the config schema, the agents'
@@ -23,6 +23,7 @@ pub mod agent_skills;
 pub mod config;
 pub mod context_predicates;
 pub mod error;
+pub mod hook;
 pub mod init;
 pub mod query;
 pub mod task;
@@ -56,6 +57,13 @@ pub enum RunCommand {
     /// Per-task steps of execute-plan.
     #[command(subcommand)]
     Task(task::Task),
+    /// Run a hook msd-install registered in the runtime's settings (event JSON on stdin; exit 2
+    /// is the hook protocol's "block this tool call", with the reason on stderr).
+    Hook {
+        /// Which hook.
+        #[arg(value_enum)]
+        name: hook::Hook,
+    },
 }
 
 /// Runs `msd_run` with `args` (including the program name).
@@ -76,6 +84,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         RunCommand::ConfigSet(a) => config::set(core, a),
         RunCommand::Query(q) => query::run(core, q),
         RunCommand::Task(t) => task::run(core, t),
+        RunCommand::Hook { name } => return hook::run(*name),
     };
     match result {
         Ok(()) => RunExit::Ok.into(),

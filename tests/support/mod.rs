@@ -77,6 +77,30 @@ impl World {
         }
     }
 
+    /// A plain `std` command of `bin` (a binary of this package) in this world, for spawning.
+    pub fn spawnable(&self, bin: &str) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin(bin));
+        for v in runtime_env_vars() {
+            cmd.env_remove(v);
+        }
+        cmd.env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            .env("XDG_DATA_HOME", self.home.join(".local/share"))
+            .env("XDG_STATE_HOME", self.home.join(".local/state"))
+            .env("XDG_CACHE_HOME", self.home.join(".cache"))
+            .current_dir(&self.project);
+        for (k, v) in &self.extra_env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+
+    /// Gives any command this world's environment and directory.
+    pub fn wrap<'a>(&self, cmd: &'a mut Command) -> &'a mut Command {
+        self.isolate(cmd);
+        cmd
+    }
+
     /// `msd-install` in this world.
     pub fn install(&self) -> Command {
         let mut cmd = Command::cargo_bin("msd-install").expect("binary");

@@ -1,0 +1,221 @@
+//! Interrupted runs: a writer stopped after every possible number of operations, a real SIGKILL
+//! during a large install, concurrent runs on one target. After each, the target holds the old
+//! or the new tree whole (checked against the manifests) and the next run succeeds.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::lifecycle::{assert_whole, assert_whole_except, content_copy, regen, s};
+use crate::support::{World, copy_tree, tree};
+
+/// The home's files with backup timestamps normalised (they name the second of the run).
+fn snapshot(home: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for (k, v) in tree(home) {
+        if let Some(rest) = k.strip_prefix("msd-local-patches/") {
+            let (stamp, tail) = rest.split_once('/').unwrap();
+            let text = String::from_utf8_lossy(&v).replace(stamp, "STAMP");
+            out.insert(format!("msd-local-patches/STAMP/{tail}"), text.into_bytes());
+        } else {
+            out.insert(k, v);
+        }
+    }
+    out
+}
+
+fn reset(home: &Path, template: &Path) {
+    std::fs::remove_dir_all(home).unwrap();
+    copy_tree(template, home);
+}
+
+fn killed(out: &std::process::Output) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    out.status.signal().is_some()
+}
+
+#[test]
+fn crash_every_fault_point_leaves_old_or_new_whole() {
+    let w = World::new();
+    let v1 = content_copy(&w, "v1");
+    let v2 = content_copy(&w, "v2");
+    std::fs::write(v2.join("msd-core/references/rules.md"), "# Rules v2\n").unwrap();
+    std::fs::remove_file(v2.join("commands/msd/execute.md")).unwrap();
+    std::fs::write(v2.join("msd-core/references/new.md"), "# New\n").unwrap();
+    regen(&w, &v2);
+    let home = w.home.join(".claude");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("settings.json"), "{\n  // mine\n  \"theme\": \"dark\"\n}\n").unwrap();
+    w.install().args(["--content", &s(&v1)]).assert().success();
+    // The user's work between the versions: an edit the upgrade must back up, a file of theirs.
+    std::fs::write(home.join("skills/msd-execute/SKILL.md"), "my execute\n").unwrap();
+    std::fs::write(home.join("msd-core/notes.md"), "notes\n").unwrap();
+    let template = w.tmp.path().join("template");
+    copy_tree(&home, &template);
+    let old = snapshot(&home);
+    // The reference outcome: the upgrade run uninterrupted.
+    w.install().args(["--content", &s(&v2)]).assert().success();
+    let new = snapshot(&home);
+    assert_ne!(old, new);
+    let mut n = 0;
+    loop {
+        reset(&home, &template);
+        let out =
+            w.install().args(["--content", &s(&v2)]).env("MSD_INSTALL_FAULT_AFTER", n.to_string()).output().unwrap();
+        if out.status.success() {
+            assert_eq!(snapshot(&home), new, "N={n}: a complete run gives the new tree");
+            break;
+        }
+        assert!(killed(&out), "N={n}: the hook aborts the process: {}", String::from_utf8_lossy(&out.stderr));
+        // Before recovery: the old tree untouched, or a journaled run in flight.
+        let journal = home.join(".msd-install/journal.json").exists();
+        let now = snapshot(&home);
+        let visible: BTreeMap<_, _> =
+            now.iter().filter(|(k, _)| !k.starts_with(".msd-install/")).map(|(k, v)| (k.clone(), v.clone())).collect();
+        assert!(journal || visible == old || visible == new, "N={n}: a torn tree without a journal");
+        // Recovery alone makes it whole: exactly the old or exactly the new tree.
+        let rec = w.install().args(["recover"]).output().unwrap();
+        assert!(rec.status.success(), "N={n}: {}", String::from_utf8_lossy(&rec.stderr));
+        let after = snapshot(&home);
+        assert!(after == old || after == new, "N={n}: after recovery the tree is neither old nor new");
+        assert_whole_except(&home, &["skills/msd-execute/SKILL.md"]);
+        // And the next run succeeds with the new tree.
+        w.install().args(["--content", &s(&v2)]).assert().success();
+        assert_eq!(snapshot(&home), new, "N={n}");
+        n += 1;
+        assert!(n < 500, "the writer never completed");
+    }
+    assert!(n > 10, "every operation of the run was a fault point ({n})");
+}
+
+#[test]
+fn crash_fault_during_recovery_is_recovered_by_the_next_run() {
+    let w = World::new();
+    let v1 = content_copy(&w, "v1");
+    let v2 = content_copy(&w, "v2");
+    std::fs::write(v2.join("msd-core/references/rules.md"), "# Rules v2\n").unwrap();
+    w.install().args(["--content", &s(&v1)]).assert().success();
+    let home = w.home.join(".claude");
+    // Stop after staging and the journal, then stop the recovery itself half-way.
+    let out = w.install().args(["--content", &s(&v2)]).env("MSD_INSTALL_FAULT_AFTER", "3").output().unwrap();
+    assert!(killed(&out));
+    let out = w.install().args(["recover"]).env("MSD_INSTALL_FAULT_AFTER", "1").output().unwrap();
+    assert!(killed(&out) || out.status.success());
+    let out = w.install().args(["--content", &s(&v2), "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read(home.join("msd-core/references/rules.md")).unwrap(), b"# Rules v2\n");
+    assert_whole(&home);
+    w.install().args(["verify"]).assert().success();
+}
+
+/// A content tree big enough that an install takes a while: the starter plus `n` references.
+fn large_content(w: &World, name: &str, n: usize, tag: &str) -> std::path::PathBuf {
+    let c = content_copy(w, name);
+    let dir = c.join("msd-core/references/bulk");
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = format!("{tag} {}\n", "lorem ipsum dolor sit amet ".repeat(80));
+    for i in 0..n {
+        std::fs::write(dir.join(format!("ref-{i:05}.md")), format!("# {i}\n{body}")).unwrap();
+    }
+    c
+}
+
+fn spawn_install(w: &World, content: &Path) -> std::process::Child {
+    let mut cmd = w.spawnable("msd-install");
+    cmd.args(["--content", &s(content), "--quiet"]);
+    cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap()
+}
+
+/// Waits until `path` exists or the child exits; true when the path showed up first.
+fn wait_for(child: &mut std::process::Child, path: &Path) -> bool {
+    loop {
+        if path.exists() {
+            return true;
+        }
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+#[test]
+fn crash_sigkill_during_a_large_install() {
+    let w = World::new();
+    let v1 = large_content(&w, "v1", 1200, "one");
+    let v2 = large_content(&w, "v2", 1200, "two");
+    w.install().args(["--content", &s(&v1), "--quiet"]).assert().success();
+    let home = w.home.join(".claude");
+    let old = tree(&home);
+    // Kill once while staging and once while applying (after the journal is written).
+    for marker in [home.join(".msd-install/txn/new"), home.join(".msd-install/journal.json")] {
+        let mut child = spawn_install(&w, &v2);
+        let seen = wait_for(&mut child, &marker);
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        w.install().args(["recover"]).assert().success();
+        let after = tree(&home);
+        let new_whole = after
+            .get("msd-core/references/bulk/ref-00000.md")
+            .is_some_and(|b| String::from_utf8_lossy(b).contains("two"));
+        if new_whole {
+            assert!(
+                after
+                    .iter()
+                    .filter(|(k, _)| k.contains("bulk/"))
+                    .all(|(_, v)| String::from_utf8_lossy(v).contains("two"))
+            );
+        } else {
+            assert_eq!(after, old, "killed at {} (seen: {seen}): the old tree whole", marker.display());
+        }
+        assert_whole(&home);
+        w.install().args(["--content", &s(&v1), "--quiet"]).assert().success();
+        assert_eq!(tree(&home), old);
+    }
+    w.install().args(["--content", &s(&v2), "--quiet"]).assert().success();
+    assert_whole(&home);
+    w.install().args(["verify", "--quiet"]).assert().success();
+}
+
+#[test]
+fn crash_a_held_lock_stops_a_second_run_with_exit_5() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let home = w.home.join(".claude");
+    std::fs::create_dir_all(&home).unwrap();
+    let lock = msd_install::fsx::Lock::acquire(&home).unwrap();
+    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
+    assert_eq!(out.status.code(), Some(5));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("another msd-install run is working on"), "{err}");
+    assert!(err.contains("hint: wait for the other run"), "{err}");
+    assert!(!home.join("msd-core").exists(), "nothing was written");
+    let out = w.install().args(["uninstall"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(5));
+    drop(lock);
+    assert!(!home.join(".msd-install").exists(), "the lock file goes with its holder");
+    w.install().args(["--content", &s(&c)]).assert().success();
+}
+
+#[test]
+fn crash_two_concurrent_installs_one_target() {
+    let w = World::new();
+    let c = large_content(&w, "content", 800, "x");
+    let home = w.home.join(".claude");
+    let mut a = spawn_install(&w, &c);
+    // Start the second run once the first holds the lock.
+    wait_for(&mut a, &home.join(".msd-install/lock"));
+    let b = spawn_install(&w, &c);
+    let (ra, rb) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    let codes = [ra.status.code(), rb.status.code()];
+    assert!(codes.contains(&Some(0)), "one run succeeds: {codes:?}");
+    for r in [&ra, &rb] {
+        match r.status.code() {
+            Some(0) => {}
+            Some(5) => assert!(String::from_utf8_lossy(&r.stderr).contains("another msd-install run is working on")),
+            other => panic!("unexpected exit {other:?}: {}", String::from_utf8_lossy(&r.stderr)),
+        }
+    }
+    assert_whole(&home);
+    w.install().args(["verify", "--quiet"]).assert().success();
+}

@@ -1,0 +1,234 @@
+//! The install lifecycle through the binary: upgrades that keep the user's work, uninstall,
+//! verify, recovery, progress output and exit codes.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::support::{World, copy_tree, fixture, json, sha256, tree};
+
+/// A writable copy of the starter content.
+pub fn content_copy(w: &World, name: &str) -> PathBuf {
+    let dir = w.tmp.path().join(name);
+    copy_tree(&fixture("starter"), &dir);
+    dir
+}
+
+/// Regenerates a modified content tree's section manifest (a dropped command leaves it).
+pub fn regen(w: &World, content: &Path) {
+    w.install().args(["gen", "section-manifest", "--write", "--content", &s(content)]).assert().success();
+}
+
+pub fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// Every manifest entry matches the disk, byte for byte.
+pub fn assert_whole(home: &Path) {
+    assert_whole_except(home, &[]);
+}
+
+/// Every manifest entry but the user-edited `except` matches the disk, byte for byte.
+pub fn assert_whole_except(home: &Path, except: &[&str]) {
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(home.join("msd-core/msd-file-manifest.json")).unwrap()).unwrap();
+    for f in m["files"].as_array().unwrap() {
+        let p = f["path"].as_str().unwrap();
+        if except.contains(&p) {
+            continue;
+        }
+        let bytes = std::fs::read(home.join(p)).unwrap_or_else(|e| panic!("{p} missing: {e}"));
+        assert_eq!(f["sha256"].as_str().unwrap(), sha256(&bytes), "{p} differs from the manifest");
+    }
+}
+
+#[test]
+fn lifecycle_upgrade_backs_up_keeps_and_removes_byte_for_byte() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    w.install().args(["--content", &s(&c)]).assert().success();
+    let home = w.home.join(".claude");
+    // Between installs the user edits two managed files (one the new version changes, one it
+    // drops), deletes a third, and adds files of their own, inside and outside our directories.
+    std::fs::write(home.join("msd-core/references/rules.md"), "my rules\n").unwrap();
+    std::fs::write(home.join("skills/msd-execute/SKILL.md"), "my execute\n").unwrap();
+    std::fs::remove_file(home.join("msd-core/workflows/plan/steps/plan-prd.md")).unwrap();
+    std::fs::write(home.join("msd-core/my-notes.md"), "notes\n").unwrap();
+    std::fs::create_dir_all(home.join("skills/mine")).unwrap();
+    std::fs::write(home.join("skills/mine/SKILL.md"), "mine\n").unwrap();
+    let user_before: BTreeMap<_, _> =
+        tree(&home).into_iter().filter(|(k, _)| k == "msd-core/my-notes.md" || k.starts_with("skills/mine")).collect();
+    // The new version changes rules.md, drops the execute command and adds a reference.
+    std::fs::write(c.join("msd-core/references/rules.md"), "# Rules v2\n").unwrap();
+    std::fs::remove_file(c.join("commands/msd/execute.md")).unwrap();
+    std::fs::write(c.join("msd-core/references/new.md"), "# New\n").unwrap();
+    regen(&w, &c);
+    let out = w.install().args(["--content", &s(&c), "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "no progress bars when stderr is piped");
+    let doc = json(&out);
+    let written = &doc["runtimes"][0]["written"];
+    assert_eq!(
+        written["backed_up"],
+        serde_json::json!(["msd-core/references/rules.md", "skills/msd-execute/SKILL.md"])
+    );
+    let backup = PathBuf::from(written["backup_dir"].as_str().unwrap());
+    let backed: BTreeMap<_, _> = tree(&backup);
+    assert_eq!(backed["msd-core/references/rules.md"], b"my rules\n");
+    assert_eq!(backed["skills/msd-execute/SKILL.md"], b"my execute\n");
+    assert_eq!(backed.len(), 3, "the two edits and backup-meta.json: {:?}", backed.keys());
+    let meta: serde_json::Value = serde_json::from_slice(&backed["backup-meta.json"]).unwrap();
+    assert_eq!(meta["from_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(meta["files"][0]["reason"], "user_edited");
+    assert_eq!(meta["files"][0]["sha256"], sha256(b"my rules\n"));
+    // New bytes landed, the retired file and its directory are gone, the deleted one is back.
+    assert_eq!(std::fs::read(home.join("msd-core/references/rules.md")).unwrap(), b"# Rules v2\n");
+    assert_eq!(std::fs::read(home.join("msd-core/references/new.md")).unwrap(), b"# New\n");
+    assert!(!home.join("skills/msd-execute").exists());
+    assert!(home.join("msd-core/workflows/plan/steps/plan-prd.md").exists());
+    // The user's own files are byte-identical.
+    for (k, v) in &user_before {
+        assert_eq!(&std::fs::read(home.join(k)).unwrap(), v, "{k} was touched");
+    }
+    assert_whole(&home);
+    assert!(!home.join(".msd-install").exists(), "no lock or journal is left behind");
+}
+
+#[test]
+fn lifecycle_uninstall_removes_exactly_ours_and_keeps_edits() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let claude = w.home.join(".claude");
+    std::fs::create_dir_all(claude.join("skills/mine")).unwrap();
+    std::fs::write(claude.join("skills/mine/SKILL.md"), "mine\n").unwrap();
+    let settings = "{\n  // mine\n  \"theme\": \"dark\"\n}\n";
+    std::fs::write(claude.join("settings.json"), settings).unwrap();
+    w.install().args(["--content", &s(&c)]).assert().success();
+    std::fs::write(claude.join("msd-core/references/rules.md"), "edited\n").unwrap();
+    let out = w.install().args(["uninstall", "--runtime", "claude", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc = json(&out);
+    assert_eq!(doc["uninstall"]["kept_edited"], serde_json::json!(["msd-core/references/rules.md"]));
+    let left = tree(&claude);
+    let backup_dir = PathBuf::from(doc["uninstall"]["backup_dir"].as_str().unwrap());
+    let rel_backup = backup_dir.strip_prefix(&claude).unwrap().display().to_string();
+    let names: Vec<String> = left.keys().cloned().collect();
+    let mut want = vec![
+        "msd-core/references/rules.md".to_string(),
+        format!("{rel_backup}/backup-meta.json"),
+        format!("{rel_backup}/msd-core/references/rules.md"),
+        "settings.json".into(),
+        "skills/mine/SKILL.md".into(),
+    ];
+    want.sort();
+    assert_eq!(names, want);
+    assert_eq!(left["msd-core/references/rules.md"], b"edited\n", "an edited file stays in place");
+    assert_eq!(left["settings.json"], settings.as_bytes(), "user settings are byte-identical");
+    assert_eq!(left["skills/mine/SKILL.md"], b"mine\n");
+    assert!(!claude.join("agents").exists(), "directories we created and emptied are gone");
+    assert!(claude.join("skills").exists(), "the user's skills dir stays");
+    // A second uninstall finds nothing and says so.
+    let again = w.install().args(["uninstall", "-r", "claude"]).output().unwrap();
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stdout).contains("not installed"));
+}
+
+#[test]
+fn lifecycle_uninstall_of_a_fresh_install_leaves_nothing() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    w.install().args(["--content", &s(&c), "--local"]).assert().success();
+    assert!(w.project.join(".claude/settings.local.json").exists());
+    w.install().args(["uninstall", "--local"]).assert().success();
+    assert!(!w.project.join(".claude").exists(), "a home we created is removed when empty");
+    assert!(tree(&w.project).is_empty());
+}
+
+#[test]
+fn lifecycle_uninstall_dry_run_writes_nothing() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    w.install().args(["--content", &s(&c)]).assert().success();
+    let before = tree(&w.home);
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(w.home.join(".claude/msd-core/msd-file-manifest.json")).unwrap())
+            .unwrap();
+    let n = m["files"].as_array().unwrap().len();
+    let out = w.install().args(["uninstall", "--dry-run"]).output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(&format!("{n} file(s) would be removed")), "{stdout}");
+    assert_eq!(tree(&w.home), before);
+}
+
+#[test]
+fn lifecycle_verify_reports_modified_missing_extra() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let out = w.install().args(["verify"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "nothing installed is not clean");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not installed"));
+    w.install().args(["--content", &s(&c)]).assert().success();
+    let out = w.install().args(["verify", "-r", "claude"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let home = w.home.join(".claude");
+    std::fs::write(home.join("msd-core/workflows/plan.md"), "changed\n").unwrap();
+    std::fs::remove_file(home.join("agents/msd-planner.md")).unwrap();
+    std::fs::write(home.join("msd-core/stray.md"), "x\n").unwrap();
+    std::fs::create_dir_all(home.join("skills/msd-stray")).unwrap();
+    std::fs::write(home.join("skills/msd-stray/SKILL.md"), "x\n").unwrap();
+    std::fs::create_dir_all(home.join("skills/other")).unwrap();
+    std::fs::write(home.join("skills/other/SKILL.md"), "not ours\n").unwrap();
+    let out = w.install().args(["verify", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let r = json(&out);
+    assert_eq!(r["ok"], false);
+    assert_eq!(r["modified"], serde_json::json!(["msd-core/workflows/plan.md"]));
+    assert_eq!(r["missing"], serde_json::json!(["agents/msd-planner.md"]));
+    assert_eq!(r["extra"], serde_json::json!(["msd-core/stray.md", "skills/msd-stray/SKILL.md"]));
+    // Settings drift: our hook removed by hand.
+    std::fs::write(home.join("settings.json"), "{}\n").unwrap();
+    let r = json(&w.install().args(["verify", "--json"]).output().unwrap());
+    assert_eq!(r["settings"][0]["path"], "settings.json");
+    assert_eq!(
+        r["settings"][0]["added"],
+        serde_json::json!(["hook:session-start", "hook:guard-env", "permission:msd-run"])
+    );
+    let out = w.install().args(["verify", "--quiet"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "--quiet prints nothing");
+}
+
+#[test]
+fn lifecycle_progress_bars_only_on_a_terminal() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    // Under a pseudo-terminal (util-linux `script`), stderr is a terminal: the bar is drawn.
+    let bin = assert_cmd::cargo::cargo_bin("msd-install");
+    let cmd = format!("'{}' --content '{}'", bin.display(), s(&c));
+    let mut script = std::process::Command::new("script");
+    script.args(["-qec", &cmd, "/dev/null"]);
+    let mut wrapped = assert_cmd::Command::from_std(script);
+    let out = w.wrap(&mut wrapped).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let shown = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(shown.contains("claude (global) applying") || shown.contains("claude (global) staging"), "{shown}");
+    // --quiet under the same terminal: nothing at all.
+    let c2 = content_copy(&w, "content2");
+    std::fs::write(c2.join("msd-core/references/rules.md"), "v2\n").unwrap();
+    let cmd = format!("'{}' --quiet --content '{}'", bin.display(), s(&c2));
+    let mut script = std::process::Command::new("script");
+    script.args(["-qec", &cmd, "/dev/null"]);
+    let mut wrapped = assert_cmd::Command::from_std(script);
+    let out = w.wrap(&mut wrapped).output().unwrap();
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty(), "--quiet: {}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(std::fs::read(w.home.join(".claude/msd-core/references/rules.md")).unwrap(), b"v2\n");
+}
+
+#[test]
+fn lifecycle_recover_with_nothing_to_do() {
+    let w = World::new();
+    let out = w.install().args(["recover"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to recover"));
+}

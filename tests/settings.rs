@@ -1,0 +1,268 @@
+//! Settings and config surfaces through the binary: a user's JSONC and TOML files keep their
+//! comments, keys and entries through install, reinstall and uninstall; ours are upserted by
+//! owner id, never duplicated; a malformed file is left untouched.
+
+use crate::lifecycle::{content_copy, s};
+use crate::support::{World, copy_tree, json, repo};
+
+const USER_SETTINGS: &str = r#"{
+  // Personal settings: keep these comments.
+  "theme": "dark", /* inline */
+  "hooks": {
+    "SessionStart": [
+      { "hooks": [ { "type": "command", "command": "echo hello" } ] } // my greeting
+    ],
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [{ "type": "command", "command": "my-guard" }],
+      },
+    ],
+  },
+  "permissions": {
+    "allow": ["Bash(git status)"],
+    "deny": ["Read(./secrets/**)"]
+  },
+  "unknownKey": { "nested": [1, 2, 3] }
+}
+"#;
+
+fn count(hay: &str, needle: &str) -> usize {
+    hay.matches(needle).count()
+}
+
+#[test]
+fn settings_jsonc_survives_install_reinstall_and_uninstall() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let claude = w.home.join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let file = claude.join("settings.json");
+    std::fs::write(&file, USER_SETTINGS).unwrap();
+    w.install().args(["--content", &s(&c)]).assert().success();
+    let after = std::fs::read_to_string(&file).unwrap();
+    for keep in [
+        "// Personal settings: keep these comments.",
+        "/* inline */",
+        "// my greeting",
+        "\"command\": \"echo hello\"",
+        "my-guard",
+        "Bash(git status)",
+        "Read(./secrets/**)",
+        "\"unknownKey\": { \"nested\": [1, 2, 3] }",
+    ] {
+        assert!(after.contains(keep), "lost {keep}:\n{after}");
+    }
+    let core = claude.join("msd-core");
+    let hook = format!("\"\\\"{}/bin/msd_run\\\" hook session-start\"", core.display());
+    assert_eq!(count(&after, &hook), 1, "{after}");
+    assert_eq!(count(&after, "hook guard-env"), 1);
+    assert_eq!(count(&after, &format!("Bash({}/bin/msd_run:*)", core.display())), 1);
+    // Still valid JSONC that a strict parser reads once comments are gone: the structure holds.
+    let v = jsonc(&after);
+    assert_eq!(v["hooks"]["SessionStart"].as_array().unwrap().len(), 2);
+    assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
+    assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Write|Edit|MultiEdit");
+    // Reinstall: byte-identical, no duplicates.
+    let out = w.install().args(["--content", &s(&c), "--json"]).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(json(&out)["runtimes"][0]["settings"][0]["action"], "keep");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
+    // An upgrade that moves the home changes our entries in place, still once each.
+    let moved = w.tmp.path().join("moved-claude");
+    copy_tree(&claude, &moved);
+    w.install().args(["--content", &s(&c), "--config-dir", &s(&moved)]).assert().success();
+    let m = std::fs::read_to_string(moved.join("settings.json")).unwrap();
+    assert_eq!(count(&m, "hook session-start"), 1, "{m}");
+    assert!(m.contains(&format!("{}/msd-core/bin/msd_run", moved.display())));
+    assert!(!m.contains(&format!("{}/bin/msd_run", core.display())), "the old entry was replaced: {m}");
+    // Uninstall: exactly the user's file again.
+    w.install().args(["uninstall"]).assert().success();
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), USER_SETTINGS);
+    w.install().args(["uninstall", "--config-dir", &s(&moved)]).assert().success();
+    assert_eq!(std::fs::read_to_string(moved.join("settings.json")).unwrap(), USER_SETTINGS);
+}
+
+fn jsonc(text: &str) -> serde_json::Value {
+    let root = jsonc_parser::cst::CstRootNode::parse(text, &Default::default()).unwrap();
+    root.value().unwrap().to_serde_value().unwrap()
+}
+
+#[test]
+fn settings_malformed_file_is_left_untouched() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let claude = w.home.join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let bad = "{\n  \"theme\": \"dark\",,\n  // oops\n}\n";
+    std::fs::write(claude.join("settings.json"), bad).unwrap();
+    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("settings.json:2: not valid JSON"), "{err}");
+    assert!(err.contains("hint: fix the file's syntax"), "{err}");
+    assert_eq!(std::fs::read_to_string(claude.join("settings.json")).unwrap(), bad);
+    assert!(!claude.join("msd-core").exists(), "nothing was written");
+    // Not an object at the top.
+    std::fs::write(claude.join("settings.json"), "[1, 2]\n").unwrap();
+    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("top level is not an object"));
+    // `hooks` of the wrong shape is refused too, not overwritten.
+    std::fs::write(claude.join("settings.json"), "{\"hooks\": [\"x\"]}\n").unwrap();
+    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(std::fs::read_to_string(claude.join("settings.json")).unwrap(), "{\"hooks\": [\"x\"]}\n");
+}
+
+#[test]
+fn settings_an_entry_the_user_already_has_stays_theirs() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let claude = w.home.join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let mine = format!(
+        "{{\n  \"permissions\": {{ \"allow\": [\"Bash({}/msd-core/bin/msd_run:*)\"] }}\n}}\n",
+        claude.display()
+    );
+    std::fs::write(claude.join("settings.json"), &mine).unwrap();
+    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("it stays yours"));
+    let after = std::fs::read_to_string(claude.join("settings.json")).unwrap();
+    assert_eq!(count(&after, "msd_run:*)"), 1, "not duplicated: {after}");
+    w.install().args(["uninstall"]).assert().success();
+    assert_eq!(std::fs::read_to_string(claude.join("settings.json")).unwrap(), mine, "the user's entry stays");
+}
+
+#[test]
+fn settings_codex_toml_and_hooks_json() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let codex = w.home.join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let toml = "# my codex\nmodel = \"o3\" # favourite\n\n[features]\n# search on\nweb_search = true\n\n[profiles.fast]\nmodel = \"mini\"\n";
+    std::fs::write(codex.join("config.toml"), toml).unwrap();
+    w.install().args(["-r", "codex", "--content", &s(&c)]).assert().success();
+    let after = std::fs::read_to_string(codex.join("config.toml")).unwrap();
+    assert!(
+        after.starts_with(
+            "# my codex\nmodel = \"o3\" # favourite\n\n[features]\n# search on\nweb_search = true\ncodex_hooks = true\n"
+        ),
+        "{after}"
+    );
+    assert!(after.contains("[profiles.fast]\nmodel = \"mini\"\n"));
+    let hooks: serde_json::Value = serde_json::from_slice(&std::fs::read(codex.join("hooks.json")).unwrap()).unwrap();
+    assert_eq!(
+        hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"],
+        format!("\"{}/msd-core/bin/msd_run\" hook session-start", codex.display())
+    );
+    w.install().args(["-r", "codex", "--content", &s(&c)]).assert().success();
+    assert_eq!(std::fs::read_to_string(codex.join("config.toml")).unwrap(), after, "reinstall changes nothing");
+    w.install().args(["uninstall", "-r", "codex"]).assert().success();
+    assert_eq!(std::fs::read_to_string(codex.join("config.toml")).unwrap(), toml);
+    assert!(!codex.join("hooks.json").exists(), "a file we created and emptied is removed");
+}
+
+#[test]
+fn settings_a_user_value_wins_over_ours() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let codex = w.home.join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let toml = "[features]\ncodex_hooks = false\n";
+    std::fs::write(codex.join("config.toml"), toml).unwrap();
+    let out = w.install().args(["-r", "codex", "--content", &s(&c)]).output().unwrap();
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("kept your value false"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(std::fs::read_to_string(codex.join("config.toml")).unwrap(), toml);
+    w.install().args(["uninstall", "-r", "codex"]).assert().success();
+    assert_eq!(std::fs::read_to_string(codex.join("config.toml")).unwrap(), toml);
+}
+
+#[test]
+fn settings_malformed_toml_is_left_untouched() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let codex = w.home.join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let bad = "model = \"o3\"\n[features\n";
+    std::fs::write(codex.join("config.toml"), bad).unwrap();
+    let out = w.install().args(["-r", "codex", "--content", &s(&c)]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("config.toml:2: not valid TOML"));
+    assert_eq!(std::fs::read_to_string(codex.join("config.toml")).unwrap(), bad);
+    assert!(!codex.join("msd-core").exists());
+}
+
+/// The runtimes tree with one extra surface on claude: a marked block in CLAUDE.md.
+fn runtimes_with_block(w: &World) -> std::path::PathBuf {
+    let dir = w.tmp.path().join("runtimes");
+    copy_tree(&repo().join("runtimes"), &dir);
+    let path = dir.join("claude/capability.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    v["settings"].as_array_mut().unwrap().push(serde_json::json!({
+        "file": "CLAUDE.md",
+        "format": "markdown",
+        "entries": [{"id": "msd-core", "kind": "block", "text": "msd-core lives in {{core}}; start with /msd-help.\n"}]
+    }));
+    std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    dir
+}
+
+#[test]
+fn settings_marked_block_in_an_instruction_file() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let rt = runtimes_with_block(&w);
+    let claude = w.home.join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let mine = "# My instructions\n\nBe terse.";
+    std::fs::write(claude.join("CLAUDE.md"), mine).unwrap();
+    let args = ["--content", &s(&c), "--runtimes", &s(&rt)];
+    w.install().args(args).assert().success();
+    let after = std::fs::read_to_string(claude.join("CLAUDE.md")).unwrap();
+    assert_eq!(
+        after,
+        format!(
+            "{mine}\n\n<!-- msd-install:begin msd-core -->\nmsd-core lives in {}/msd-core; start with /msd-help.\n<!-- msd-install:end msd-core -->\n",
+            claude.display()
+        )
+    );
+    w.install().args(args).assert().success();
+    assert_eq!(std::fs::read_to_string(claude.join("CLAUDE.md")).unwrap(), after, "no second block");
+    w.install().args(["uninstall", "--runtimes", &s(&rt)]).assert().success();
+    assert_eq!(std::fs::read_to_string(claude.join("CLAUDE.md")).unwrap(), mine);
+    // A begin marker without its end is an error that leaves the file alone.
+    let broken = "x\n<!-- msd-install:begin msd-core -->\ny\n";
+    std::fs::write(claude.join("CLAUDE.md"), broken).unwrap();
+    let out = w.install().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("CLAUDE.md:2:"));
+    assert_eq!(std::fs::read_to_string(claude.join("CLAUDE.md")).unwrap(), broken);
+}
+
+#[test]
+fn settings_bad_surface_in_a_manifest_is_refused() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let dir = w.tmp.path().join("runtimes");
+    copy_tree(&repo().join("runtimes"), &dir);
+    let path = dir.join("claude/capability.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("{{core}}/bin/msd_run\\\" hook guard-env", "{{nope}}/bin/msd_run\\\" hook guard-env");
+    std::fs::write(&path, text).unwrap();
+    let out = w.install().args(["--content", &s(&c), "--runtimes", &s(&dir)]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unknown placeholder"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!w.home.join(".claude").exists());
+}
