@@ -158,6 +158,17 @@ struct Held {
     created_home: BTreeSet<PathBuf>,
 }
 
+impl Drop for Held {
+    /// Unlocks, then removes a home this run created when it stayed empty (a run that failed
+    /// before writing leaves no trace).
+    fn drop(&mut self) {
+        self._locks.clear();
+        for home in &self.created_home {
+            fsx::remove_dir_if_empty(home);
+        }
+    }
+}
+
 /// Checks that `home` exists or can be created, and can be written, writing nothing visible.
 fn preflight(target: &Target) -> Result<(), LifecycleError> {
     let home = &target.home;
