@@ -723,17 +723,27 @@ pub fn verify(cap: &Capability, target: &Target, allow_symlinks: bool) -> Result
     };
     match plan_settings(&mut probe, cap, target, state.as_ref(), allow_symlinks) {
         Ok(_) => r.settings = probe.settings.into_iter().filter(|s| s.action != Action::Keep).collect(),
-        Err(LifecycleError::Settings(e)) => r.settings.push(SettingsChange {
-            path: RelPath::new(e.path.rsplit('/').next().unwrap_or("settings"))
-                .unwrap_or_else(|_| cap.core_dir.clone()),
-            action: Action::Change,
-            added: Vec::new(),
-            updated: Vec::new(),
-            removed: Vec::new(),
-            notes: vec![e.to_string()],
-            data: None,
-            old_sha256: None,
-        }),
+        Err(LifecycleError::Settings(e)) => {
+            // An unparseable settings file is drift too: report it against its surface.
+            let file = cap
+                .settings
+                .iter()
+                .map(|s| &s.file)
+                .chain(state.iter().flat_map(|st| st.settings.keys()))
+                .find(|f| home.join(f.as_str()).display().to_string() == e.path)
+                .cloned()
+                .unwrap_or_else(|| state::state_rel(cap, target.scope));
+            r.settings.push(SettingsChange {
+                path: file,
+                action: Action::Change,
+                added: Vec::new(),
+                updated: Vec::new(),
+                removed: Vec::new(),
+                notes: vec![e.to_string()],
+                data: None,
+                old_sha256: None,
+            });
+        }
         Err(e) => return Err(e.into()),
     }
     r.ok = r.installed

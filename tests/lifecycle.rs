@@ -193,6 +193,10 @@ fn lifecycle_verify_reports_modified_missing_extra() {
         r["settings"][0]["added"],
         serde_json::json!(["hook:session-start", "hook:guard-env", "permission:msd-run"])
     );
+    std::fs::write(home.join("settings.json"), "{ broken\n").unwrap();
+    let r = json(&w.install().args(["verify", "--json"]).output().unwrap());
+    assert_eq!(r["settings"][0]["path"], "settings.json");
+    assert!(r["settings"][0]["notes"][0].as_str().unwrap().contains("not valid JSON"), "{r}");
     let out = w.install().args(["verify", "--quiet"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty() && out.stderr.is_empty(), "--quiet prints nothing");
