@@ -79,26 +79,10 @@ fn config_path() -> PathBuf {
     PathBuf::from(CONFIG)
 }
 
-/// Reads the project's config: `None` when the file does not exist.
+/// Reads the project's config (the current directory's `.planning/config.json`): `None` when
+/// the file does not exist. The one parse of that file is `Project::config`.
 pub fn read_config() -> Result<Option<Map<String, Value>>, RunError> {
-    let path = config_path();
-    let bytes = fsx::read_if_exists(&path).map_err(|e| RunError::Io { path: CONFIG.into(), source: e })?;
-    let Some(bytes) = bytes else { return Ok(None) };
-    let invalid = |line: Option<usize>, message: String| {
-        RunError::Project(crate::project::ProjectError {
-            path: CONFIG.into(),
-            line,
-            message,
-            hint:
-                "repair the file (or delete it and let /msd:settings write it again); `/msd:health` shows what is wrong"
-                    .into(),
-        })
-    };
-    match serde_json::from_slice::<Value>(&bytes) {
-        Ok(Value::Object(m)) => Ok(Some(m)),
-        Ok(_) => Err(invalid(Some(1), "not a JSON object".into())),
-        Err(e) => Err(invalid(Some(e.line()), format!("not valid JSON: {e}"))),
-    }
+    Ok(crate::project::Project { root: PathBuf::from(".") }.config()?)
 }
 
 /// Runs `config-get`.
