@@ -6,6 +6,7 @@
 
 use std::process::ExitCode;
 
+use crate::compose::fit::FitError;
 use crate::convert::ConvertError;
 use crate::generated::{self, GenError};
 use crate::gitx::GitError;
@@ -100,6 +101,9 @@ pub enum Error {
     /// Git could not answer a base-revision check.
     #[error(transparent)]
     Git(#[from] GitError),
+    /// An emitted file cannot be composed to fit its cap.
+    #[error(transparent)]
+    Fit(#[from] FitError),
 }
 
 impl From<SynthError> for Error {
@@ -127,6 +131,7 @@ impl Error {
             Error::Helper(_) => Exit::Io,
             Error::Git(GitError::Failed { .. }) => Exit::Io,
             Error::Git(_) => Exit::Usage,
+            Error::Fit(_) => Exit::Invalid,
         }
     }
 
@@ -135,6 +140,7 @@ impl Error {
         match self {
             Error::Load(e) => e.hint(),
             Error::Content(e) => Some(e.hint.clone()),
+            Error::Fit(e) => Some(e.hint()),
             Error::Guard(_) => Some("shrink the source (move text into steps or detail parts), or adjust the cap in the manifest or tiers.json".into()),
             Error::UnknownRuntime { valid, .. } => Some(format!("valid runtimes: {}", valid.join(", "))),
             Error::Usage { hint, .. } => Some(hint.clone()),

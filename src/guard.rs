@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use globset::{GlobBuilder, GlobMatcher};
 
-use crate::capability::{CapRule, Capability};
+use crate::capability::{CapRule, Capability, Scope};
 use crate::convert::{Emission, FileKind};
 
 /// An emitted workflow or agent absent at the base fails above this (32,768 passes).
@@ -104,6 +104,54 @@ pub fn check_glob(glob: &str) -> Result<(), String> {
 
 fn matcher(glob: &str) -> GlobMatcher {
     GlobBuilder::new(glob).literal_separator(true).build().expect("validated glob").compile_matcher()
+}
+
+/// The manifest's cap rules of one scope, compiled. The first matching rule wins.
+pub struct Rules<'c> {
+    rules: Vec<(&'c CapRule, GlobMatcher)>,
+}
+
+impl<'c> Rules<'c> {
+    /// The rules of `cap` that apply to `scope`.
+    pub fn new(cap: &'c Capability, scope: Scope) -> Rules<'c> {
+        Rules { rules: cap.caps.iter().filter(|r| r.scopes.contains(&scope)).map(|r| (r, matcher(&r.glob))).collect() }
+    }
+
+    /// The index and rule that govern `path`, if any.
+    pub fn first_match(&self, path: &str) -> Option<(usize, &'c CapRule)> {
+        self.rules.iter().position(|(_, m)| m.is_match(path)).map(|i| (i, self.rules[i].0))
+    }
+
+    /// How many rules there are.
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// The `i`-th rule.
+    pub fn rule(&self, i: usize) -> &'c CapRule {
+        self.rules[i].0
+    }
+}
+
+/// The bytes a manifest cap rule measures: the emitted bytes as written.
+pub fn rule_bytes(bytes: &[u8]) -> u64 {
+    bytes.len() as u64
+}
+
+/// An emitted workflow or agent absent at the base fails `NEW_FILE_CAP` when it is over it
+/// (exactly 32,768 passes).
+pub fn exceeds_new_file_cap(bytes: u64) -> bool {
+    bytes > NEW_FILE_CAP
+}
+
+/// A compact detail part fails `DETAIL_PART_CAP` at 32,768 bytes or more (each part is < 32,768).
+pub fn exceeds_detail_part_cap(bytes: u64) -> bool {
+    bytes >= DETAIL_PART_CAP
 }
 
 /// LF-normalised byte count (CRLF counts as one byte).
@@ -228,16 +276,15 @@ pub fn check(emission: &Emission, cap: &Capability, tiers: &Tiers) -> Result<Gua
             measure(p, lf_bytes(&f.bytes), tier.agent_cap(), format!("agent tier {}", tier.as_str()));
         }
     }
-    let rules: Vec<(&CapRule, GlobMatcher)> =
-        cap.caps.iter().filter(|r| r.scopes.contains(&scope)).map(|r| (r, matcher(&r.glob))).collect();
+    let rules = Rules::new(cap, scope);
     let mut hits = vec![0usize; rules.len()];
     for f in &emission.files {
-        if let Some(i) = rules.iter().position(|(_, m)| m.is_match(f.path.as_str())) {
+        if let Some((i, rule)) = rules.first_match(f.path.as_str()) {
             hits[i] += 1;
-            measure(f.path.as_str(), f.bytes.len() as u64, rules[i].0.max_bytes, format!("glob {}", rules[i].0.glob));
+            measure(f.path.as_str(), rule_bytes(&f.bytes), rule.max_bytes, format!("glob {}", rule.glob));
         }
     }
-    for (i, (r, _)) in rules.iter().enumerate() {
+    for (i, r) in (0..rules.len()).map(|i| (i, rules.rule(i))) {
         if hits[i] == 0 {
             violations.push(Violation::DeadRule {
                 runtime: emission.runtime.clone(),

@@ -1,5 +1,6 @@
 //! The pipeline end to end: `load` -> `validate` -> `compose` -> `convert` -> `guard` ->
-//! `plan` -> `write` -> `record`.
+//! `plan` -> `write` -> `record`. Documents are composed whole at load; [`emit_composed`] is the
+//! one place where a file over its manifest cap is composed again to fit it.
 //!
 //! Everything before `write` is pure (the plan reads the disk, never writes it) and runs per
 //! runtime in parallel; the content is loaded and parsed once and shared. Nothing is written
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::capability::Scope;
+use crate::compose::fit::{self, FileCompose};
 use crate::convert::{self, Emission};
 use crate::error::Error;
 use crate::guard::{self, GuardReport};
@@ -99,6 +101,8 @@ pub struct Prepared {
     pub target: Target,
     /// What the guard measured.
     pub guard: GuardReport,
+    /// What composition did to each file with sections or a cap.
+    pub compose: Vec<FileCompose>,
     /// What will be done.
     pub plan: Plan,
 }
@@ -111,11 +115,26 @@ pub fn emit_one(
     config_dir: Option<&Path>,
     env: &Environment,
 ) -> Result<(Target, Emission, GuardReport), Error> {
+    let (target, emission, report, _) = emit_composed(content, rt, scope, config_dir, env)?;
+    Ok((target, emission, report))
+}
+
+/// Resolves, emits (composing every file over a manifest cap to fit it), guards one runtime and
+/// adds the synthesized files (reads only). The one place emission meets the composer.
+pub fn emit_composed(
+    content: &Content,
+    rt: &LoadedRuntime,
+    scope: Scope,
+    config_dir: Option<&Path>,
+    env: &Environment,
+) -> Result<(Target, Emission, GuardReport, Vec<FileCompose>), Error> {
     let target = target::resolve(&rt.capability, scope, config_dir, env)?;
-    let mut emission = convert::emit(content, rt, &target)?;
+    let (mut emission, compose) = fit::fit(content, &rt.capability, scope, |c: &Content| -> Result<Emission, Error> {
+        Ok(convert::emit(c, rt, &target)?)
+    })?;
     let report = guard::check(&emission, &rt.capability, &content.tiers)?;
     synth::add(&mut emission, &rt.capability, rt.source.as_str())?;
-    Ok((target, emission, report))
+    Ok((target, emission, report, compose))
 }
 
 /// Options of an install run.
@@ -140,9 +159,9 @@ pub fn prepare(
     selected
         .par_iter()
         .map(|rt| {
-            let (target, emission, guard) = emit_one(content, rt, opts.scope, opts.config_dir, env)?;
+            let (target, emission, guard, compose) = emit_composed(content, rt, opts.scope, opts.config_dir, env)?;
             let plan = plan::build(emission, &rt.capability, &target.home, opts.allow_symlinks)?;
-            Ok(Prepared { target, guard, plan })
+            Ok(Prepared { target, guard, compose, plan })
         })
         .collect()
 }

@@ -5,6 +5,7 @@ use serde_json::json;
 use super::{env, human_bytes, out, sources};
 use crate::capability::Scope;
 use crate::cli::InstallArgs;
+use crate::compose::fit::FileCompose;
 use crate::error::Error;
 use crate::pipeline::{self, InstallOptions};
 use crate::plan::{Action, Plan};
@@ -50,6 +51,7 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
                     "ops": p.plan.ops,
                     "written": reports.get(i),
                     "caps": p.guard.compliant,
+                    "compose": p.compose,
                 })
             })
             .collect();
@@ -60,6 +62,7 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
     let mut text = String::new();
     for (i, p) in prepared.iter().enumerate() {
         text.push_str(&describe(&p.plan, args.dry_run));
+        text.push_str(&describe_compose(&p.compose));
         if let Some(r) = reports.get(i)
             && let Some(dir) = &r.backup_dir
         {
@@ -78,6 +81,29 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
     }
     out(&text, &args.output);
     Ok(())
+}
+
+/// One line per file that was composed to fit its cap.
+fn describe_compose(files: &[FileCompose]) -> String {
+    let mut text = String::new();
+    for f in files.iter().filter(|f| f.budget.is_some()) {
+        let Some(r) = &f.report else { continue };
+        let mut what = Vec::new();
+        for (label, ids) in [("omitted", &r.omitted), ("shrunk", &r.shrunk), ("truncated", &r.truncated)] {
+            if !ids.is_empty() {
+                what.push(format!("{label} {}", ids.join(", ")));
+            }
+        }
+        text.push_str(&format!(
+            "  composed {} to {} B to fit its cap of {} B ({} B whole): {}\n",
+            f.path,
+            human_bytes(f.bytes),
+            human_bytes(f.cap.unwrap_or(0)),
+            human_bytes(f.full_bytes),
+            what.join("; ")
+        ));
+    }
+    text
 }
 
 fn describe(plan: &Plan, dry_run: bool) -> String {
