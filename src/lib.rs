@@ -15,6 +15,7 @@
 
 pub mod app;
 pub mod bench;
+pub mod budget;
 pub mod capability;
 pub mod cli;
 pub mod cmd;
