@@ -87,7 +87,11 @@ pub struct Pct(pub f64);
 
 impl serde::Serialize for Pct {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.0.fract() == 0.0 && self.0.abs() < 9.0e15 { s.serialize_i64(self.0 as i64) } else { s.serialize_f64(self.0) }
+        if self.0.fract() == 0.0 && self.0.abs() < 9.0e15 {
+            s.serialize_i64(self.0 as i64)
+        } else {
+            s.serialize_f64(self.0)
+        }
     }
 }
 
@@ -220,8 +224,13 @@ pub fn apply(s: &Sections, budget: i64, opts: &BudgetOptions) -> Result<Outcome,
     blocks.extend(note.clone());
     blocks.extend(block("roadmap"));
     blocks.extend(block("projectMd"));
-    let plans: Vec<String> =
-        c.fragments.iter().zip(&fragments).filter(|(_, f)| f.group.as_deref() == Some(PLANS_GROUP)).filter_map(|(p, _)| block(&p.id)).collect();
+    let plans: Vec<String> = c
+        .fragments
+        .iter()
+        .zip(&fragments)
+        .filter(|(_, f)| f.group.as_deref() == Some(PLANS_GROUP))
+        .filter_map(|(p, _)| block(&p.id))
+        .collect();
     blocks.push(format!("{}{}", block("plans-header").unwrap_or_default(), plans.join("\n\n")));
     for id in ["context", "research", "requirements"] {
         blocks.extend(block(id));

@@ -220,6 +220,9 @@ impl Fragment {
     }
 }
 
+/// The least text of a fragment that any result needs (`None`: nothing).
+pub type MinimumFor = dyn Fn(&Fragment) -> Option<String>;
+
 /// Composer options.
 #[derive(Clone, Copy)]
 pub struct Options<'a> {
@@ -231,7 +234,7 @@ pub struct Options<'a> {
     pub chars_per_unit: u64,
     /// The least text of each fragment any result needs; when their sum exceeds the effective
     /// budget the composition hard-fails (`minimum-set`).
-    pub minimum_for: Option<&'a dyn Fn(&Fragment) -> Option<String>>,
+    pub minimum_for: Option<&'a MinimumFor>,
     /// Run the priority cutoff around the ladder when the ladder alone does not fit.
     pub priority_cutoff: bool,
 }

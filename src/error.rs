@@ -101,9 +101,15 @@ pub enum Error {
     /// Git could not answer a base-revision check.
     #[error(transparent)]
     Git(#[from] GitError),
-    /// An emitted file cannot be composed to fit its cap.
+    /// An emitted file cannot be composed to fit its cap (boxed: it names much).
     #[error(transparent)]
-    Fit(#[from] FitError),
+    Fit(Box<FitError>),
+}
+
+impl From<FitError> for Error {
+    fn from(e: FitError) -> Error {
+        Error::Fit(Box::new(e))
+    }
 }
 
 impl From<SynthError> for Error {

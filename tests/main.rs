@@ -12,5 +12,6 @@ mod init;
 mod install;
 mod manifests;
 mod predicates;
+mod prompt_budget;
 mod resolve;
 mod runtimes;

@@ -55,7 +55,10 @@ fn ids(v: &[&str]) -> Vec<String> {
 fn budget_a1_exact_cap_passes_untouched() {
     let o = run(&small(), 39, 0.0);
     assert_eq!(brief(&o), (false, 39, none(), false));
-    assert_eq!(o.prompt, format!("{}\n\n## Roadmap\n\n{}\n\n## Plans\n\n### a.md\n\n{}", "i".repeat(40), "r".repeat(40), "p".repeat(40)));
+    assert_eq!(
+        o.prompt,
+        format!("{}\n\n## Roadmap\n\n{}\n\n## Plans\n\n### a.md\n\n{}", "i".repeat(40), "r".repeat(40), "p".repeat(40))
+    );
     assert_eq!(o.metadata.effective_budget, 39);
 }
 
@@ -285,7 +288,10 @@ fn budget_c_default_note_template() {
 
 #[test]
 fn budget_c_custom_template_replaces_first_occurrences_and_says_none() {
-    let t = BudgetOptions { note_template: Some("{budget} {budget} [{omittedList}] {planTruncationPct}%".into()), ..opts(0.0) };
+    let t = BudgetOptions {
+        note_template: Some("{budget} {budget} [{omittedList}] {planTruncationPct}%".into()),
+        ..opts(0.0)
+    };
     let o = apply(&with_project(50), 141, &t).unwrap();
     assert!(o.prompt.contains("\n\n141 {budget} [none] 0%\n\n"), "{}", o.prompt);
     // No trim, no note.
@@ -297,7 +303,10 @@ fn budget_d_assembly_order_with_every_section() {
     let s = Sections {
         instructions: "I".into(),
         roadmap: "R".into(),
-        plans: vec![PlanText { file: "1.md".into(), content: "P1".into() }, PlanText { file: "2.md".into(), content: "P2".into() }],
+        plans: vec![
+            PlanText { file: "1.md".into(), content: "P1".into() },
+            PlanText { file: "2.md".into(), content: "P2".into() },
+        ],
         project_md: Some("PR".into()),
         context: Some("C".into()),
         research: Some("RS".into()),
@@ -354,15 +363,41 @@ fn budget_d_filename_wrapper_counts() {
 fn budget_plan_ids_are_unique() {
     let s = base(&[("a.md", "x".into()), ("a.md", "y".into())]);
     let ids: Vec<String> = build_fragments(&s, &opts(0.0)).into_iter().map(|f| f.id).collect();
-    assert_eq!(ids, ["instructions", "roadmap", "projectMd", "plans-header", "plan:a.md", "plan:1:a.md", "context", "research", "requirements"]);
+    assert_eq!(
+        ids,
+        [
+            "instructions",
+            "roadmap",
+            "projectMd",
+            "plans-header",
+            "plan:a.md",
+            "plan:1:a.md",
+            "context",
+            "research",
+            "requirements"
+        ]
+    );
 }
 
 #[test]
 fn budget_metadata_serialises_with_the_reference_keys() {
     let o = run(&big(), 2131, 0.0);
     let json = serde_json::to_string_pretty(&o.metadata).unwrap();
-    let keys: Vec<String> = serde_json::from_str::<serde_json::Value>(&json).unwrap().as_object().unwrap().keys().cloned().collect();
-    assert_eq!(keys, ["budget", "effectiveBudget", "estimatedTokens", "omitted", "projectMdShrunk", "planTruncationPct", "hardFailed", "noteInjected"]);
+    let keys: Vec<String> =
+        serde_json::from_str::<serde_json::Value>(&json).unwrap().as_object().unwrap().keys().cloned().collect();
+    assert_eq!(
+        keys,
+        [
+            "budget",
+            "effectiveBudget",
+            "estimatedTokens",
+            "omitted",
+            "projectMdShrunk",
+            "planTruncationPct",
+            "hardFailed",
+            "noteInjected"
+        ]
+    );
     assert!(json.contains("\"planTruncationPct\": 4.05"), "{json}");
     assert!(serde_json::to_string(&Pct(8.0)).unwrap() == "8");
 }
@@ -403,8 +438,11 @@ fn budget_gate_holds_across_the_sweep() {
 
 #[test]
 fn budget_gate_fails_on_an_empty_load_bearing_set() {
-    let fragments = vec![Fragment::new("x", "xxxx", Strategy::Drop), Fragment::new("y", "yy\nyy", Strategy::Head { max_lines: 1 })];
-    let err = gate::run(&fragments, &[1, 2], |b| compose::compose(&fragments, b, &Tokens, &compose::Options::default())).unwrap_err();
+    let fragments =
+        vec![Fragment::new("x", "xxxx", Strategy::Drop), Fragment::new("y", "yy\nyy", Strategy::Head { max_lines: 1 })];
+    let err =
+        gate::run(&fragments, &[1, 2], |b| compose::compose(&fragments, b, &Tokens, &compose::Options::default()))
+            .unwrap_err();
     assert_eq!(err, gate::GateError::EmptyLoadBearingSet);
 }
 
@@ -429,16 +467,23 @@ fn budget_gate_catches_a_composer_that_touches_load_bearing_text() {
         Ok(c)
     };
     let total = compose::total(&fragments, &Tokens);
-    assert!(matches!(gate::run(&fragments, &gate::sweep(total), broken), Err(gate::GateError::LoadBearingTouched { ref id, how: "changed", .. }) if id == "roadmap"));
+    assert!(
+        matches!(gate::run(&fragments, &gate::sweep(total), broken), Err(gate::GateError::LoadBearingTouched { ref id, how: "changed", .. }) if id == "roadmap")
+    );
 
     let mut with_isolate = vec![Fragment::new("isolate-head", "HEAD", Strategy::Verbatim).isolate()];
     with_isolate.extend(fragments.iter().cloned());
-    let ok = gate::run(&with_isolate, &gate::sweep(total), |b| compose::compose(&with_isolate, b, &Tokens, &options(&o))).unwrap();
+    let ok =
+        gate::run(&with_isolate, &gate::sweep(total), |b| compose::compose(&with_isolate, b, &Tokens, &options(&o)))
+            .unwrap();
     assert!(ok.load_bearing.contains(&"isolate-head".to_string()));
     let moved = |b: i64| {
         let mut c = compose::compose(&with_isolate, b, &Tokens, &options(&o))?;
         c.report.isolate_prefix.push('!');
         Ok(c)
     };
-    assert!(matches!(gate::run(&with_isolate, &gate::sweep(total), moved), Err(gate::GateError::IsolatePrefixChanged { .. })));
+    assert!(matches!(
+        gate::run(&with_isolate, &gate::sweep(total), moved),
+        Err(gate::GateError::IsolatePrefixChanged { .. })
+    ));
 }

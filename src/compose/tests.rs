@@ -133,7 +133,8 @@ fn compose_head_reserve_floors_instead_of_shrinking() {
 #[test]
 fn compose_truncate_is_proportional_per_group_and_floors_are_not_caps() {
     // group content 800, overhead 100, group budget 200: shares 150 and 50.
-    let fs = [v("v", &"v".repeat(100)), t("p1", &"a".repeat(600), 0).group("g"), t("p2", &"b".repeat(200), 0).group("g")];
+    let fs =
+        [v("v", &"v".repeat(100)), t("p1", &"a".repeat(600), 0).group("g"), t("p2", &"b".repeat(200), 0).group("g")];
     let c = bytes(&fs, 300);
     assert_eq!(c.get("p1").unwrap().content.len(), 150);
     assert_eq!(c.get("p2").unwrap().content.len(), 50);
@@ -141,7 +142,11 @@ fn compose_truncate_is_proportional_per_group_and_floors_are_not_caps() {
     assert_eq!(c.report.total, 300);
     assert!(c.report.fits);
     // A floor of 100 lifts p2 above its share: the result may exceed the budget (B7).
-    let fs = [v("v", &"v".repeat(100)), t("p1", &"a".repeat(600), 100).group("g"), t("p2", &"b".repeat(200), 100).group("g")];
+    let fs = [
+        v("v", &"v".repeat(100)),
+        t("p1", &"a".repeat(600), 100).group("g"),
+        t("p2", &"b".repeat(200), 100).group("g"),
+    ];
     let c = bytes(&fs, 300);
     assert_eq!(c.get("p1").unwrap().content.len(), 150);
     assert_eq!(c.get("p2").unwrap().content.len(), 100);
@@ -233,7 +238,13 @@ fn compose_priority_cutoff_when_the_ladder_alone_cannot_fit() {
 
 #[test]
 fn compose_minimum_is_the_smallest_plan() {
-    let fs = [v("v", "keep\n"), h("h", "a\nb\nc\n", 1), t("t", "0123456789", 4), d("d", "gone\n"), d("r", "rr").flex_reserve(1)];
+    let fs = [
+        v("v", "keep\n"),
+        h("h", "a\nb\nc\n", 1),
+        t("t", "0123456789", 4),
+        d("d", "gone\n"),
+        d("r", "rr").flex_reserve(1),
+    ];
     let m = minimum(&fs, &Utf8Bytes, &Options::default());
     let text: Vec<&str> = m.fragments.iter().map(|p| p.content.as_str()).collect();
     assert_eq!(text, ["keep\n", "a", "0123", "", "rr"]);
@@ -271,7 +282,11 @@ fn compose_document_is_the_identity_without_markers_and_strips_them_otherwise() 
     let shape: Vec<_> = fs.iter().map(|f| (f.id.as_str(), f.strategy, f.isolate, f.priority)).collect();
     assert_eq!(
         shape,
-        [("isolate-head", Strategy::Verbatim, true, 0), ("gap-0", Strategy::Verbatim, false, 0), ("s", Strategy::Drop, false, 2)]
+        [
+            ("isolate-head", Strategy::Verbatim, true, 0),
+            ("gap-0", Strategy::Verbatim, false, 0),
+            ("s", Strategy::Drop, false, 2)
+        ]
     );
 }
 
@@ -296,7 +311,14 @@ struct Case {
 
 fn text() -> impl Gen<Value = String> {
     proptest::collection::vec(
-        prop_oneof![Just("a".to_string()), Just("line\n".to_string()), Just("é".to_string()), Just("😀".to_string()), Just("\r\n".to_string()), "[a-z ]{1,20}"],
+        prop_oneof![
+            Just("a".to_string()),
+            Just("line\n".to_string()),
+            Just("é".to_string()),
+            Just("😀".to_string()),
+            Just("\r\n".to_string()),
+            "[a-z ]{1,20}"
+        ],
         0..25,
     )
     .prop_map(|v| v.concat())
@@ -312,7 +334,15 @@ fn strategy() -> impl Gen<Value = Strategy> {
 }
 
 fn case() -> impl Gen<Value = Case> {
-    let frag = (text(), strategy(), proptest::option::of("[#a-z ]{0,6}\n"), any::<bool>(), prop_oneof![Just(None), Just(Some("g"))], prop_oneof![4 => Just(0u64), 1 => 1u64..20], 0u32..3);
+    let frag = (
+        text(),
+        strategy(),
+        proptest::option::of("[#a-z ]{0,6}\n"),
+        any::<bool>(),
+        prop_oneof![Just(None), Just(Some("g"))],
+        prop_oneof![4 => Just(0u64), 1 => 1u64..20],
+        0u32..3,
+    );
     (proptest::collection::vec(frag, 1..8), 0usize..3, any::<bool>(), 0u32..25, 0i64..20, any::<bool>()).prop_map(
         |(raw, isolates, tokens, margin, reserve, cutoff)| {
             let fragments = raw
