@@ -783,7 +783,8 @@ pub fn document(path: &str, src: &str) -> Result<(String, Vec<Section>), crate::
     }
     let fragments = fragments_of(&doc.sections);
     let whole = fragments.iter().map(|f| Fragment { strategy: Strategy::Verbatim, ..f.clone() }).collect::<Vec<_>>();
-    let plan = compose(&whole, i64::MAX, &Utf8Bytes, &Options::default())
+    let size = i64::try_from(total(&whole, &Utf8Bytes)).unwrap_or(i64::MAX);
+    let plan = compose(&whole, size, &Utf8Bytes, &Options::default())
         .expect("parsed sections have unique ids and leading isolates");
     let text = render_sections(&whole, &plan);
     let sections = if doc.explicit_sections().next().is_some() { doc.sections } else { Vec::new() };

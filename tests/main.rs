@@ -3,8 +3,10 @@
 
 mod support;
 
+mod caps;
 mod cli;
 mod compact;
+mod compose;
 mod content;
 mod r#gen;
 mod helper;

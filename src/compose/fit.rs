@@ -220,8 +220,10 @@ pub fn fit<E: From<FitError>>(
         let report = match (composed, src.as_ref().and_then(|s| content.sections_of(s))) {
             (Some(s), _) => s.plan.as_ref().map(|p| p.report.clone()),
             (None, Some(sections)) => {
+                // Composed at its own size: nothing moves, the report shows what could.
                 let fragments = fragments_of(sections);
-                Some(compose(&fragments, i64::MAX, &Utf8Bytes, &options()).expect("parsed sections compose").report)
+                let whole = i64::try_from(super::total(&fragments, &Utf8Bytes)).unwrap_or(i64::MAX);
+                Some(compose(&fragments, whole, &Utf8Bytes, &options()).expect("parsed sections compose").report)
             }
             (None, None) => None,
         };
