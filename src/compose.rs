@@ -781,8 +781,10 @@ pub fn document(path: &str, src: &str) -> Result<(String, Vec<Section>), crate::
     if !doc.has_markers() {
         return Ok((src.to_string(), Vec::new()));
     }
-    let fragments = fragments_of(&doc.sections);
-    let whole = fragments.iter().map(|f| Fragment { strategy: Strategy::Verbatim, ..f.clone() }).collect::<Vec<_>>();
+    let mut whole = fragments_of(&doc.sections);
+    for f in &mut whole {
+        f.strategy = Strategy::Verbatim;
+    }
     let size = i64::try_from(total(&whole, &Utf8Bytes)).unwrap_or(i64::MAX);
     let plan = compose(&whole, size, &Utf8Bytes, &Options::default())
         .expect("parsed sections have unique ids and leading isolates");
