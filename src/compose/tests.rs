@@ -471,3 +471,42 @@ proptest! {
         prop_assert!(sections.is_empty());
     }
 }
+
+#[test]
+fn compose_gate_holds_for_a_document_at_emission() {
+    // A document with every kind of section, composed as emission composes it, across the
+    // contract's sweep: no verbatim, isolate or protected text moves, and the sweep reaches
+    // pressure. Sizes: isolate 12, keep 5, guard 11, extra 360, steps 21, notes 180, tail 5 = 594;
+    // the minimum set (12 + 5 + 11 + 6 + 8 + 5 = 47) fits every budget down to 25% (148).
+    let src = format!(
+        "{}{}{}{}{}{}{}",
+        "<!-- msd:section id=\"isolate-head\" when=\"always\" -->\nbanner line\n<!-- /msd:section -->\n",
+        "keep\n",
+        "<!-- msd:section id=\"guard\" when=\"always\" -->\n<!-- msd:protected -->\nnever this\n<!-- /msd:section -->\n",
+        format!(
+            "<!-- msd:section id=\"extra\" when=\"flag:--prd\" shrink=\"drop\" priority=\"1\" -->\n{}\n<!-- /msd:section -->\n",
+            "extra ".repeat(60).trim_end()
+        ),
+        "<!-- msd:section id=\"steps\" when=\"always\" shrink=\"head:1\" -->\nstep 1\nstep 2\nstep 3\n<!-- /msd:section -->\n",
+        format!(
+            "<!-- msd:section id=\"notes\" when=\"always\" shrink=\"truncate:8\" -->\n{}\n<!-- /msd:section -->\n",
+            "notes ".repeat(30).trim_end()
+        ),
+        "tail\n",
+    );
+    let doc = crate::markers::parse("t.md", &src).unwrap();
+    let fragments = fragments_of(&doc.sections);
+    let opts = Options { minimum_for: Some(&emission_minimum), priority_cutoff: true, ..Options::default() };
+    let total = total(&fragments, &Utf8Bytes);
+    let report = gate::run(&fragments, &gate::sweep(total), |b| compose(&fragments, b, &Utf8Bytes, &opts)).unwrap();
+    assert_eq!(report.load_bearing, ["isolate-head", "gap-0", "guard", "gap-1"]);
+    // At 25% (148): extra dropped (234), steps cut to "step 1" (219), notes cut to the 109
+    // bytes left (148).
+    let (budget, quarter) = report.runs.last().unwrap();
+    assert_eq!((*budget, total), (148, 594));
+    assert_eq!(
+        (quarter.omitted.as_slice(), quarter.shrunk.as_slice(), quarter.truncated.as_slice()),
+        (&["extra".to_string()][..], &["steps".to_string()][..], &["notes".to_string()][..])
+    );
+    assert_eq!(quarter.total, 148);
+}
