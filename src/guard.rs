@@ -208,7 +208,7 @@ pub enum Violation {
         /// The glob.
         glob: String,
     },
-    /// A runtime that emitted nothing.
+    /// A runtime that emitted nothing from the content (its own VERSION file does not count).
     NoArtifacts {
         /// Runtime id.
         runtime: String,
@@ -226,7 +226,9 @@ impl std::fmt::Display for Violation {
             Violation::DeadRule { runtime, scope, glob } => {
                 write!(f, "{runtime} ({scope}): cap rule `{glob}` matched no emitted file")
             }
-            Violation::NoArtifacts { runtime, scope } => write!(f, "{runtime} ({scope}): emitted no files"),
+            Violation::NoArtifacts { runtime, scope } => {
+                write!(f, "{runtime} ({scope}): emitted no files from the content")
+            }
         }
     }
 }
@@ -243,7 +245,8 @@ pub fn check(emission: &Emission, cap: &Capability, tiers: &Tiers) -> Result<Gua
     let sc = scope.as_str().to_string();
     let mut violations = Vec::new();
     let mut report = GuardReport::default();
-    if emission.files.is_empty() {
+    // The tool's own files (VERSION) do not count: a layout that emits no content is broken.
+    if !emission.files.iter().any(|f| f.sources.iter().any(|s| s.starts_with("content/"))) {
         return Err(GuardError(vec![Violation::NoArtifacts { runtime: rt, scope: sc }]));
     }
     let mut measure = |path: &str, bytes: u64, cap_bytes: u64, rule: String| {
@@ -490,5 +493,8 @@ mod tests {
             panic!("an empty emission must fail");
         };
         assert_eq!(v, [Violation::NoArtifacts { runtime: "t".into(), scope: "global".into() }]);
+        // The tool's own VERSION file is not an artifact of the content.
+        let version = file("msd-core/VERSION", FileKind::Core, "Cargo.toml", b"0.1.0\n".to_vec());
+        assert!(check(&emission(vec![version]), &manifest(""), &tiers).is_err());
     }
 }

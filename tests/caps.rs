@@ -121,7 +121,7 @@ fn caps_runtime_that_emits_nothing_fails() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("empty (global): emitted no files"), "{stderr}");
+    assert!(stderr.contains("empty (global): emitted no files from the content"), "{stderr}");
     assert!(!w.home.join(".empty").exists());
 }
 
@@ -133,7 +133,7 @@ fn caps_workflow_tier_boundaries_through_install() {
     {
         let w = World::new();
         let c = content(&w, "c", "Plan.\n");
-        std::fs::write(c.join("tiers.json"), r#"{"workflows": {"big": "LARGE"}}"#).unwrap();
+        std::fs::write(c.join("tiers.json"), r#"{"workflows": {"big": "LARGE", "plan": "DEFAULT"}}"#).unwrap();
         let text = if crlf { format!("{}\r\n", "x".repeat(bytes - 2)) } else { format!("{}\n", "x".repeat(bytes - 1)) };
         std::fs::write(c.join("msd-core/workflows/big.md"), &text).unwrap();
         let out = w.install().args(["-r", "claude", "--content", &s(&c)]).output().unwrap();

@@ -163,11 +163,29 @@ fn compose_fails_when_the_unshrinkable_parts_exceed_the_cap() {
     let verbatim = lines("rule", 300); // 15,300 bytes that may not shrink
     let c = content(&w, "c", &format!("{verbatim}{}", section("examples", "drop", &lines("example", 10))));
     // The smallest reachable size is the file without the droppable section: emit that variant
-    // with the shipped (uncapped) Windsurf manifest.
+    // with the same manifest, its cap removed.
     let bare = content(&w, "bare", &verbatim);
+    let uncapped = w.tmp.path().join("uncapped");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fixture("caps/windsurf-capped/windsurf/capability.json")).unwrap())
+            .unwrap();
+    manifest.as_object_mut().unwrap().remove("caps");
+    std::fs::create_dir_all(uncapped.join("windsurf")).unwrap();
+    std::fs::write(uncapped.join("windsurf/capability.json"), manifest.to_string()).unwrap();
     let out_dir = w.tmp.path().join("bare-out");
     w.install()
-        .args(["emit", "-r", "windsurf", "--local", "--content", &s(&bare), "--out", &s(&out_dir)])
+        .args([
+            "emit",
+            "-r",
+            "windsurf",
+            "--local",
+            "--runtimes",
+            &s(&uncapped),
+            "--content",
+            &s(&bare),
+            "--out",
+            &s(&out_dir),
+        ])
         .assert()
         .success();
     let smallest = std::fs::read(out_dir.join("workflows/msd-plan.md")).unwrap().len();

@@ -52,7 +52,7 @@ pub struct FileCompose {
 /// Even the smallest composition is over the cap.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{runtime} ({scope}): {path} (from {artifact}) is {full} bytes, over its cap of {cap} (glob {rule}); composed down to the sections that may not shrink it is still {smallest} bytes (section budget {budget})"
+    "{runtime} ({scope}): {path} (from {artifact}) is {full} bytes, over its cap of {cap} (glob {rule}); with every shrinkable section at its smallest it is still {smallest} bytes (section budget {budget})"
 )]
 pub struct FitError {
     /// Runtime id.

@@ -478,22 +478,22 @@ fn compose_gate_holds_for_a_document_at_emission() {
     // contract's sweep: no verbatim, isolate or protected text moves, and the sweep reaches
     // pressure. Sizes: isolate 12, keep 5, guard 11, extra 360, steps 21, notes 180, tail 5 = 594;
     // the minimum set (12 + 5 + 11 + 6 + 8 + 5 = 47) fits every budget down to 25% (148).
-    let src = format!(
-        "{}{}{}{}{}{}{}",
-        "<!-- msd:section id=\"isolate-head\" when=\"always\" -->\nbanner line\n<!-- /msd:section -->\n",
-        "keep\n",
-        "<!-- msd:section id=\"guard\" when=\"always\" -->\n<!-- msd:protected -->\nnever this\n<!-- /msd:section -->\n",
+    let src = [
+        "<!-- msd:section id=\"isolate-head\" when=\"always\" -->\nbanner line\n<!-- /msd:section -->\n".to_string(),
+        "keep\n".to_string(),
+        "<!-- msd:section id=\"guard\" when=\"always\" -->\n<!-- msd:protected -->\nnever this\n<!-- /msd:section -->\n".to_string(),
         format!(
             "<!-- msd:section id=\"extra\" when=\"flag:--prd\" shrink=\"drop\" priority=\"1\" -->\n{}\n<!-- /msd:section -->\n",
             "extra ".repeat(60).trim_end()
         ),
-        "<!-- msd:section id=\"steps\" when=\"always\" shrink=\"head:1\" -->\nstep 1\nstep 2\nstep 3\n<!-- /msd:section -->\n",
+        "<!-- msd:section id=\"steps\" when=\"always\" shrink=\"head:1\" -->\nstep 1\nstep 2\nstep 3\n<!-- /msd:section -->\n".to_string(),
         format!(
             "<!-- msd:section id=\"notes\" when=\"always\" shrink=\"truncate:8\" -->\n{}\n<!-- /msd:section -->\n",
             "notes ".repeat(30).trim_end()
         ),
-        "tail\n",
-    );
+        "tail\n".to_string(),
+    ]
+    .concat();
     let doc = crate::markers::parse("t.md", &src).unwrap();
     let fragments = fragments_of(&doc.sections);
     let opts = Options { minimum_for: Some(&emission_minimum), priority_cutoff: true, ..Options::default() };
