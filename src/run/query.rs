@@ -29,7 +29,7 @@ pub enum Query {
     /// PROJECT.md head-shrunk, plans truncated proportionally, context / research /
     /// requirements dropped in that order. Writes the prompt and its metadata. Exit codes of its
     /// own: 1 usage or an unreadable file, 2 no prompt fits.
-    PromptBudget(prompt_budget::PromptBudgetArgs),
+    PromptBudget(Box<prompt_budget::PromptBudgetArgs>),
     /// `init.<workflow> [args...]`: what the workflow needs for this invocation, as JSON: the
     /// phase, project paths, which exist, the parsed flags and values, the effective config, and
     /// `section_manifest` (the sections to read).
