@@ -911,6 +911,43 @@ mod tests {
     }
 
     #[test]
+    fn markers_reason_names_are_locked_and_documented() {
+        let names: Vec<&str> = Reason::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "unclosed_section",
+                "unmatched_close",
+                "nested_section",
+                "duplicate_id",
+                "missing_id",
+                "missing_when",
+                "malformed_id",
+                "unknown_when",
+                "malformed_attributes",
+                "unrecognized_attribute",
+                "close_with_attributes",
+                "reserved_id",
+                "protected_start_while_open",
+                "protected_end_without_start",
+                "protected_empty",
+                "protected_unclosed",
+                "protected_single_without_content",
+                "protected_unknown_sentinel",
+                "isolate_not_leading",
+                "load_bearing_shrink",
+            ]
+        );
+        for r in Reason::ALL {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str(), "serde and as_str agree");
+        }
+        let doc = include_str!("../docs/CONTENT-CONVENTIONS.md");
+        for name in names {
+            assert!(doc.contains(&format!("`{name}`")), "docs/CONTENT-CONVENTIONS.md does not list `{name}`");
+        }
+    }
+
+    #[test]
     fn markers_section_prefix_lookalikes_are_text() {
         for src in [
             "<!-- msd:sectionX id=\"a\" -->\n",
