@@ -6,6 +6,7 @@
 
 use std::process::ExitCode;
 
+use crate::compose::fit::FitError;
 use crate::convert::ConvertError;
 use crate::fsx;
 use crate::generated::{self, GenError};
@@ -105,6 +106,15 @@ pub enum Error {
     /// Git could not answer a base-revision check.
     #[error(transparent)]
     Git(#[from] GitError),
+    /// An emitted file cannot be composed to fit its cap (boxed: it names much).
+    #[error(transparent)]
+    Fit(Box<FitError>),
+}
+
+impl From<FitError> for Error {
+    fn from(e: FitError) -> Error {
+        Error::Fit(Box::new(e))
+    }
 }
 
 impl From<SynthError> for Error {
@@ -135,6 +145,7 @@ impl Error {
             Error::Lifecycle(LifecycleError::Locked(fsx::LockError::Busy { .. })) => Exit::Locked,
             Error::Lifecycle(LifecycleError::Settings(_) | LifecycleError::State(_)) => Exit::Invalid,
             Error::Lifecycle(_) => Exit::Io,
+            Error::Fit(_) => Exit::Invalid,
         }
     }
 
@@ -143,6 +154,7 @@ impl Error {
         match self {
             Error::Load(e) => e.hint(),
             Error::Content(e) => Some(e.hint.clone()),
+            Error::Fit(e) => Some(e.hint()),
             Error::Guard(_) => Some("shrink the source (move text into steps or detail parts), or adjust the cap in the manifest or tiers.json".into()),
             Error::UnknownRuntime { valid, .. } => Some(format!("valid runtimes: {}", valid.join(", "))),
             Error::Usage { hint, .. } => Some(hint.clone()),

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use globset::{GlobBuilder, GlobMatcher};
 
-use crate::capability::{CapRule, Capability};
+use crate::capability::{CapRule, Capability, Scope};
 use crate::convert::{Emission, FileKind};
 
 /// An emitted workflow or agent absent at the base fails above this (32,768 passes).
@@ -106,6 +106,54 @@ fn matcher(glob: &str) -> GlobMatcher {
     GlobBuilder::new(glob).literal_separator(true).build().expect("validated glob").compile_matcher()
 }
 
+/// The manifest's cap rules of one scope, compiled. The first matching rule wins.
+pub struct Rules<'c> {
+    rules: Vec<(&'c CapRule, GlobMatcher)>,
+}
+
+impl<'c> Rules<'c> {
+    /// The rules of `cap` that apply to `scope`.
+    pub fn new(cap: &'c Capability, scope: Scope) -> Rules<'c> {
+        Rules { rules: cap.caps.iter().filter(|r| r.scopes.contains(&scope)).map(|r| (r, matcher(&r.glob))).collect() }
+    }
+
+    /// The index and rule that govern `path`, if any.
+    pub fn first_match(&self, path: &str) -> Option<(usize, &'c CapRule)> {
+        self.rules.iter().position(|(_, m)| m.is_match(path)).map(|i| (i, self.rules[i].0))
+    }
+
+    /// How many rules there are.
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// The `i`-th rule.
+    pub fn rule(&self, i: usize) -> &'c CapRule {
+        self.rules[i].0
+    }
+}
+
+/// The bytes a manifest cap rule measures: the emitted bytes as written.
+pub fn rule_bytes(bytes: &[u8]) -> u64 {
+    bytes.len() as u64
+}
+
+/// An emitted workflow or agent absent at the base fails `NEW_FILE_CAP` when it is over it
+/// (exactly 32,768 passes).
+pub fn exceeds_new_file_cap(bytes: u64) -> bool {
+    bytes > NEW_FILE_CAP
+}
+
+/// A compact detail part fails `DETAIL_PART_CAP` at 32,768 bytes or more (each part is < 32,768).
+pub fn exceeds_detail_part_cap(bytes: u64) -> bool {
+    bytes >= DETAIL_PART_CAP
+}
+
 /// LF-normalised byte count (CRLF counts as one byte).
 pub fn lf_bytes(bytes: &[u8]) -> u64 {
     let crlf = bytes.windows(2).filter(|w| w == b"\r\n").count();
@@ -160,7 +208,7 @@ pub enum Violation {
         /// The glob.
         glob: String,
     },
-    /// A runtime that emitted nothing.
+    /// A runtime that emitted nothing from the content (its own VERSION file does not count).
     NoArtifacts {
         /// Runtime id.
         runtime: String,
@@ -178,7 +226,9 @@ impl std::fmt::Display for Violation {
             Violation::DeadRule { runtime, scope, glob } => {
                 write!(f, "{runtime} ({scope}): cap rule `{glob}` matched no emitted file")
             }
-            Violation::NoArtifacts { runtime, scope } => write!(f, "{runtime} ({scope}): emitted no files"),
+            Violation::NoArtifacts { runtime, scope } => {
+                write!(f, "{runtime} ({scope}): emitted no files from the content")
+            }
         }
     }
 }
@@ -195,7 +245,8 @@ pub fn check(emission: &Emission, cap: &Capability, tiers: &Tiers) -> Result<Gua
     let sc = scope.as_str().to_string();
     let mut violations = Vec::new();
     let mut report = GuardReport::default();
-    if emission.files.is_empty() {
+    // The tool's own files (VERSION) do not count: a layout that emits no content is broken.
+    if !emission.files.iter().any(|f| f.sources.iter().any(|s| s.starts_with("content/"))) {
         return Err(GuardError(vec![Violation::NoArtifacts { runtime: rt, scope: sc }]));
     }
     let mut measure = |path: &str, bytes: u64, cap_bytes: u64, rule: String| {
@@ -228,16 +279,15 @@ pub fn check(emission: &Emission, cap: &Capability, tiers: &Tiers) -> Result<Gua
             measure(p, lf_bytes(&f.bytes), tier.agent_cap(), format!("agent tier {}", tier.as_str()));
         }
     }
-    let rules: Vec<(&CapRule, GlobMatcher)> =
-        cap.caps.iter().filter(|r| r.scopes.contains(&scope)).map(|r| (r, matcher(&r.glob))).collect();
+    let rules = Rules::new(cap, scope);
     let mut hits = vec![0usize; rules.len()];
     for f in &emission.files {
-        if let Some(i) = rules.iter().position(|(_, m)| m.is_match(f.path.as_str())) {
+        if let Some((i, rule)) = rules.first_match(f.path.as_str()) {
             hits[i] += 1;
-            measure(f.path.as_str(), f.bytes.len() as u64, rules[i].0.max_bytes, format!("glob {}", rules[i].0.glob));
+            measure(f.path.as_str(), rule_bytes(&f.bytes), rule.max_bytes, format!("glob {}", rule.glob));
         }
     }
-    for (i, (r, _)) in rules.iter().enumerate() {
+    for (i, r) in (0..rules.len()).map(|i| (i, rules.rule(i))) {
         if hits[i] == 0 {
             violations.push(Violation::DeadRule {
                 runtime: emission.runtime.clone(),
@@ -247,4 +297,204 @@ pub fn check(emission: &Emission, cap: &Capability, tiers: &Tiers) -> Result<Gua
         }
     }
     if violations.is_empty() { Ok(report) } else { Err(GuardError(violations)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::convert::EmittedFile;
+    use crate::fsx::FileMode;
+    use crate::relpath::RelPath;
+
+    fn manifest(caps: &str) -> Capability {
+        let text = format!(
+            r#"{{"id": "t", "title": "T", "tier": "experimental", "home": {{"kind": "dot-home", "default": ".t"}},
+               "artifacts": {{"global": []}}, "command_ref": "/msd-{{stem}}", "caps": [{caps}]}}"#
+        );
+        crate::capability::parse("t.json", &text).unwrap()
+    }
+
+    fn file(path: &str, kind: FileKind, source: &str, bytes: Vec<u8>) -> EmittedFile {
+        EmittedFile {
+            path: RelPath::new(path).unwrap(),
+            bytes,
+            mode: FileMode::Regular,
+            kind,
+            sources: vec![source.to_string()],
+        }
+    }
+
+    fn emission(files: Vec<EmittedFile>) -> Emission {
+        Emission { runtime: "t".into(), scope: Scope::Global, files }
+    }
+
+    fn over(r: Result<GuardReport, GuardError>) -> Vec<(String, u64, u64, String)> {
+        match r {
+            Ok(_) => Vec::new(),
+            Err(GuardError(v)) => v
+                .into_iter()
+                .map(|v| match v {
+                    Violation::OverCap { path, bytes, cap, rule, .. } => (path, bytes, cap, rule),
+                    other => panic!("unexpected {other}"),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn guard_new_file_cap_boundaries() {
+        assert_eq!(NEW_FILE_CAP, 32_768);
+        assert!(!exceeds_new_file_cap(32_767));
+        assert!(!exceeds_new_file_cap(32_768), "exactly the cap passes for an emitted file");
+        assert!(exceeds_new_file_cap(32_769));
+    }
+
+    #[test]
+    fn guard_detail_part_cap_boundaries() {
+        assert_eq!(DETAIL_PART_CAP, 32_768);
+        assert!(!exceeds_detail_part_cap(32_767));
+        assert!(exceeds_detail_part_cap(32_768), "a detail part fails at the cap");
+        assert!(exceeds_detail_part_cap(32_769));
+    }
+
+    #[test]
+    fn guard_every_tier_cap_at_cap_minus_one_cap_and_cap_plus_one() {
+        let cap = manifest("");
+        let cases = [
+            ("workflow", Tier::Xl, 98_304u64),
+            ("workflow", Tier::Large, 61_440),
+            ("workflow", Tier::Default, 40_960),
+            ("agent", Tier::Xl, 57_344),
+            ("agent", Tier::Large, 49_152),
+            ("agent", Tier::Default, 24_576),
+        ];
+        for (kind, tier, limit) in cases {
+            let mut tiers = Tiers::default();
+            let name = "msd-thing";
+            if tier != Tier::Default {
+                match kind {
+                    "workflow" => tiers.workflows.insert(name.into(), tier),
+                    _ => tiers.agents.insert(name.into(), tier),
+                };
+            }
+            for bytes in [limit - 1, limit, limit + 1] {
+                let f = match kind {
+                    "workflow" => file(
+                        &format!("msd-core/workflows/{name}.md"),
+                        FileKind::Core,
+                        "content/msd-core/workflows/msd-thing.md",
+                        vec![b'x'; bytes as usize],
+                    ),
+                    _ => file(
+                        &format!("agents/{name}.md"),
+                        FileKind::Agent,
+                        "content/agents/msd-thing.md",
+                        vec![b'x'; bytes as usize],
+                    ),
+                };
+                let got = over(check(&emission(vec![f]), &cap, &tiers));
+                if bytes <= limit {
+                    assert!(got.is_empty(), "{kind} {tier:?} at {bytes}: {got:?}");
+                } else {
+                    let path = if kind == "workflow" {
+                        format!("msd-core/workflows/{name}.md")
+                    } else {
+                        format!("agents/{name}.md")
+                    };
+                    assert_eq!(got, [(path, bytes, limit, format!("{kind} tier {}", tier.as_str()))]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn guard_tier_caps_count_lf_bytes_and_only_top_level_workflows() {
+        let cap = manifest("");
+        let tiers = Tiers::default();
+        // 40,961 raw bytes with one CRLF are 40,960 LF bytes: within DEFAULT.
+        let mut bytes = vec![b'x'; 40_959];
+        bytes.extend_from_slice(b"\r\n");
+        assert!(
+            over(check(
+                &emission(vec![file(
+                    "msd-core/workflows/w.md",
+                    FileKind::Core,
+                    "content/msd-core/workflows/w.md",
+                    bytes
+                )]),
+                &cap,
+                &tiers
+            ))
+            .is_empty()
+        );
+        // A step file under a workflow's directory is not a tiered workflow.
+        let step = file(
+            "msd-core/workflows/w/steps/s.md",
+            FileKind::Core,
+            "content/msd-core/workflows/w/steps/s.md",
+            vec![b'x'; 50_000],
+        );
+        assert!(over(check(&emission(vec![step]), &cap, &tiers)).is_empty());
+    }
+
+    #[test]
+    fn guard_glob_rule_boundaries_and_first_match() {
+        let cap = manifest(
+            r#"{"glob": "workflows/*.md", "max_bytes": 12000}, {"glob": "workflows/**", "max_bytes": 10}, {"glob": "other/*.md", "max_bytes": 1}"#,
+        );
+        let tiers = Tiers::default();
+        for (bytes, fails) in [(11_999usize, false), (12_000, false), (12_001, true)] {
+            let files = vec![
+                file("workflows/msd-a.md", FileKind::Workflow, "content/commands/msd/a.md", vec![b'x'; bytes]),
+                // Matched by the second rule only (the first does not cross segments).
+                file("workflows/sub/b.md", FileKind::Workflow, "content/commands/msd/b.md", vec![b'x'; 10]),
+                file("other/c.md", FileKind::Command, "content/commands/msd/c.md", vec![b'x'; 1]),
+                // Unmeasured: no rule matches.
+                file("skills/x/SKILL.md", FileKind::Skill, "content/commands/msd/x.md", vec![b'x'; 100_000]),
+            ];
+            let got = over(check(&emission(files), &cap, &tiers));
+            if fails {
+                assert_eq!(
+                    got,
+                    [("workflows/msd-a.md".to_string(), 12_001, 12_000, "glob workflows/*.md".to_string())]
+                );
+            } else {
+                assert!(got.is_empty(), "{bytes}: {got:?}");
+            }
+        }
+        // Rule caps measure raw bytes: a CRLF counts two.
+        let crlf = file(
+            "workflows/msd-a.md",
+            FileKind::Workflow,
+            "content/commands/msd/a.md",
+            [vec![b'x'; 11_999], b"\r\n".to_vec()].concat(),
+        );
+        let other = file("workflows/sub/b.md", FileKind::Workflow, "s", vec![b'x'; 1]);
+        let c = file("other/c.md", FileKind::Command, "s", vec![b'x'; 1]);
+        assert_eq!(over(check(&emission(vec![crlf, other, c]), &cap, &tiers)).len(), 1);
+    }
+
+    #[test]
+    fn guard_dead_rule_and_empty_emission_fail() {
+        let cap = manifest(r#"{"glob": "workflows/*.md", "max_bytes": 12000}"#);
+        let tiers = Tiers::default();
+        let Err(GuardError(v)) = check(
+            &emission(vec![file("agents/a.md", FileKind::Agent, "content/agents/a.md", b"a".to_vec())]),
+            &cap,
+            &tiers,
+        ) else {
+            panic!("a rule that matches nothing must fail");
+        };
+        assert_eq!(
+            v,
+            [Violation::DeadRule { runtime: "t".into(), scope: "global".into(), glob: "workflows/*.md".into() }]
+        );
+        let Err(GuardError(v)) = check(&emission(Vec::new()), &manifest(""), &tiers) else {
+            panic!("an empty emission must fail");
+        };
+        assert_eq!(v, [Violation::NoArtifacts { runtime: "t".into(), scope: "global".into() }]);
+        // The tool's own VERSION file is not an artifact of the content.
+        let version = file("msd-core/VERSION", FileKind::Core, "Cargo.toml", b"0.1.0\n".to_vec());
+        assert!(check(&emission(vec![version]), &manifest(""), &tiers).is_err());
+    }
 }

@@ -2,8 +2,8 @@
 //!
 //! The library is the pipeline of SPEC section 5, one module per stage:
 //! [`load`] (content and manifests) -> validate ([`capability`], [`markers`], [`frontmatter`]) ->
-//! compose ([`markers`], [`when`]) -> [`convert`] -> [`guard`] -> [`plan`] -> [`write`] ->
-//! [`record`]. [`pipeline`] runs them in order; [`app`] and [`run`] are the two
+//! [`compose`] ([`markers`], [`when`]; [`budget`] is the review-prompt ladder on the same
+//! composer) -> [`convert`] -> [`guard`] -> [`plan`] -> [`write`] -> [`record`]. [`pipeline`] runs them in order; [`app`] and [`run`] are the two
 //! binaries' entries, kept thin.
 //!
 //! The seams msd_run serves: [`section_manifest`] and [`invocation`] (which sections an
@@ -15,10 +15,12 @@
 
 pub mod app;
 pub mod bench;
+pub mod budget;
 pub mod capability;
 pub mod cli;
 pub mod cmd;
 pub mod compact;
+pub mod compose;
 pub mod config_keys;
 pub mod convert;
 pub mod error;

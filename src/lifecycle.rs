@@ -150,6 +150,8 @@ pub struct TargetRun {
     pub pending_migrations: Vec<&'static str>,
     /// What was written.
     pub report: Option<WriteReport>,
+    /// What composition did to each file with sections or a cap.
+    pub compose: Vec<crate::compose::fit::FileCompose>,
 }
 
 struct Held {
@@ -229,21 +231,21 @@ pub fn install(
 ) -> Result<Vec<TargetRun>, Error> {
     let emitted: Vec<_> = runtimes
         .par_iter()
-        .map(|rt| pipeline::emit_one(content, rt, opts.scope, opts.config_dir, env).map(|e| (*rt, e)))
+        .map(|rt| pipeline::emit_composed(content, rt, opts.scope, opts.config_dir, env).map(|e| (*rt, e)))
         .collect::<Result<_, Error>>()?;
     let held = if opts.dry_run {
         None
     } else {
-        for (_, (target, _, _)) in &emitted {
+        for (_, (target, _, _, _)) in &emitted {
             preflight(target)?;
         }
-        let homes: Vec<&Path> = emitted.iter().map(|(_, (t, _, _))| t.home.as_path()).collect();
+        let homes: Vec<&Path> = emitted.iter().map(|(_, (t, _, _, _))| t.home.as_path()).collect();
         Some(hold(&homes, opts.allow_symlinks)?)
     };
     let mut migrated: Vec<(PathBuf, &Capability, Scope, Vec<Ran>)> = Vec::new();
     let mut runs = Vec::new();
     let planned = (|| -> Result<(), Error> {
-        for (rt, (target, emission, guard)) in emitted {
+        for (rt, (target, emission, guard, compose)) in emitted {
             let cap = &rt.capability;
             let home = target.home.clone();
             let state0 = InstallState::read(&home, cap, target.scope).map_err(LifecycleError::from)?;
@@ -273,6 +275,7 @@ pub fn install(
                 guard,
                 plan,
                 report: None,
+                compose,
             });
         }
         if !opts.dry_run {

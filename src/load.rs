@@ -2,7 +2,8 @@
 //!
 //! Input: the embedded `content/` and `runtimes/` trees, or `--content DIR` / `--runtimes DIR`.
 //! Output: a [`Tree`] of bytes per source, then a parsed [`Content`] (commands, agents, core
-//! files with markers parsed and stripped) and the list of [`Capability`] manifests.
+//! files, each composed whole through [`crate::compose::document`]: markers parsed and stripped,
+//! explicit sections kept for the emission fit) and the list of [`Capability`] manifests.
 //!
 //! Invariants: a file is read once and parsed once, then shared by every runtime. Reading a
 //! directory refuses symlinks that leave it. Every error names the file (and line where there is
@@ -18,7 +19,7 @@ use crate::capability::{self, Capability, ManifestError};
 use crate::frontmatter::{self, Frontmatter, FrontmatterError};
 use crate::fsx::FileMode;
 use crate::guard::Tiers;
-use crate::markers::{self, MarkerError};
+use crate::markers::{MarkerError, Section};
 use crate::relpath::RelPath;
 
 static EMBEDDED_CONTENT: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/content");
@@ -304,6 +305,8 @@ pub struct Command {
     pub body: String,
     /// The description.
     pub description: String,
+    /// The body's sections when it has explicit ones (empty otherwise), for the emission fit.
+    pub sections: Vec<Section>,
 }
 
 /// An agent of the content.
@@ -319,6 +322,8 @@ pub struct Agent {
     pub body: String,
     /// The description.
     pub description: String,
+    /// The body's sections when it has explicit ones (empty otherwise), for the emission fit.
+    pub sections: Vec<Section>,
 }
 
 /// A file of the core tree (`msd-core/**`).
@@ -334,6 +339,8 @@ pub struct CoreFile {
     pub bytes: Arc<[u8]>,
     /// File mode.
     pub mode: FileMode,
+    /// The text's sections when it has explicit ones (empty otherwise), for the emission fit.
+    pub sections: Vec<Section>,
 }
 
 /// The parsed content tree.
@@ -451,13 +458,14 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
                     ));
                 }
                 let description = required_str(&fm, "description", &disp)?;
-                let body = strip(&disp, body)?;
+                let (body, sections) = compose(&disp, body)?;
                 commands.push(Command {
                     stem: stem.to_string(),
                     source: rel.clone(),
                     frontmatter: fm,
                     body,
                     description,
+                    sections,
                 });
             }
             ["agents", file] => {
@@ -489,18 +497,30 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
                     ));
                 }
                 let description = required_str(&fm, "description", &disp)?;
-                let body = strip(&disp, body)?;
-                agents.push(Agent { name: name.to_string(), source: rel.clone(), frontmatter: fm, body, description });
+                let (body, sections) = compose(&disp, body)?;
+                agents.push(Agent {
+                    name: name.to_string(),
+                    source: rel.clone(),
+                    frontmatter: fm,
+                    body,
+                    description,
+                    sections,
+                });
             }
             ["msd-core", ..] => {
                 let sub = RelPath::new(segs[1..].join("/"))
                     .map_err(|e| ContentError::new(disp.clone(), None, e.to_string(), "rename the file"))?;
                 let is_text = is_text_file(rel.as_str());
-                let text = if is_text {
+                let (text, sections) = if is_text {
                     let src = text(&tree, rel, bytes)?;
-                    Some(if rel.as_str().ends_with(".md") { strip(&disp, src)? } else { src.to_string() })
+                    if rel.as_str().ends_with(".md") {
+                        let (t, s) = compose(&disp, src)?;
+                        (Some(t), s)
+                    } else {
+                        (Some(src.to_string()), Vec::new())
+                    }
                 } else {
-                    None
+                    (None, Vec::new())
                 };
                 core.push(CoreFile {
                     rel: sub,
@@ -508,16 +528,19 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
                     text,
                     bytes: bytes.clone(),
                     mode: FileMode::Regular,
+                    sections,
                 });
             }
             ["CONTEXT.md"] => {
                 let src = text(&tree, rel, bytes)?;
+                let (text, sections) = compose(&disp, src)?;
                 core.push(CoreFile {
                     rel: RelPath::new("CONTEXT.md").expect("static"),
                     source: rel.clone(),
-                    text: Some(strip(&disp, src)?),
+                    text: Some(text),
                     bytes: bytes.clone(),
                     mode: FileMode::Regular,
+                    sections,
                 });
             }
             ["CONTEXT-INDEX.json"] | ["tiers.json"] | ["namespaces.json"] => {}
@@ -552,8 +575,43 @@ pub fn is_text_file(path: &str) -> bool {
     [".md", ".json", ".toml", ".yaml", ".yml", ".txt", ".sh"].iter().any(|ext| path.ends_with(ext))
 }
 
-fn strip(path: &str, src: &str) -> Result<String, ContentError> {
-    Ok(markers::parse(path, src)?.strip())
+fn compose(path: &str, src: &str) -> Result<(String, Vec<Section>), ContentError> {
+    Ok(crate::compose::document(path, src)?)
+}
+
+impl Content {
+    /// The explicit sections of the content file at `source` (`content/`-relative), if any.
+    pub fn sections_of(&self, source: &RelPath) -> Option<&[Section]> {
+        let s = if let Some(c) = self.commands.iter().find(|c| &c.source == source) {
+            &c.sections
+        } else if let Some(a) = self.agents.iter().find(|a| &a.source == source) {
+            &a.sections
+        } else {
+            &self.core.iter().find(|f| &f.source == source)?.sections
+        };
+        (!s.is_empty()).then_some(s.as_slice())
+    }
+
+    /// A copy with the body (text) of each `source` replaced, for re-emitting composed files.
+    pub fn with_bodies(&self, bodies: &BTreeMap<RelPath, String>) -> Content {
+        let mut c = self.clone();
+        for cmd in &mut c.commands {
+            if let Some(b) = bodies.get(&cmd.source) {
+                cmd.body = b.clone();
+            }
+        }
+        for a in &mut c.agents {
+            if let Some(b) = bodies.get(&a.source) {
+                a.body = b.clone();
+            }
+        }
+        for f in &mut c.core {
+            if let Some(b) = bodies.get(&f.source) {
+                f.text = Some(b.clone());
+            }
+        }
+        c
+    }
 }
 
 fn tiers(tree: &Tree, agents: &[Agent], core: &[CoreFile]) -> Result<Tiers, ContentError> {

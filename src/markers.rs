@@ -12,6 +12,12 @@
 //! `<!-- msd:protected -->`, `<!-- msd:protected:start -->` or `<!-- msd:protected:end -->`.
 //! Inside a fence only the matching closer counts; inside a multi-line comment only `-->` counts.
 //! Every failure is a [`MarkerError`] with a stable [`Reason`] and file:line.
+//!
+//! Decisions beyond the reference (contracts section 5): ids `gap-N` are reserved; a section may
+//! carry `shrink=` and `priority=` for the composer; an `isolate-*` section must lead the document
+//! and stay verbatim, and so must a section that holds protected text (`isolate_not_leading`,
+//! `load_bearing_shrink`); `<!-->` is a complete (empty) comment, not an opener; a BOM in front
+//! of a marker on line 1 is kept (it becomes the first gap) instead of leaving with the marker.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -58,11 +64,16 @@ pub enum Reason {
     ProtectedSingleWithoutContent,
     /// `msd:protected...` that is none of the three sentinels.
     ProtectedUnknownSentinel,
+    /// An `isolate-*` section preceded by text or by a non-isolate section.
+    IsolateNotLeading,
+    /// A `shrink` other than `verbatim` on an `isolate-*` section or on a section holding
+    /// protected text.
+    LoadBearingShrink,
 }
 
 impl Reason {
     /// Every reason, for locks and documentation.
-    pub const ALL: [Reason; 18] = [
+    pub const ALL: [Reason; 20] = [
         Reason::UnclosedSection,
         Reason::UnmatchedClose,
         Reason::NestedSection,
@@ -81,6 +92,8 @@ impl Reason {
         Reason::ProtectedUnclosed,
         Reason::ProtectedSingleWithoutContent,
         Reason::ProtectedUnknownSentinel,
+        Reason::IsolateNotLeading,
+        Reason::LoadBearingShrink,
     ];
 
     /// The stable snake_case name.
@@ -104,6 +117,8 @@ impl Reason {
             Reason::ProtectedUnclosed => "protected_unclosed",
             Reason::ProtectedSingleWithoutContent => "protected_single_without_content",
             Reason::ProtectedUnknownSentinel => "protected_unknown_sentinel",
+            Reason::IsolateNotLeading => "isolate_not_leading",
+            Reason::LoadBearingShrink => "load_bearing_shrink",
         }
     }
 
@@ -131,6 +146,12 @@ impl Reason {
             Reason::ProtectedUnclosed => "add `<!-- msd:protected:end -->` where the region ends",
             Reason::ProtectedSingleWithoutContent => "put the protected block right after the marker, or remove it",
             Reason::ProtectedUnknownSentinel => "use `msd:protected`, `msd:protected:start` or `msd:protected:end`",
+            Reason::IsolateNotLeading => {
+                "isolate sections form the document's prefix: move them to the very top, before any text or other section"
+            }
+            Reason::LoadBearingShrink => {
+                "isolate sections and sections holding protected text are never shrunk: remove `shrink=` or move the protected text out"
+            }
         }
     }
 }
@@ -176,6 +197,17 @@ pub enum Shrink {
     Drop,
 }
 
+impl fmt::Display for Shrink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Shrink::Verbatim => f.write_str("verbatim"),
+            Shrink::Head(n) => write!(f, "head:{n}"),
+            Shrink::Truncate(n) => write!(f, "truncate:{n}"),
+            Shrink::Drop => f.write_str("drop"),
+        }
+    }
+}
+
 impl Shrink {
     fn parse(s: &str) -> Option<Shrink> {
         let num = |t: &str| -> Option<usize> {
@@ -206,6 +238,10 @@ pub struct Section {
     pub explicit: bool,
     /// 1-based line: the open marker for explicit sections, the first line for gaps.
     pub start_line: usize,
+    /// 1-based line: the close marker for explicit sections, the last line for gaps.
+    pub end_line: usize,
+    /// Whether a protected block covers any of its lines.
+    pub protected: bool,
     /// The body: every line between the markers with its own terminator, marker lines removed.
     pub body: String,
     /// The composer strategy.
@@ -217,7 +253,13 @@ pub struct Section {
 impl Section {
     /// Whether this section belongs to the isolate prefix.
     pub fn is_isolate(&self) -> bool {
-        self.explicit && self.id.starts_with("isolate-")
+        self.explicit && is_isolate_id(&self.id)
+    }
+
+    /// Whether the composer must keep this section byte for byte: verbatim, isolate or
+    /// protected.
+    pub fn is_load_bearing(&self) -> bool {
+        self.shrink == Shrink::Verbatim || self.is_isolate() || self.protected
     }
 }
 
@@ -398,6 +440,11 @@ fn is_section_id(id: &str) -> bool {
         && b[b.len() - 1] != b'-'
 }
 
+/// Whether `id` names an isolate section (`isolate-*`).
+pub fn is_isolate_id(id: &str) -> bool {
+    id.starts_with("isolate-")
+}
+
 fn is_reserved_id(id: &str) -> bool {
     id.strip_prefix("gap-").is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
 }
@@ -411,6 +458,79 @@ struct OpenSection {
     body: String,
 }
 
+/// The gap being collected between explicit sections.
+#[derive(Default)]
+struct Gap {
+    text: String,
+    start: usize,
+    end: usize,
+    count: usize,
+}
+
+impl Gap {
+    fn push(&mut self, lineno: usize, text: &str) {
+        if self.text.is_empty() {
+            self.start = lineno;
+        }
+        self.end = lineno;
+        self.text.push_str(text);
+    }
+
+    fn flush(&mut self, sections: &mut Vec<Section>) {
+        if !self.text.is_empty() {
+            sections.push(Section {
+                id: format!("gap-{}", self.count),
+                when: Atom::Always,
+                explicit: false,
+                start_line: self.start,
+                end_line: self.end,
+                protected: false,
+                body: std::mem::take(&mut self.text),
+                shrink: Shrink::Verbatim,
+                priority: 0,
+            });
+            self.count += 1;
+        }
+    }
+}
+
+/// Classifies one line outside fences and comments: `Some(candidate)` for a whole-line comment,
+/// `None` for anything else. Updates the fence and comment state.
+fn scan_line<'t>(content: &'t str, fence: &mut Option<Fence>, in_comment: &mut bool) -> Option<Candidate<'t>> {
+    if let Some(f) = *fence {
+        if fence_closes(content, f) {
+            *fence = None;
+        }
+        return None;
+    }
+    if *in_comment {
+        if content.contains("-->") {
+            *in_comment = false;
+        }
+        return None;
+    }
+    let t = js_trim(content);
+    if t.starts_with("<!--") {
+        // `t[2..]` so that `<!-->` and `<!--->` count as closed (HTML treats them as complete).
+        if !t[2..].contains("-->") {
+            *in_comment = true;
+            return None;
+        }
+        if !t.ends_with("-->") {
+            // `<!-- x --> prose`: content, and no comment stays open.
+            return None;
+        }
+        if t.len() < "<!---->".len() {
+            return Some(Candidate::Other);
+        }
+        return Some(classify(js_trim(&t["<!--".len()..t.len() - "-->".len()])));
+    }
+    if let Some(f) = fence_opener(content) {
+        *fence = Some(f);
+    }
+    None
+}
+
 /// Parses `src`. `path` names the document in errors.
 pub fn parse<'a>(path: &str, src: &'a str) -> Result<Document<'a>, MarkerError> {
     let lines = split_lines(src);
@@ -421,65 +541,26 @@ pub fn parse<'a>(path: &str, src: &'a str) -> Result<Document<'a>, MarkerError> 
     let mut sections: Vec<Section> = Vec::new();
     let mut ids: BTreeSet<String> = BTreeSet::new();
     let mut open: Option<OpenSection> = None;
-    let mut gap = String::new();
-    let mut gap_start = 0usize;
-    let mut gap_count = 0usize;
+    let mut gap = Gap::default();
 
     let mut protected: Vec<Protected> = Vec::new();
     let mut paired_open: Option<(usize, Vec<usize>)> = None;
-    // A single `protected` marker waiting for its block: (marker line, covered lines, started).
+    // A single `protected` marker waiting for its block: (marker line, covered lines).
     let mut single_open: Option<(usize, Vec<usize>)> = None;
 
     let mut fence: Option<Fence> = None;
     let mut in_comment = false;
 
-    let flush_gap = |gap: &mut String, gap_start: usize, gap_count: &mut usize, sections: &mut Vec<Section>| {
-        if !gap.is_empty() {
-            sections.push(Section {
-                id: format!("gap-{gap_count}"),
-                when: Atom::Always,
-                explicit: false,
-                start_line: gap_start,
-                body: std::mem::take(gap),
-                shrink: Shrink::Verbatim,
-                priority: 0,
-            });
-            *gap_count += 1;
-        }
-    };
-
     for (idx, l) in lines.iter().enumerate() {
         let lineno = idx + 1;
         let content = &src[l.start..l.content_end];
         let full = &src[l.start..l.end];
-        let mut kind: Option<Candidate> = None;
-        if let Some(f) = fence {
-            if fence_closes(content, f) {
-                fence = None;
-            }
-        } else if in_comment {
-            if content.contains("-->") {
-                in_comment = false;
-            }
-        } else {
-            let t = js_trim(content);
-            if let Some(after) = t.strip_prefix("<!--") {
-                if after.contains("-->") {
-                    if let Some(inner) = after.strip_suffix("-->") {
-                        kind = Some(classify(js_trim(inner)));
-                    }
-                } else {
-                    in_comment = true;
-                }
-            } else if let Some(f) = fence_opener(content) {
-                fence = Some(f);
-            }
-        }
+        let kind = scan_line(content, &mut fence, &mut in_comment);
 
         let is_marker = !matches!(kind, None | Some(Candidate::Other));
+        let blank = js_trim(content).is_empty();
         // Protected single-block coverage: ends at a blank line, a marker, or EOF.
         if let Some((_, covered)) = single_open.as_mut() {
-            let blank = js_trim(content).is_empty();
             if is_marker || (blank && !covered.is_empty()) {
                 let (m, covered) = single_open.take().expect("checked");
                 if covered.is_empty() {
@@ -492,28 +573,24 @@ pub fn parse<'a>(path: &str, src: &'a str) -> Result<Document<'a>, MarkerError> 
         }
         if let Some((_, covered)) = paired_open.as_mut()
             && !is_marker
-            && !js_trim(content).is_empty()
+            && !blank
         {
             covered.push(lineno);
         }
 
-        match kind {
-            None | Some(Candidate::Other) => {
-                match open.as_mut() {
-                    Some(s) => s.body.push_str(full),
-                    None => {
-                        if gap.is_empty() {
-                            gap_start = lineno;
-                        }
-                        gap.push_str(full);
-                    }
-                }
-                continue;
+        let Some(kind) = kind.filter(|_| is_marker) else {
+            match open.as_mut() {
+                Some(s) => s.body.push_str(full),
+                None => gap.push(lineno, full),
             }
-            _ => {}
-        }
+            continue;
+        };
         marker[idx] = true;
-        match kind.expect("marker") {
+        if idx == 0 && content.starts_with('\u{feff}') {
+            // The BOM stays in the output even though its line is a marker.
+            gap.push(lineno, "\u{feff}");
+        }
+        match kind {
             Candidate::Open(attrs_src) => {
                 let attrs = parse_attrs(attrs_src)
                     .map_err(|_| err(lineno, Reason::MalformedAttributes, js_trim(content).to_string()))?;
@@ -554,7 +631,21 @@ pub fn parse<'a>(path: &str, src: &'a str) -> Result<Document<'a>, MarkerError> 
                 if !ids.insert(id.to_string()) {
                     return Err(err(lineno, Reason::DuplicateId, format!("id `{id}`")));
                 }
-                flush_gap(&mut gap, gap_start, &mut gap_count, &mut sections);
+                if is_isolate_id(id) {
+                    if shrink != Shrink::Verbatim {
+                        return Err(err(lineno, Reason::LoadBearingShrink, format!("isolate section `{id}`")));
+                    }
+                    let leading = gap.text.trim_start_matches('\u{feff}').is_empty()
+                        && sections.iter().all(|s| s.is_isolate() || s.body == "\u{feff}");
+                    if !leading {
+                        return Err(err(
+                            lineno,
+                            Reason::IsolateNotLeading,
+                            format!("isolate section `{id}` follows other text"),
+                        ));
+                    }
+                }
+                gap.flush(&mut sections);
                 open = Some(OpenSection {
                     id: id.to_string(),
                     when: atom,
@@ -571,6 +662,8 @@ pub fn parse<'a>(path: &str, src: &'a str) -> Result<Document<'a>, MarkerError> 
                     when: o.when,
                     explicit: true,
                     start_line: o.line,
+                    end_line: lineno,
+                    protected: false,
                     body: o.body,
                     shrink: o.shrink,
                     priority: o.priority,
@@ -604,7 +697,7 @@ pub fn parse<'a>(path: &str, src: &'a str) -> Result<Document<'a>, MarkerError> 
             Candidate::ProtectedUnknown => {
                 return Err(err(lineno, Reason::ProtectedUnknownSentinel, js_trim(content).to_string()));
             }
-            Candidate::Other => unreachable!("handled above"),
+            Candidate::Other => unreachable!("filtered above"),
         }
     }
     if let Some(o) = open {
@@ -619,8 +712,22 @@ pub fn parse<'a>(path: &str, src: &'a str) -> Result<Document<'a>, MarkerError> 
         }
         protected.push(Protected { marker_line: m, paired: false, lines: covered });
     }
-    flush_gap(&mut gap, gap_start, &mut gap_count, &mut sections);
+    gap.flush(&mut sections);
     protected.sort_by_key(|p| p.marker_line);
+    // Mark the sections that hold protected text; such a section must stay verbatim.
+    let mut covered: Vec<usize> = protected.iter().flat_map(|p| p.lines.iter().copied()).collect();
+    covered.sort_unstable();
+    for s in &mut sections {
+        let first = covered.partition_point(|&n| n < s.start_line);
+        s.protected = covered.get(first).is_some_and(|&n| n <= s.end_line);
+        if s.protected && s.shrink != Shrink::Verbatim {
+            return Err(err(
+                s.start_line,
+                Reason::LoadBearingShrink,
+                format!("section `{}` holds protected text but has shrink `{}`", s.id, s.shrink),
+            ));
+        }
+    }
     Ok(Document { src, lines, marker, sections, protected })
 }
 
@@ -635,18 +742,18 @@ impl<'a> Document<'a> {
         self.marker.iter().any(|m| *m)
     }
 
-    /// The document minus its marker lines (each removed with its own terminator).
+    /// The document minus its marker lines (each removed with its own terminator): the sections'
+    /// bodies in order. Without markers, the input byte for byte.
     pub fn strip(&self) -> String {
         if !self.has_markers() {
             return self.src.to_string();
         }
-        let mut out = String::with_capacity(self.src.len());
-        for (l, m) in self.lines.iter().zip(&self.marker) {
-            if !m {
-                out.push_str(&self.src[l.start..l.end]);
-            }
-        }
-        out
+        self.sections.iter().map(|s| s.body.as_str()).collect()
+    }
+
+    /// The 1-based numbers of the marker lines.
+    pub fn marker_lines(&self) -> impl Iterator<Item = usize> + '_ {
+        self.marker.iter().enumerate().filter(|(_, m)| **m).map(|(i, _)| i + 1)
     }
 
     /// The explicit sections.
@@ -698,10 +805,36 @@ mod tests {
     }
 
     #[test]
-    fn markers_bom_before_marker_is_trimmed_like_js() {
+    fn markers_bom_before_marker_is_trimmed_like_js_and_kept() {
         let src = "\u{feff}<!-- msd:section id=\"a\" when=\"always\" -->\nx\n<!-- /msd:section -->\n";
         let d = parse("t.md", src).unwrap();
         assert_eq!(d.explicit_sections().count(), 1);
+        assert_eq!(d.strip(), "\u{feff}x\n", "the BOM survives its marker line");
+        // A BOM in front of isolate sections does not stop them from leading.
+        let iso = "\u{feff}<!-- msd:section id=\"isolate-a\" when=\"always\" -->\na\n<!-- /msd:section -->\n<!-- msd:section id=\"isolate-b\" when=\"always\" -->\nb\n<!-- /msd:section -->\nrest\n";
+        let d = parse("t.md", iso).unwrap();
+        assert_eq!(d.sections.iter().filter(|s| s.is_isolate()).count(), 2);
+        assert_eq!(d.strip(), "\u{feff}a\nb\nrest\n");
+    }
+
+    #[test]
+    fn markers_empty_comment_does_not_open_a_comment() {
+        for empty in ["<!-->", "<!--->", "<!---->"] {
+            let src = format!("{empty}\n<!-- msd:section id=\"a\" when=\"always\" -->\nx\n<!-- /msd:section -->\n");
+            let d = parse("t.md", &src).unwrap();
+            assert_eq!(d.explicit_sections().count(), 1, "{empty}");
+            assert_eq!(d.strip(), format!("{empty}\nx\n"));
+        }
+    }
+
+    #[test]
+    fn markers_sections_know_their_lines_and_protection() {
+        let src = "a\n<!-- msd:section id=\"s\" when=\"always\" -->\n<!-- msd:protected -->\nkeep\n<!-- /msd:section -->\nb\nc\n";
+        let d = parse("t.md", src).unwrap();
+        let spans: Vec<_> = d.sections.iter().map(|s| (s.id.as_str(), s.start_line, s.end_line, s.protected)).collect();
+        assert_eq!(spans, [("gap-0", 1, 1, false), ("s", 2, 5, true), ("gap-1", 6, 7, false)]);
+        assert!(d.sections[1].is_load_bearing());
+        assert_eq!(d.marker_lines().collect::<Vec<_>>(), [2, 3, 5]);
     }
 
     #[test]
@@ -755,6 +888,19 @@ mod tests {
             ("<!-- msd:protected:start -->\na\n".into(), Reason::ProtectedUnclosed, 1),
             ("<!-- msd:protected -->\n\n".into(), Reason::ProtectedSingleWithoutContent, 1),
             ("<!-- msd:protected:begin -->\na\n".into(), Reason::ProtectedUnknownSentinel, 1),
+            (format!("intro\n{}", open("id=\"isolate-a\" when=\"always\"")), Reason::IsolateNotLeading, 2),
+            (
+                format!("{}{}", open("id=\"a\" when=\"always\""), open("id=\"isolate-b\" when=\"always\"")),
+                Reason::IsolateNotLeading,
+                4,
+            ),
+            (open("id=\"isolate-a\" when=\"always\" shrink=\"drop\""), Reason::LoadBearingShrink, 1),
+            (
+                "x\n<!-- msd:section id=\"a\" when=\"always\" shrink=\"head:1\" -->\n<!-- msd:protected -->\nrule\n<!-- /msd:section -->\n"
+                    .into(),
+                Reason::LoadBearingShrink,
+                2,
+            ),
         ];
         let mut seen = BTreeSet::new();
         for (src, want, line) in cases {
@@ -762,6 +908,43 @@ mod tests {
             seen.insert(want);
         }
         assert_eq!(seen.len(), Reason::ALL.len(), "a fixture per reason");
+    }
+
+    #[test]
+    fn markers_reason_names_are_locked_and_documented() {
+        let names: Vec<&str> = Reason::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "unclosed_section",
+                "unmatched_close",
+                "nested_section",
+                "duplicate_id",
+                "missing_id",
+                "missing_when",
+                "malformed_id",
+                "unknown_when",
+                "malformed_attributes",
+                "unrecognized_attribute",
+                "close_with_attributes",
+                "reserved_id",
+                "protected_start_while_open",
+                "protected_end_without_start",
+                "protected_empty",
+                "protected_unclosed",
+                "protected_single_without_content",
+                "protected_unknown_sentinel",
+                "isolate_not_leading",
+                "load_bearing_shrink",
+            ]
+        );
+        for r in Reason::ALL {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str(), "serde and as_str agree");
+        }
+        let doc = include_str!("../docs/CONTENT-CONVENTIONS.md");
+        for name in names {
+            assert!(doc.contains(&format!("`{name}`")), "docs/CONTENT-CONVENTIONS.md does not list `{name}`");
+        }
     }
 
     #[test]
@@ -776,6 +959,71 @@ mod tests {
         }
         // No whitespace between attributes is accepted.
         assert!(parse("t.md", "<!--msd:section when=\"always\"id=\"x\"-->\n<!-- /msd:section -->\n").is_ok());
+    }
+
+    /// Pieces that make hostile documents: fences, comments, lone CR, CRLF, BOM, NUL, CJK,
+    /// emoji, marker look-alikes and real markers.
+    fn piece() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just("text\n".to_string()),
+            Just("crlf\r\n".to_string()),
+            Just("lone\rcr\n".to_string()),
+            Just("\n".to_string()),
+            Just("```md\n".to_string()),
+            Just("~~~~\n".to_string()),
+            Just("<!--\n".to_string()),
+            Just("-->\n".to_string()),
+            Just("<!-- x --> prose\n".to_string()),
+            Just("<!-- /msd:sectionfoo -->\n".to_string()),
+            Just("<!-- msd:loop-host -->\n".to_string()),
+            Just("\u{feff}\0\u{fffd}漢字😀\n".to_string()),
+            "[a-z ]{0,12}\n",
+            "[a-z]{0,5}",
+        ]
+    }
+
+    proptest::proptest! {
+        /// An unmarked document: its sections partition it byte for byte (not only through the
+        /// no-marker fast path of `strip`).
+        #[test]
+        fn markers_prop_unmarked_sections_partition_the_source(pieces in proptest::collection::vec(piece(), 0..40)) {
+            let src: String = pieces.concat();
+            let d = parse("t.md", &src).unwrap();
+            proptest::prop_assert!(!d.has_markers());
+            let joined: String = d.sections.iter().map(|s| s.body.as_str()).collect();
+            proptest::prop_assert_eq!(&joined, &src);
+            proptest::prop_assert_eq!(d.strip(), src);
+        }
+
+        /// With markers interleaved: the sections cover every non-marker line, in order.
+        #[test]
+        fn markers_prop_sections_cover_every_non_marker_line(
+            blocks in proptest::collection::vec((proptest::collection::vec(piece(), 0..4), proptest::collection::vec(piece(), 0..4), proptest::bool::ANY), 0..8)
+        ) {
+            // Fences and comments are defused here (their interleaving with markers has unit
+            // tests above), so every marker below is recognised.
+            let defuse = |p: &[String]| p.concat().replace("<!--", "<!-- -->").replace('`', "'").replace('~', "-");
+            let mut src = String::new();
+            for (i, (outside, inside, crlf)) in blocks.iter().enumerate() {
+                let nl = if *crlf { "\r\n" } else { "\n" };
+                src.push_str(&defuse(outside));
+                src.push_str(&format!("\n<!-- msd:section id=\"s{i}\" when=\"always\" -->{nl}"));
+                src.push_str(&defuse(inside));
+                src.push_str(&format!("\n<!-- /msd:section -->{nl}"));
+            }
+            let d = parse("t.md", &src).unwrap();
+            proptest::prop_assert_eq!(d.explicit_sections().count(), blocks.len());
+            let markers: BTreeSet<usize> = d.marker_lines().collect();
+            let expected: String = split_lines(&src)
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !markers.contains(&(i + 1)))
+                .map(|(_, l)| &src[l.start..l.end])
+                .collect();
+            proptest::prop_assert_eq!(markers.len(), 2 * blocks.len());
+            proptest::prop_assert_eq!(d.strip(), expected);
+        }
     }
 
     #[test]

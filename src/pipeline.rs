@@ -1,20 +1,20 @@
 //! The pipeline end to end: `load` -> `validate` -> `compose` -> `convert` -> `guard` ->
-//! `plan` -> `write` -> `record`.
+//! `plan` -> `write` -> `record`. Documents are composed whole at load; [`emit_composed`] is the
+//! one place where a file over its manifest cap is composed again to fit it.
 //!
-//! Everything before `write` is pure (the plan reads the disk, never writes it) and runs per
-//! runtime in parallel; the content is loaded and parsed once and shared. Nothing is written
+//! Everything before `write` is pure (the plan reads the disk, never writes it); `lifecycle`
+//! runs it per runtime in parallel; the content is loaded and parsed once and shared. Nothing is written
 //! until every selected runtime has been emitted, guarded and planned.
 
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
-
 use crate::capability::Scope;
+use crate::compose::fit::{self, FileCompose};
 use crate::convert::{self, Emission};
 use crate::error::Error;
 use crate::guard::{self, GuardReport};
 use crate::load::{self, Content, ContentError, LoadedRuntime, Tree};
-use crate::plan::{self, Plan};
+
 use crate::section_manifest;
 use crate::synth;
 use crate::target::{self, Environment, Target};
@@ -91,17 +91,6 @@ pub fn select<'a>(runtimes: &'a [LoadedRuntime], ids: &[String], all: bool) -> R
     Ok(out)
 }
 
-/// One runtime, emitted, guarded and planned.
-#[derive(Debug)]
-pub struct Prepared {
-    /// Where it goes.
-    pub target: Target,
-    /// What the guard measured.
-    pub guard: GuardReport,
-    /// What will be done.
-    pub plan: Plan,
-}
-
 /// Resolves, emits and guards one runtime, then adds the synthesized files (reads only).
 pub fn emit_one(
     content: &Content,
@@ -110,38 +99,24 @@ pub fn emit_one(
     config_dir: Option<&Path>,
     env: &Environment,
 ) -> Result<(Target, Emission, GuardReport), Error> {
-    let target = target::resolve(&rt.capability, scope, config_dir, env)?;
-    let mut emission = convert::emit(content, rt, &target)?;
-    let report = guard::check(&emission, &rt.capability, &content.tiers)?;
-    synth::add(&mut emission, &rt.capability, rt.source.as_str())?;
+    let (target, emission, report, _) = emit_composed(content, rt, scope, config_dir, env)?;
     Ok((target, emission, report))
 }
 
-/// Options of an install run.
-#[derive(Debug, Clone)]
-pub struct InstallOptions<'a> {
-    /// Scope.
-    pub scope: Scope,
-    /// `--config-dir`.
-    pub config_dir: Option<&'a Path>,
-    /// `--allow-symlinks`.
-    pub allow_symlinks: bool,
-}
-
-/// Emits, guards and plans every selected runtime, in parallel. Fails before any write if any
-/// runtime fails.
-pub fn prepare(
+/// Resolves, emits (composing every file over a manifest cap to fit it), guards one runtime and
+/// adds the synthesized files (reads only). The one place emission meets the composer.
+pub fn emit_composed(
     content: &Content,
-    selected: &[&LoadedRuntime],
-    opts: &InstallOptions<'_>,
+    rt: &LoadedRuntime,
+    scope: Scope,
+    config_dir: Option<&Path>,
     env: &Environment,
-) -> Result<Vec<Prepared>, Error> {
-    selected
-        .par_iter()
-        .map(|rt| {
-            let (target, emission, guard) = emit_one(content, rt, opts.scope, opts.config_dir, env)?;
-            let plan = plan::build(emission, &rt.capability, &target.home, opts.allow_symlinks)?;
-            Ok(Prepared { target, guard, plan })
-        })
-        .collect()
+) -> Result<(Target, Emission, GuardReport, Vec<FileCompose>), Error> {
+    let target = target::resolve(&rt.capability, scope, config_dir, env)?;
+    let (mut emission, compose) = fit::fit(content, &rt.capability, scope, |c: &Content| -> Result<Emission, Error> {
+        Ok(convert::emit(c, rt, &target)?)
+    })?;
+    let report = guard::check(&emission, &rt.capability, &content.tiers)?;
+    synth::add(&mut emission, &rt.capability, rt.source.as_str())?;
+    Ok((target, emission, report, compose))
 }

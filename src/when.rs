@@ -234,4 +234,62 @@ mod tests {
         assert!(!Atom::StateGapClosurePhase.holds(&f(Some(""))));
         assert!(!Atom::StateGapClosurePhase.holds(&f(None)));
     }
+
+    fn facts() -> impl proptest::strategy::Strategy<Value = Facts> {
+        use proptest::prelude::*;
+        let flags = proptest::collection::btree_set(
+            prop_oneof![
+                proptest::sample::select(ATOMS.iter().filter_map(|(n, _)| n.strip_prefix("flag:")).collect::<Vec<_>>())
+                    .prop_map(str::to_string),
+                Just("--chunked".to_string()),
+                Just("--fix".to_string()),
+            ],
+            0..6,
+        );
+        (
+            flags,
+            proptest::option::of(prop_oneof![Just("3".to_string()), Just("3.1".to_string()), Just(".".to_string())]),
+            proptest::array::uniform5(proptest::bool::ANY),
+        )
+            .prop_map(|(flags, phase_number, b)| Facts {
+                flags,
+                phase_number,
+                has_prior_phases: b[0],
+                needs_codebase_map: b[1],
+                phase_mvp_mode: b[2],
+                worktrees_enabled: b[3],
+                chunked_mode: b[4],
+            })
+    }
+
+    proptest::proptest! {
+        /// `select` is an exact partition in document order: every id lands in exactly one list,
+        /// the one its atom decides, and merging the two lists by position gives the input back.
+        #[test]
+        fn when_prop_selection_is_an_exact_partition(
+            atoms in proptest::collection::vec(0..ATOMS.len(), 0..30),
+            facts in facts(),
+        ) {
+            let sections: Vec<(String, Atom)> = atoms.iter().enumerate().map(|(i, a)| (format!("s{i}"), ATOMS[*a].1)).collect();
+            let sel = select(sections.iter().map(|(id, a)| (id.as_str(), *a)), &facts);
+            proptest::prop_assert_eq!(sel.included.len() + sel.excluded.len(), sections.len());
+            let (mut inc, mut exc) = (sel.included.iter().peekable(), sel.excluded.iter().peekable());
+            for (id, atom) in &sections {
+                let list = if atom.holds(&facts) { &mut inc } else { &mut exc };
+                proptest::prop_assert_eq!(list.next(), Some(id), "order or membership of {}", id);
+            }
+            proptest::prop_assert!(sections.iter().all(|(id, a)| *a != Atom::Always || sel.included.contains(id)));
+        }
+
+        /// More flags never include fewer sections.
+        #[test]
+        fn when_prop_more_flags_never_include_fewer(atoms in proptest::collection::vec(0..ATOMS.len(), 0..30), facts in facts(), extra in "--[a-z-]{1,20}") {
+            let sections: Vec<(String, Atom)> = atoms.iter().enumerate().map(|(i, a)| (format!("s{i}"), ATOMS[*a].1)).collect();
+            let before = select(sections.iter().map(|(id, a)| (id.as_str(), *a)), &facts);
+            let mut more = facts.clone();
+            more.flags.insert(extra);
+            let after = select(sections.iter().map(|(id, a)| (id.as_str(), *a)), &more);
+            proptest::prop_assert!(before.included.iter().all(|id| after.included.contains(id)));
+        }
+    }
 }

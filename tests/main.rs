@@ -3,8 +3,10 @@
 
 mod support;
 
+mod caps;
 mod cli;
 mod compact;
+mod compose;
 mod content;
 mod crash;
 mod r#gen;
@@ -16,6 +18,7 @@ mod lifecycle;
 mod manifests;
 mod migrations;
 mod predicates;
+mod prompt_budget;
 mod resolve;
 mod runtimes;
 mod safety;

@@ -19,7 +19,8 @@ pub fn run(args: &EmitArgs) -> Result<(), Error> {
     let content = pipeline::load_content(&src)?;
     let scope = if args.local { Scope::Local } else { Scope::Global };
     let env = env()?;
-    let (target, emission, _) = pipeline::emit_one(&content, rt, scope, args.config_dir.as_deref(), &env)?;
+    let (target, emission, _, compose) =
+        pipeline::emit_composed(&content, rt, scope, args.config_dir.as_deref(), &env)?;
     let out_dir = env.expand(&args.out.to_string_lossy());
     ensure_empty_dir(&out_dir)?;
     let mut bytes = 0u64;
@@ -36,7 +37,7 @@ pub fn run(args: &EmitArgs) -> Result<(), Error> {
             .iter()
             .map(|f| json!({"path": f.path, "bytes": f.bytes.len(), "kind": f.kind, "sources": f.sources}))
             .collect();
-        let doc = json!({"ok": true, "runtime": emission.runtime, "scope": scope, "rewritten_for": target.home, "out": out_dir, "files": files});
+        let doc = json!({"ok": true, "runtime": emission.runtime, "scope": scope, "rewritten_for": target.home, "out": out_dir, "files": files, "compose": compose});
         println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
     } else {
         out(

@@ -6,6 +6,7 @@ use serde_json::json;
 use super::{env, human_bytes, out, sources};
 use crate::capability::Scope;
 use crate::cli::InstallArgs;
+use crate::compose::fit::FileCompose;
 use crate::error::Error;
 use crate::lifecycle::{self, InstallOptions, TargetRun};
 use crate::pipeline;
@@ -64,6 +65,7 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
                     "pending_recovery": r.pending_recovery,
                     "written": r.report,
                     "caps": r.guard.compliant,
+                    "compose": r.compose,
                 })
             })
             .collect();
@@ -74,6 +76,7 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
     let mut text = String::new();
     for r in &runs {
         text.push_str(&describe(r, args.dry_run));
+        text.push_str(&describe_compose(&r.compose));
     }
     if args.dry_run {
         text.push_str("dry run: nothing was written\n");
@@ -93,6 +96,29 @@ pub(crate) fn recovery_line(r: &Recovery) -> String {
         }
         Recovery::Discarded => "  removed the staging area of a run interrupted before it changed anything\n".into(),
     }
+}
+
+/// One line per file that was composed to fit its cap.
+fn describe_compose(files: &[FileCompose]) -> String {
+    let mut text = String::new();
+    for f in files.iter().filter(|f| f.budget.is_some()) {
+        let Some(r) = &f.report else { continue };
+        let mut what = Vec::new();
+        for (label, ids) in [("omitted", &r.omitted), ("shrunk", &r.shrunk), ("truncated", &r.truncated)] {
+            if !ids.is_empty() {
+                what.push(format!("{label} {}", ids.join(", ")));
+            }
+        }
+        text.push_str(&format!(
+            "  composed {} to {} B to fit its cap of {} B ({} B whole): {}\n",
+            f.path,
+            human_bytes(f.bytes),
+            human_bytes(f.cap.unwrap_or(0)),
+            human_bytes(f.full_bytes),
+            what.join("; ")
+        ));
+    }
+    text
 }
 
 fn describe(r: &TargetRun, dry_run: bool) -> String {

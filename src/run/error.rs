@@ -47,6 +47,7 @@ pub const EXIT_CODES: &str = "Exit codes:
   6  a task-content resolver failed (could not start, or exited non-zero)
   7  a task-content resolver timed out
   8  a task-content resolver's reply is not the reply JSON
+  (query prompt-budget keeps its own: 1 usage or an unreadable file, 2 no prompt fits)
 
 Environment:
   MSD_CORE_DIR  the installed msd-core tree (same as --core; default: the parent of the

@@ -5,8 +5,12 @@
 //!
 //! One module per subcommand: [`config`] (`config-get`, `config-set`), [`query`] (its variants
 //! in their own modules: `init.<workflow>` in [`init`], `context-predicates` in
-//! [`context_predicates`], `agent-skills` in [`agent_skills`]), [`task`] and [`hook`]. Answers
-//! go to stdout.
+//! [`context_predicates`], `agent-skills` in [`agent_skills`], `prompt-budget` in
+//! [`prompt_budget`]), [`task`] and [`hook`]. Answers go to stdout.
+//!
+//! `query prompt-budget` keeps the exit codes of its reference contract (1: usage or an
+//! unreadable file, 2: no prompt fits), so it is run from here and its usage errors, clap's
+//! included, exit 1.
 //!
 //! The installed tree: msd_run lives at `<core>/bin/msd_run` and reads `<core>/` (the workflows,
 //! the section manifest, `CONTEXT.md`, `resolvers.json`, the config schema, the agents'
@@ -25,6 +29,7 @@ pub mod context_predicates;
 pub mod error;
 pub mod hook;
 pub mod init;
+pub mod prompt_budget;
 pub mod query;
 pub mod task;
 
@@ -68,16 +73,21 @@ pub enum RunCommand {
 
 /// Runs `msd_run` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    let cli = match RunCli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let cli = match RunCli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
             return match e.kind() {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => RunExit::Ok.into(),
+                _ if is_prompt_budget(&args) => ExitCode::from(prompt_budget::EXIT_USAGE),
                 _ => RunExit::Usage.into(),
             };
         }
     };
+    if let RunCommand::Query(query::Query::PromptBudget(a)) = &cli.command {
+        return prompt_budget::run(a);
+    }
     let core = cli.core.as_deref();
     let result = match &cli.command {
         RunCommand::ConfigGet(a) => config::get(core, a),
@@ -93,6 +103,13 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             e.exit().into()
         }
     }
+}
+
+/// Whether the command line is `msd_run [--core DIR] query prompt-budget ...`.
+fn is_prompt_budget(args: &[OsString]) -> bool {
+    let words: Vec<&str> =
+        args.iter().skip(1).filter_map(|a| a.to_str()).filter(|a| !a.starts_with('-')).take(3).collect();
+    words.windows(2).any(|w| w == ["query", "prompt-budget"])
 }
 
 /// The installed core dir: `--core` / `MSD_CORE_DIR`, else the parent of the directory holding

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use clap::Subcommand;
 
-use super::{RunError, agent_skills, context_predicates, init};
+use super::{RunError, agent_skills, context_predicates, init, prompt_budget};
 
 /// The query that is not a fixed subcommand, for `msd_run query --help`.
 pub const AFTER_HELP: &str = "Workflow facts:
@@ -25,6 +25,11 @@ pub enum Query {
     AgentSkills(agent_skills::Args),
     /// Predicates of CONTEXT.md matching every given selector, as JSON {matched, predicates}.
     ContextPredicates(context_predicates::Args),
+    /// Assemble a review prompt that fits a token budget: instructions, roadmap and plans kept,
+    /// PROJECT.md head-shrunk, plans truncated proportionally, context / research /
+    /// requirements dropped in that order. Writes the prompt and its metadata. Exit codes of its
+    /// own: 1 usage or an unreadable file, 2 no prompt fits.
+    PromptBudget(Box<prompt_budget::PromptBudgetArgs>),
     /// `init.<workflow> [args...]`: what the workflow needs for this invocation, as JSON: the
     /// phase, project paths, which exist, the parsed flags and values, the effective config, and
     /// `section_manifest` (the sections to read).
@@ -37,6 +42,8 @@ pub fn run(core: Option<&Path>, q: &Query) -> Result<(), RunError> {
     match q {
         Query::AgentSkills(a) => agent_skills::run(core, a),
         Query::ContextPredicates(a) => context_predicates::run(core, a),
+        // It has exit codes of its own (its reference contract's): `super::main` runs it.
+        Query::PromptBudget(_) => unreachable!("msd_run's main runs prompt-budget itself"),
         Query::Other(words) => {
             let mut words = words.iter().map(|w| {
                 w.to_str().map(str::to_string).ok_or_else(|| RunError::Usage {
