@@ -26,10 +26,11 @@ const AFTER_HELP: &str = concat!(
     "  msd-install                         install for Claude Code into ~/.claude\n",
     "  msd-install -r opencode --local     install into ./.opencode of this project\n",
     "  msd-install --all --dry-run         show what every runtime would get\n",
-    "  msd-install runtimes                list runtimes and where they install\n\n",
+    "  msd-install runtimes                list runtimes and where they install\n",
+    "  msd-install attribution             trace emitted drift since main to its sources\n\n",
     "Exit codes:\n",
     "  0  success\n",
-    "  1  a check found problems (verify drift, stale generated file, guard violations)\n",
+    "  1  a check found problems (verify drift, stale generated file, guard or attribution violations)\n",
     "  2  usage error\n",
     "  3  invalid manifest, content, marker or cap violation (nothing written)\n",
     "  4  filesystem error (unreadable source, read-only or unsafe target)\n",
@@ -53,6 +54,17 @@ pub enum Command {
     Check(CheckArgs),
     /// Offline, deterministic measurements of the content, against a committed baseline.
     Bench(BenchArgs),
+    /// Trace every change in emitted files since a base revision to the source file that caused
+    /// it, or to an acknowledgement in tests/emitted-drift-acks/ (run inside the repository).
+    ///
+    /// Emits content/ and runtimes/ at the base and in the working tree for every runtime and
+    /// scope, compares them path by path, and fails (exit 1) on a moved file no changed source
+    /// explains, a workflow or agent that grew without an acknowledgement, a new workflow or
+    /// agent over 32,768 bytes, or a stale acknowledgement.
+    Attribution(AttributionArgs),
+    /// Print what every runtime x scope receives (path, bytes, sha256, kind, sources) as one
+    /// JSON document, emitted for the fixed home /home/user.
+    Inventory(InventoryArgs),
 }
 
 /// `check` options.
@@ -88,6 +100,24 @@ pub struct PartitionArgs {
     pub json: bool,
 }
 
+/// `attribution` options.
+#[derive(Debug, Clone, Args)]
+pub struct AttributionArgs {
+    /// The base revision [default: the merge-base of HEAD with origin/main, or with main].
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+    /// Emit the base side with this msd-install (one built from the base revision), so that
+    /// changes to the emitter's own code show up; by default this binary emits both sides.
+    #[arg(long, value_name = "PATH")]
+    pub base_binary: Option<PathBuf>,
+    /// The repository directory holding content/, runtimes/ and tests/emitted-drift-acks/.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// Print the report as one JSON document on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// `bench` options.
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
@@ -102,6 +132,14 @@ pub enum BenchWhat {
     /// Eagerly loaded bytes and proxy tokens per command with compact content off and on. Prints
     /// the table; --check compares with bench/tokens-baseline.json, --write updates it.
     Tokens(GenOpts),
+}
+
+/// `inventory` options.
+#[derive(Debug, Clone, Args)]
+pub struct InventoryArgs {
+    /// Sources.
+    #[command(flatten)]
+    pub sources: SourceArgs,
 }
 
 /// `gen` options.

@@ -6,6 +6,7 @@
 
 use std::process::ExitCode;
 
+use crate::attribution::AttributionError;
 use crate::convert::ConvertError;
 use crate::generated::{self, GenError};
 use crate::gitx::GitError;
@@ -100,6 +101,9 @@ pub enum Error {
     /// Git could not answer a base-revision check.
     #[error(transparent)]
     Git(#[from] GitError),
+    /// Emitted attribution could not run.
+    #[error(transparent)]
+    Attribution(#[from] AttributionError),
 }
 
 impl From<SynthError> for Error {
@@ -127,6 +131,7 @@ impl Error {
             Error::Helper(_) => Exit::Io,
             Error::Git(GitError::Failed { .. }) => Exit::Io,
             Error::Git(_) => Exit::Usage,
+            Error::Attribution(e) => e.exit(),
         }
     }
 
@@ -146,6 +151,7 @@ impl Error {
             Error::Gen(g) => Some(g.hint.clone()),
             Error::Helper(h) => Some(h.hint()),
             Error::Git(e) => Some(e.hint()),
+            Error::Attribution(e) => e.hint(),
             _ => None,
         }
     }

@@ -3,7 +3,7 @@
 //! The library is the pipeline of SPEC section 5, one module per stage:
 //! [`load`] (content and manifests) -> validate ([`capability`], [`markers`], [`frontmatter`]) ->
 //! compose ([`markers`], [`when`]) -> [`convert`] -> [`guard`] -> [`plan`] -> [`write`] ->
-//! [`record`]. [`pipeline`] runs them in order; [`app`] and [`run`] are the two
+//! [`record`]. [`pipeline`] runs them in order; [`attribution`] traces emitted drift to its sources; [`app`] and [`run`] are the two
 //! binaries' entries, kept thin.
 //!
 //! The seams msd_run serves: [`section_manifest`] and [`invocation`] (which sections an
@@ -14,6 +14,7 @@
 #![deny(missing_docs)]
 
 pub mod app;
+pub mod attribution;
 pub mod bench;
 pub mod capability;
 pub mod cli;

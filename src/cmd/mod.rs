@@ -7,11 +7,13 @@ use crate::error::Error;
 use crate::pipeline::Sources;
 use crate::target::Environment;
 
+pub mod attribution;
 pub mod bench;
 pub mod check;
 pub mod emit;
 pub mod generate;
 pub mod install;
+pub mod inventory;
 pub mod runtimes;
 
 pub(crate) fn sources(s: &SourceArgs) -> Sources {
@@ -40,4 +42,10 @@ pub(crate) fn human_bytes(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// Prints `text` on stdout; a closed pipe (`| head`) is not an error.
+pub(crate) fn print(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
 }
