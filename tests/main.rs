@@ -3,6 +3,7 @@
 
 mod support;
 
+mod attribution;
 mod cli;
 mod compact;
 mod content;

@@ -78,10 +78,11 @@ impl Git {
 
     fn run(&self, args: &[&str]) -> Result<Vec<u8>, AttributionError> {
         let shown = format!("git {}", args.join(" "));
-        let out = self.command(args).stdin(Stdio::null()).output().map_err(|e| AttributionError::Git {
-            command: shown.clone(),
-            message: format!("cannot run git: {e}"),
-        })?;
+        let out = self
+            .command(args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| AttributionError::Git { command: shown.clone(), message: format!("cannot run git: {e}") })?;
         if !out.status.success() {
             return Err(AttributionError::Git {
                 command: shown,
@@ -94,9 +95,10 @@ impl Git {
     /// The commit `rev` names.
     pub fn resolve(&self, rev: &str) -> Result<String, AttributionError> {
         let spec = format!("{rev}^{{commit}}");
-        let out = self.command(&["rev-parse", "--verify", "--quiet", "--end-of-options", &spec]).output().map_err(
-            |e| AttributionError::Git { command: "git rev-parse".into(), message: format!("cannot run git: {e}") },
-        )?;
+        let out =
+            self.command(&["rev-parse", "--verify", "--quiet", "--end-of-options", &spec]).output().map_err(|e| {
+                AttributionError::Git { command: "git rev-parse".into(), message: format!("cannot run git: {e}") }
+            })?;
         if !out.status.success() {
             return Err(AttributionError::UnknownRev { rev: rev.to_string() });
         }

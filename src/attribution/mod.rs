@@ -479,7 +479,8 @@ impl Refs {
             .expect("literal patterns build");
         for (prefix, tree) in [("content", content), ("runtimes", runtimes)] {
             for (rel, bytes) in &tree.files {
-                let hits: BTreeSet<String> = ac.find_iter(bytes.as_ref()).map(|m| commands[m.pattern()].1.clone()).collect();
+                let hits: BTreeSet<String> =
+                    ac.find_iter(bytes.as_ref()).map(|m| commands[m.pattern()].1.clone()).collect();
                 if !hits.is_empty() {
                     by_source.insert(format!("{prefix}/{rel}"), hits);
                 }
@@ -599,8 +600,11 @@ pub fn attribute(base: Side<'_>, current: Side<'_>, changed: &BTreeMap<String, F
                 push_unique(&mut attributed_to, s);
             }
         }
-        let acknowledged_by =
-            if attributed_to.is_empty() { cover(&mut sources.iter().map(String::as_str), &mut used) } else { Vec::new() };
+        let acknowledged_by = if attributed_to.is_empty() {
+            cover(&mut sources.iter().map(String::as_str), &mut used)
+        } else {
+            Vec::new()
+        };
         if attributed_to.is_empty() && acknowledged_by.is_empty() {
             violations.push(Violation::Unattributable {
                 runtime: runtime.into(),
@@ -733,11 +737,16 @@ fn io(path: &Path, source: std::io::Error) -> AttributionError {
     AttributionError::Io { path: path.display().to_string(), source }
 }
 
+/// The source trees and acknowledgement fragments of one commit.
+struct BaseTrees {
+    content: Tree,
+    runtimes: Tree,
+    /// `tests/emitted-drift-acks/<name>.json` -> bytes.
+    fragments: BTreeMap<String, Vec<u8>>,
+}
+
 /// Splits the files of a commit into the content tree, the runtimes tree and the fragments.
-fn split_base(
-    label: &str,
-    files: BTreeMap<String, Vec<u8>>,
-) -> Result<(Tree, Tree, BTreeMap<String, Vec<u8>>), AttributionError> {
+fn split_base(label: &str, files: BTreeMap<String, Vec<u8>>) -> Result<BaseTrees, AttributionError> {
     let mut content = BTreeMap::new();
     let mut runtimes = BTreeMap::new();
     let mut fragments = BTreeMap::new();
@@ -757,11 +766,11 @@ fn split_base(
             fragments.insert(path.clone(), bytes);
         }
     }
-    Ok((
-        Tree { origin: format!("{label}:content"), files: content },
-        Tree { origin: format!("{label}:runtimes"), files: runtimes },
+    Ok(BaseTrees {
+        content: Tree { origin: format!("{label}:content"), files: content },
+        runtimes: Tree { origin: format!("{label}:runtimes"), files: runtimes },
         fragments,
-    ))
+    })
 }
 
 /// Loads content and manifests from two trees, as the pipeline does.
@@ -813,7 +822,8 @@ fn base_inventory_from(
 ) -> Result<Inventory, AttributionError> {
     let shown = binary.display().to_string();
     let fail = |message: String| AttributionError::BaseBinary { binary: shown.clone(), message };
-    let tmp = tempfile::Builder::new().prefix("msd-attribution-").tempdir().map_err(|e| io(&std::env::temp_dir(), e))?;
+    let tmp =
+        tempfile::Builder::new().prefix("msd-attribution-").tempdir().map_err(|e| io(&std::env::temp_dir(), e))?;
     let (c, r) = (tmp.path().join("content"), tmp.path().join("runtimes"));
     materialise(content, &c)?;
     materialise(runtimes, &r)?;
@@ -858,7 +868,8 @@ pub fn run(opts: &Options) -> Result<Report, AttributionError> {
     let short: String = commit.chars().take(12).collect();
     let mut dirs: Vec<&str> = SOURCE_DIRS.to_vec();
     dirs.push(ACK_DIR);
-    let (base_content, base_runtimes, base_fragments) = split_base(&short, git.files_at(&commit, &dirs)?)?;
+    let BaseTrees { content: base_content, runtimes: base_runtimes, fragments: base_fragments } =
+        split_base(&short, git.files_at(&commit, &dirs)?)?;
     let changed = git.changed(&commit, &SOURCE_DIRS)?;
     let acks = acks::load(&fragments_now(&opts.root)?, &base_fragments)?;
 
@@ -897,4 +908,113 @@ pub fn run(opts: &Options) -> Result<Report, AttributionError> {
         changed_files: changed.len(),
         outcome,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, bytes: u64, hash: &str, kind: FileKind, sources: &[&str]) -> FileEntry {
+        FileEntry {
+            path: path.into(),
+            bytes,
+            sha256: hash.into(),
+            kind,
+            sources: sources.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    fn inv(emissions: Vec<(&str, Vec<FileEntry>)>) -> Inventory {
+        let mut i = Inventory::empty(&crate::cmd::generate::golden_environment());
+        i.emissions = emissions
+            .into_iter()
+            .map(|(rt, files)| inventory::EmissionEntry { runtime: rt.into(), scope: Scope::Global, files })
+            .collect();
+        i
+    }
+
+    fn run(base: &Inventory, now: &Inventory, changed: &[(&str, FileStatus)], acks: &[Ack]) -> Outcome {
+        let changed: BTreeMap<String, FileStatus> = changed.iter().map(|(p, s)| (p.to_string(), *s)).collect();
+        let refs = Refs::default();
+        attribute(Side { inventory: base, refs: &refs }, Side { inventory: now, refs: &refs }, &changed, acks)
+    }
+
+    const WF: &str = "content/msd-core/workflows/plan.md";
+
+    #[test]
+    fn attribution_subject_is_a_top_level_workflow_or_an_agent() {
+        let s = |kind, sources: &[&str]| {
+            subject(kind, &sources.iter().map(|s| s.to_string()).collect::<Vec<_>>()).map(str::to_string)
+        };
+        let m = "runtimes/x/capability.json";
+        assert_eq!(s(FileKind::Core, &[WF, m]).as_deref(), Some(WF));
+        assert_eq!(s(FileKind::Core, &["content/msd-core/workflows/plan/steps/a.md", m]), None);
+        assert_eq!(s(FileKind::Core, &["content/msd-core/references/a.md", m]), None);
+        assert_eq!(s(FileKind::Core, &["content/msd-core/workflows/.md", m]), None);
+        assert_eq!(s(FileKind::Agent, &["content/agents/msd-a.md", m]).as_deref(), Some("content/agents/msd-a.md"));
+        // Kimi's root agent lists every agent: it is none of them.
+        assert_eq!(s(FileKind::Agent, &["content/agents/msd-a.md", "content/agents/msd-b.md", m]), None);
+        assert_eq!(s(FileKind::Agent, &[m, "runtimes/x/prompt.md"]), None);
+        assert_eq!(s(FileKind::Skill, &["content/commands/msd/plan.md", m]), None);
+        assert_eq!(s(FileKind::Workflow, &["content/commands/msd/plan.md", m]), None);
+    }
+
+    #[test]
+    fn attribution_new_runtime_does_not_make_existing_workflows_new() {
+        let big = NEW_FILE_CAP + 10_000;
+        let base = inv(vec![(
+            "a",
+            vec![file("core/workflows/plan.md", big, "h1", FileKind::Core, &[WF, "runtimes/a/capability.json"])],
+        )]);
+        let now = inv(vec![
+            ("a", vec![file("core/workflows/plan.md", big, "h1", FileKind::Core, &[WF, "runtimes/a/capability.json"])]),
+            ("b", vec![file("core/workflows/plan.md", big, "h1", FileKind::Core, &[WF, "runtimes/b/capability.json"])]),
+        ]);
+        let o = run(&base, &now, &[("runtimes/b/capability.json", FileStatus::Added)], &[]);
+        assert!(o.ok, "{:?}", o.violations);
+        assert!(o.new_files.is_empty(), "plan.md existed at the base: growth rules it, not NEW_FILE_CAP");
+        assert_eq!(o.moved[0].attributed_to, ["runtimes/b/capability.json"]);
+        assert_eq!(o.moved[0].change, Change::Added);
+    }
+
+    #[test]
+    fn attribution_removed_paths_are_attributed_through_their_base_sources() {
+        let src = "content/msd-core/references/old.md";
+        let base = inv(vec![(
+            "a",
+            vec![file("core/references/old.md", 5, "h", FileKind::Core, &[src, "runtimes/a/capability.json"])],
+        )]);
+        let now = inv(vec![("a", vec![])]);
+        let o = run(&base, &now, &[(src, FileStatus::Deleted)], &[]);
+        assert!(o.ok);
+        assert_eq!(o.counts.removed, 1);
+        assert_eq!(o.by_source[src].status, FileStatus::Deleted);
+        let o = run(&base, &now, &[], &[]);
+        assert!(matches!(o.violations[..], [Violation::Unattributable { change: Change::Removed, .. }]));
+    }
+
+    #[test]
+    fn attribution_leaves_out_the_bytes_of_the_binary() {
+        let bin = |hash| file("core/bin/msd_run", 100, hash, FileKind::Core, &[crate::convert::BUILD_OUTPUT_SOURCE]);
+        let o = run(&inv(vec![("a", vec![bin("old")])]), &inv(vec![("a", vec![bin("new")])]), &[], &[]);
+        assert!(o.ok, "{:?}", o.violations);
+        assert_eq!((o.counts.excluded, o.moved.len()), (1, 0));
+    }
+
+    #[test]
+    fn attribution_spent_acks_cover_nothing() {
+        let wf = |bytes, hash| {
+            file("core/workflows/plan.md", bytes, hash, FileKind::Core, &[WF, "runtimes/a/capability.json"])
+        };
+        let base = inv(vec![("a", vec![wf(10, "h1")])]);
+        let now = inv(vec![("a", vec![wf(11, "h2")])]);
+        let ack = |spent| Ack { file: "f.json".into(), key: WF.into(), reason: "r".into(), spent };
+        let o = run(&base, &now, &[(WF, FileStatus::Modified)], &[ack(true)]);
+        assert_eq!(o.violations.len(), 1, "spent: growth unacknowledged, and the ack is not stale");
+        assert!(matches!(o.violations[0], Violation::UnacknowledgedGrowth { before: 10, after: 11, .. }));
+        assert_eq!(o.acks[0].status, AckStatus::Spent);
+        let o = run(&base, &now, &[(WF, FileStatus::Modified)], &[ack(false)]);
+        assert!(o.ok);
+        assert_eq!((o.acks[0].status, o.acks[0].covered), (AckStatus::Used, 1));
+    }
 }

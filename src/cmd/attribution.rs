@@ -41,7 +41,11 @@ fn bytes(n: Option<u64>) -> String {
 }
 
 fn delta(before: u64, after: u64) -> String {
-    if after >= before { format!("+{}", human_bytes(after - before)) } else { format!("-{}", human_bytes(before - after)) }
+    if after >= before {
+        format!("+{}", human_bytes(after - before))
+    } else {
+        format!("-{}", human_bytes(before - after))
+    }
 }
 
 fn sizes(change: Change, before: Option<u64>, after: Option<u64>) -> String {
@@ -167,8 +171,11 @@ pub fn render(r: &Report) -> String {
         for (key, items) in by_key {
             let acked: BTreeSet<String> =
                 items.iter().flat_map(|g| &g.acknowledged_by).map(|a| format!("{}: {}", a.file, a.reason)).collect();
-            let status =
-                if acked.is_empty() { "NOT ACKNOWLEDGED".to_string() } else { format!("acknowledged by {}", join(&acked)) };
+            let status = if acked.is_empty() {
+                "NOT ACKNOWLEDGED".to_string()
+            } else {
+                format!("acknowledged by {}", join(&acked))
+            };
             let _ = writeln!(
                 s,
                 "  {key}: grew in {} emitted file(s), {}; {status}",
