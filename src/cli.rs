@@ -110,9 +110,10 @@ pub struct AttributionArgs {
     /// changes to the emitter's own code show up; by default this binary emits both sides.
     #[arg(long, value_name = "PATH")]
     pub base_binary: Option<PathBuf>,
-    /// The repository directory holding content/, runtimes/ and tests/emitted-drift-acks/.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
+    /// The directory holding content/, runtimes/ and tests/emitted-drift-acks/ [default: the
+    /// top of the git work tree of the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     /// Print the report as one JSON document on stdout.
     #[arg(long)]
     pub json: bool,

@@ -162,6 +162,13 @@ fn attribution_clean_when_nothing_changed() {
     assert_eq!(report["home"], "/home/user", "both sides emit for the fixed home of gen golden");
     let out = r.attribution(&[]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("clean: every emitted change is explained"));
+    // From a subdirectory, the root is the top of the work tree; from elsewhere, --root names it.
+    let out =
+        r.w.install().args(["attribution", "--json"]).current_dir(r.root().join("content/agents")).output().unwrap();
+    assert_eq!(json(&out)["counts"], report["counts"]);
+    let root = r.root().to_str().unwrap();
+    let out = r.w.install().args(["attribution", "--json", "--root", root]).current_dir(&r.w.home).output().unwrap();
+    assert_eq!(json(&out)["counts"], report["counts"]);
 }
 
 #[test]

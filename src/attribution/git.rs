@@ -92,6 +92,12 @@ impl Git {
         Ok(out.stdout)
     }
 
+    /// The top directory of the work tree.
+    pub fn toplevel(&self) -> Result<PathBuf, AttributionError> {
+        let out = self.run(&["rev-parse", "--show-toplevel"])?;
+        Ok(PathBuf::from(String::from_utf8_lossy(&out).trim_end_matches(['\n', '\r'])))
+    }
+
     /// The commit `rev` names.
     pub fn resolve(&self, rev: &str) -> Result<String, AttributionError> {
         let spec = format!("{rev}^{{commit}}");

@@ -160,9 +160,9 @@ impl AttributionError {
 /// What to compare.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// A directory in the repository; `content/`, `runtimes/` and the acknowledgements are
-    /// under it.
-    pub root: PathBuf,
+    /// The directory `content/`, `runtimes/` and the acknowledgements are under (`None`: the
+    /// top of the work tree of the current directory).
+    pub root: Option<PathBuf>,
     /// The base revision (`None`: the merge-base of HEAD with origin/main, else main).
     pub base: Option<String>,
     /// Another msd-install build to emit the base side with.
@@ -860,7 +860,11 @@ fn base_inventory_from(
 
 /// Runs an attribution: resolve the base, emit both sides, compare, apply the rules.
 pub fn run(opts: &Options) -> Result<Report, AttributionError> {
-    let git = Git::open(&opts.root)?;
+    let root = match &opts.root {
+        Some(r) => r.clone(),
+        None => Git::open(Path::new("."))?.toplevel()?,
+    };
+    let git = Git::open(&root)?;
     let (rev, commit) = match &opts.base {
         Some(r) => (r.clone(), git.resolve(r)?),
         None => git.default_base()?,
@@ -871,11 +875,11 @@ pub fn run(opts: &Options) -> Result<Report, AttributionError> {
     let BaseTrees { content: base_content, runtimes: base_runtimes, fragments: base_fragments } =
         split_base(&short, git.files_at(&commit, &dirs)?)?;
     let changed = git.changed(&commit, &SOURCE_DIRS)?;
-    let acks = acks::load(&fragments_now(&opts.root)?, &base_fragments)?;
+    let acks = acks::load(&fragments_now(&root)?, &base_fragments)?;
 
     let current_side = |e: Error| AttributionError::Side { side: "working tree".into(), source: Box::new(e) };
     let base_side = |e: Error| AttributionError::Side { side: format!("base {short}"), source: Box::new(e) };
-    let tree_now = |dir: &str| Tree::from_dir(&opts.root.join(dir)).map_err(|e| current_side(e.into()));
+    let tree_now = |dir: &str| Tree::from_dir(&root.join(dir)).map_err(|e| current_side(e.into()));
     let (content_now, runtimes_now) = (tree_now("content")?, tree_now("runtimes")?);
     let refs_now = Refs::scan(&content_now, &runtimes_now);
     let refs_base = Refs::scan(&base_content, &base_runtimes);
