@@ -9,6 +9,7 @@ use std::process::Output;
 use msd_install::capability::Scope;
 use msd_install::cmd::generate::golden_environment;
 use msd_install::pipeline::{self, Sources};
+use msd_install::{convert, target};
 use serde_json::Value;
 
 use crate::support::{World, copy_tree, fixture, json, repo};
@@ -125,8 +126,9 @@ fn moved(report: &Value) -> BTreeSet<(String, String, String)> {
         .collect()
 }
 
-/// What every runtime x scope receives from a content tree, emitted in-process (independently of
-/// the attribution code): (runtime, scope, path) -> bytes.
+/// What every runtime x scope receives from a content tree, converted in-process independently
+/// of the attribution code: (runtime, scope, path) -> bytes. The synthesized files (the msd_run
+/// copy and resolvers.json) are not content and are not converted here.
 fn emitted(content: &Path) -> BTreeMap<(String, String, String), Vec<u8>> {
     let src = Sources { content: Some(content.to_path_buf()), runtimes: Some(repo().join("runtimes")) };
     let loaded = pipeline::load(&src).expect("loads");
@@ -137,7 +139,8 @@ fn emitted(content: &Path) -> BTreeMap<(String, String, String), Vec<u8>> {
             if scope == Scope::Local && rt.capability.local.is_none() {
                 continue;
             }
-            let (_, emission, _) = pipeline::emit_one(&loaded.content, rt, scope, None, &env).expect("emits");
+            let target = target::resolve(&rt.capability, scope, None, &env).expect("resolves");
+            let emission = convert::emit(&loaded.content, rt, &target).expect("emits");
             for f in emission.files {
                 out.insert((rt.capability.id.clone(), scope.as_str().to_string(), f.path.to_string()), f.bytes);
             }
@@ -157,7 +160,9 @@ fn attribution_clean_when_nothing_changed() {
     assert_eq!(report["ok"], true);
     assert_eq!(report["counts"]["emissions_base"], 34, "16 runtimes x 2 scopes + kimi and kimi-code global");
     assert_eq!(report["counts"]["files_base"], report["counts"]["files_current"]);
-    assert_eq!(report["counts"]["unchanged"], report["counts"]["files_current"]);
+    let c = &report["counts"];
+    assert_eq!(c["excluded"], 34, "the installed msd_run is the binary's own bytes: left out");
+    assert_eq!(c["unchanged"].as_u64().unwrap() + 34, c["files_current"].as_u64().unwrap());
     assert!(report["moved"].as_array().unwrap().is_empty());
     assert_eq!(report["home"], "/home/user", "both sides emit for the fixed home of gen golden");
     let out = r.attribution(&[]);
@@ -209,13 +214,13 @@ fn attribution_workflow_edit_moves_exactly_its_paths_in_every_runtime() {
 #[test]
 fn attribution_deleted_and_added_sources_explain_removed_and_added_paths() {
     let r = Repo::new();
-    std::fs::remove_file(r.root().join("content/msd-core/workflows/plan/steps/plan-prd.md")).unwrap();
+    std::fs::remove_file(r.root().join("content/msd-core/references/glossary.md")).unwrap();
     r.write("content/msd-core/references/style.md", "# Style\n\nShort sentences.\n");
     let report = r.report(&[], 0);
     assert_eq!(report["counts"]["removed"], 34);
     assert_eq!(report["counts"]["added"], 34);
     let groups = report["by_source"].as_object().unwrap();
-    assert_eq!(groups["content/msd-core/workflows/plan/steps/plan-prd.md"]["status"], "deleted");
+    assert_eq!(groups["content/msd-core/references/glossary.md"]["status"], "deleted");
     assert_eq!(groups["content/msd-core/references/style.md"]["status"], "untracked");
     // Once staged, the new file is `added`.
     r.git(&["add", "-A"]);
@@ -325,6 +330,12 @@ fn attribution_new_command_explains_the_references_it_rewrites() {
         "---\nname: msd:review\ndescription: Review a finished phase\n---\nReview the phase.\n",
     );
     r.replace("content/namespaces.json", "[\"execute\", \"plan\"]", "[\"execute\", \"plan\", \"review\"]");
+    // The generated section manifest lists every command's arguments: regenerate it.
+    let content = r.root().join("content");
+    r.w.install()
+        .args(["gen", "section-manifest", "--write", "--content", content.to_str().unwrap()])
+        .assert()
+        .success();
     let report = r.report(&[], 0);
     let review = "content/commands/msd/review.md";
     let rules: Vec<&Value> = report["moved"]
@@ -489,7 +500,8 @@ fn attribution_inventory_matches_the_emitted_tree() {
     assert_eq!(inv["version"], 1);
     assert_eq!(inv["emissions"].as_array().unwrap().len(), 34);
     let emitted = emitted(&content);
-    let mut listed = 0;
+    let helper = std::fs::read(assert_cmd::cargo::cargo_bin("msd_run")).unwrap();
+    let (mut listed, mut synthesized) = (0, 0);
     for e in inv["emissions"].as_array().unwrap() {
         for f in e["files"].as_array().unwrap() {
             let key = (
@@ -497,7 +509,15 @@ fn attribution_inventory_matches_the_emitted_tree() {
                 e["scope"].as_str().unwrap().into(),
                 f["path"].as_str().unwrap().into(),
             );
-            let bytes = &emitted[&key];
+            let Some(bytes) = emitted.get(&key) else {
+                // Added beside the content: the msd_run binary and the manifest's resolvers.
+                match f["kind"].as_str().unwrap() {
+                    "program" => assert_eq!(f["sha256"].as_str().unwrap(), crate::support::sha256(&helper)),
+                    _ => assert!(key.2.ends_with("/resolvers.json"), "{key:?}"),
+                }
+                synthesized += 1;
+                continue;
+            };
             assert_eq!(f["bytes"], bytes.len() as u64);
             assert_eq!(f["sha256"].as_str().unwrap(), crate::support::sha256(bytes));
             assert!(!strs(&f["sources"]).is_empty());
@@ -505,6 +525,7 @@ fn attribution_inventory_matches_the_emitted_tree() {
         }
     }
     assert_eq!(listed, emitted.len());
+    assert_eq!(synthesized, 2 * 34);
 }
 
 #[test]

@@ -11,10 +11,12 @@
 //! the inventory is what users receive; runtimes sorted by id, scopes global then local, files
 //! sorted by path; a runtime without a local scope contributes its global emission only.
 
+use std::sync::Mutex;
+
 use rayon::prelude::*;
 
 use crate::capability::Scope;
-use crate::convert::{BUILD_OUTPUT_SOURCE, FileKind};
+use crate::convert::FileKind;
 use crate::error::Error;
 use crate::fsx;
 use crate::load::{Content, LoadedRuntime};
@@ -71,9 +73,10 @@ pub struct FileEntry {
 }
 
 impl FileEntry {
-    /// Whether the bytes are the built binary's own (see [`BUILD_OUTPUT_SOURCE`]).
+    /// Whether the bytes are a built program's own ([`FileKind::Program`], the installed
+    /// `msd_run`): no file of the repository explains them and any build changes them.
     pub fn is_build_output(&self) -> bool {
-        self.sources.iter().any(|s| s == BUILD_OUTPUT_SOURCE)
+        self.kind == FileKind::Program
     }
 }
 
@@ -95,8 +98,33 @@ impl Inventory {
     }
 }
 
+/// Hashes of large files seen before, by their exact bytes: every emission carries the same
+/// multi-megabyte msd_run copy, and hashing it once instead of once per runtime x scope is most
+/// of an inventory's cost.
+#[derive(Default)]
+struct HashMemo(Mutex<Vec<(Vec<u8>, String)>>);
+
+impl HashMemo {
+    /// Files at least this large are memoised.
+    const MIN: usize = 1 << 20;
+
+    fn sha256(&self, bytes: &[u8]) -> String {
+        if bytes.len() < Self::MIN {
+            return fsx::sha256_hex(bytes);
+        }
+        let mut seen = self.0.lock().expect("no panic while holding the lock");
+        if let Some((_, h)) = seen.iter().find(|(b, _)| b.as_slice() == bytes) {
+            return h.clone();
+        }
+        let h = fsx::sha256_hex(bytes);
+        seen.push((bytes.to_vec(), h.clone()));
+        h
+    }
+}
+
 /// Emits every runtime x scope (in parallel, per runtime).
 pub fn build(content: &Content, runtimes: &[LoadedRuntime], env: &Environment) -> Result<Inventory, Error> {
+    let memo = HashMemo::default();
     let per_runtime: Vec<Vec<EmissionEntry>> = runtimes
         .par_iter()
         .map(|rt| {
@@ -112,7 +140,7 @@ pub fn build(content: &Content, runtimes: &[LoadedRuntime], env: &Environment) -
                     .map(|f| FileEntry {
                         path: f.path.to_string(),
                         bytes: f.bytes.len() as u64,
-                        sha256: fsx::sha256_hex(&f.bytes),
+                        sha256: memo.sha256(&f.bytes),
                         kind: f.kind,
                         sources: f.sources.clone(),
                     })

@@ -29,8 +29,8 @@
 //! an emitted byte, so only content and manifest changes are visible. `--base-binary` emits the
 //! base with the build of the base (CI builds it in a worktree), and then an emitter-only
 //! change shows up as moves with no changed source: unattributable until acknowledged. Files
-//! whose bytes are the binary itself carry [`crate::convert::BUILD_OUTPUT_SOURCE`] and are left
-//! out.
+//! whose bytes are a built program (kind [`FileKind::Program`], the installed `msd_run`) are
+//! left out: no repository file explains them and every build changes them.
 
 pub mod acks;
 pub mod git;
@@ -47,7 +47,8 @@ use crate::convert::FileKind;
 use crate::error::{Error, Exit};
 use crate::fsx::{self, FileMode};
 use crate::guard::NEW_FILE_CAP;
-use crate::load::{self, Tree};
+use crate::load::Tree;
+use crate::pipeline;
 use crate::relpath::RelPath;
 use crate::target::Environment;
 use acks::{ACK_DIR, Ack, AckError};
@@ -774,10 +775,9 @@ fn split_base(label: &str, files: BTreeMap<String, Vec<u8>>) -> Result<BaseTrees
 }
 
 /// Loads content and manifests from two trees, as the pipeline does.
-fn load_trees(content: Tree, runtimes: &Tree) -> Result<crate::pipeline::Loaded, Error> {
-    let mut rts = load::runtimes(runtimes)?;
-    rts.sort_by(|a, b| a.capability.id.cmp(&b.capability.id));
-    Ok(crate::pipeline::Loaded { content: load::content(content)?, runtimes: rts })
+fn load_trees(content: Tree, runtimes: &Tree) -> Result<pipeline::Loaded, Error> {
+    let runtimes = pipeline::runtimes_from_tree(runtimes)?;
+    Ok(pipeline::Loaded { content: pipeline::content_from_tree(content)?, runtimes })
 }
 
 /// The fragments of the work tree, `tests/emitted-drift-acks/<name>.json` -> text.
@@ -999,7 +999,7 @@ mod tests {
 
     #[test]
     fn attribution_leaves_out_the_bytes_of_the_binary() {
-        let bin = |hash| file("core/bin/msd_run", 100, hash, FileKind::Core, &[crate::convert::BUILD_OUTPUT_SOURCE]);
+        let bin = |hash| file("core/bin/msd_run", 100, hash, FileKind::Program, &["src/bin/msd_run.rs"]);
         let o = run(&inv(vec![("a", vec![bin("old")])]), &inv(vec![("a", vec![bin("new")])]), &[], &[]);
         assert!(o.ok, "{:?}", o.violations);
         assert_eq!((o.counts.excluded, o.moved.len()), (1, 0));

@@ -63,18 +63,6 @@ pub struct EmittedFile {
     pub sources: Vec<String>,
 }
 
-/// The source recorded for a file whose bytes are the built program itself (the installed copy
-/// of `msd_run`): no file of the repository explains them, they change with any build, so
-/// emitted attribution leaves such files out by this marker, never by their path.
-pub const BUILD_OUTPUT_SOURCE: &str = "build:binary";
-
-impl EmittedFile {
-    /// Whether the bytes come from the built binary rather than from content or manifests.
-    pub fn is_build_output(&self) -> bool {
-        self.sources.iter().any(|s| s == BUILD_OUTPUT_SOURCE)
-    }
-}
-
 /// Everything one runtime receives for one scope.
 #[derive(Debug, Clone)]
 pub struct Emission {
