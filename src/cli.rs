@@ -110,8 +110,8 @@ pub struct AttributionArgs {
     /// changes to the emitter's own code show up; by default this binary emits both sides.
     #[arg(long, value_name = "PATH")]
     pub base_binary: Option<PathBuf>,
-    /// The directory holding content/, runtimes/ and tests/emitted-drift-acks/ [default: the
-    /// top of the git work tree of the current directory].
+    /// A directory of the repository [default: the current one]; content/, runtimes/ and
+    /// tests/emitted-drift-acks/ are at the top of its git work tree.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// Print the report as one JSON document on stdout.

@@ -471,11 +471,12 @@ fn attribution_errors_have_distinct_exit_codes() {
     let r = Repo::new();
     let out = r.attribution(&["--base", "no-such-rev"]);
     assert_eq!(out.status.code(), Some(2), "an unknown base is a usage error");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown revision `no-such-rev`"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("base revision `no-such-rev` does not resolve"));
 
     let outside = World::new();
     let out = outside.install().args(["attribution", "--base", "HEAD"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(4), "not a git work tree: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "not a git work tree: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not inside a git repository"));
 
     // A base binary that is not msd-install.
     let out = r.attribution(&["--base-binary", "/bin/true"]);

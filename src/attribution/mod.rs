@@ -33,7 +33,6 @@
 //! left out: no repository file explains them and every build changes them.
 
 pub mod acks;
-pub mod git;
 pub mod inventory;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -46,13 +45,13 @@ use crate::capability::Scope;
 use crate::convert::FileKind;
 use crate::error::{Error, Exit};
 use crate::fsx::{self, FileMode};
+use crate::gitx::{FileStatus, GitError, Repo};
 use crate::guard::NEW_FILE_CAP;
 use crate::load::Tree;
 use crate::pipeline;
 use crate::relpath::RelPath;
 use crate::target::Environment;
 use acks::{ACK_DIR, Ack, AckError};
-use git::{FileStatus, Git};
 use inventory::{FileEntry, Inventory};
 
 /// The source trees a build embeds, relative to the repository root.
@@ -61,31 +60,12 @@ pub const SOURCE_DIRS: [&str; 2] = ["content", "runtimes"];
 /// Errors of an attribution run (violations are not errors: they are in the [`Report`]).
 #[derive(Debug, thiserror::Error)]
 pub enum AttributionError {
-    /// A git command failed.
-    #[error("{command}: {message}")]
-    Git {
-        /// The command.
-        command: String,
-        /// What git said.
-        message: String,
-    },
-    /// `--base` names no commit.
-    #[error("unknown revision `{rev}`")]
-    UnknownRev {
-        /// What was given.
-        rev: String,
-    },
+    /// Git could not answer.
+    #[error(transparent)]
+    Git(#[from] GitError),
     /// No `--base` and no branch to take the merge-base with.
     #[error("no base revision given, and neither origin/main nor main exists")]
     NoDefaultBase,
-    /// A symlink in a source tree at the base.
-    #[error("{commit}: {path} is a symlink")]
-    SymlinkAtBase {
-        /// The base commit.
-        commit: String,
-        /// The path.
-        path: String,
-    },
     /// A malformed acknowledgement file.
     #[error(transparent)]
     Ack(#[from] AckError),
@@ -119,11 +99,11 @@ impl AttributionError {
     /// The exit code.
     pub fn exit(&self) -> Exit {
         match self {
-            AttributionError::Git { .. } | AttributionError::Io { .. } | AttributionError::BaseBinary { .. } => {
-                Exit::Io
-            }
-            AttributionError::UnknownRev { .. } | AttributionError::NoDefaultBase => Exit::Usage,
-            AttributionError::SymlinkAtBase { .. } | AttributionError::Ack(_) => Exit::Invalid,
+            AttributionError::Git(GitError::Failed { .. })
+            | AttributionError::Io { .. }
+            | AttributionError::BaseBinary { .. } => Exit::Io,
+            AttributionError::Git(_) | AttributionError::NoDefaultBase => Exit::Usage,
+            AttributionError::Ack(_) => Exit::Invalid,
             AttributionError::Side { source, .. } => source.exit(),
         }
     }
@@ -131,16 +111,8 @@ impl AttributionError {
     /// What to do about it.
     pub fn hint(&self) -> Option<String> {
         Some(match self {
-            AttributionError::Git { .. } => {
-                "run inside a git work tree (or pass --root DIR) with git on PATH; CI needs the history (fetch-depth: 0)".into()
-            }
-            AttributionError::UnknownRev { .. } => {
-                "pass --base with a commit, branch or tag of this repository; fetch it first if it is remote".into()
-            }
+            AttributionError::Git(e) => e.hint(),
             AttributionError::NoDefaultBase => "pass --base REV (a commit, branch or tag)".into(),
-            AttributionError::SymlinkAtBase { .. } => {
-                "source trees hold files; pick a --base where content/ and runtimes/ have no symlinks".into()
-            }
             AttributionError::Ack(e) => e.hint.clone(),
             AttributionError::Io { .. } => "check that the repository's content/ and runtimes/ are readable".into(),
             AttributionError::BaseBinary { .. } => {
@@ -161,8 +133,8 @@ impl AttributionError {
 /// What to compare.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The directory `content/`, `runtimes/` and the acknowledgements are under (`None`: the
-    /// top of the work tree of the current directory).
+    /// A directory in the repository (`None`: the current one); `content/`, `runtimes/` and
+    /// the acknowledgements are at the top of its work tree.
     pub root: Option<PathBuf>,
     /// The base revision (`None`: the merge-base of HEAD with origin/main, else main).
     pub base: Option<String>,
@@ -505,7 +477,8 @@ pub struct Side<'a> {
 }
 
 /// The workflow or agent an emitted file is made from, by its content source: a file with one
-/// content source that is a top-level workflow (kind core) or an agent (kind agent).
+/// content source that is a top-level workflow (a core file) or an agent (an agent file, or the
+/// agent's canonical copy in the core tree that `msd_run query agent-skills` serves).
 pub fn subject(kind: FileKind, sources: &[String]) -> Option<&str> {
     let mut content = sources.iter().filter(|s| s.starts_with("content/"));
     let first = content.next()?;
@@ -515,7 +488,7 @@ pub fn subject(kind: FileKind, sources: &[String]) -> Option<&str> {
     let is_md = |rest: &str| rest.strip_suffix(".md").is_some_and(|n| !n.is_empty() && !n.contains('/'));
     match kind {
         FileKind::Core if first.strip_prefix("content/msd-core/workflows/").is_some_and(is_md) => Some(first),
-        FileKind::Agent if first.strip_prefix("content/agents/").is_some_and(is_md) => Some(first),
+        FileKind::Agent | FileKind::Core if first.strip_prefix("content/agents/").is_some_and(is_md) => Some(first),
         _ => None,
     }
 }
@@ -752,9 +725,9 @@ fn split_base(label: &str, files: BTreeMap<String, Vec<u8>>) -> Result<BaseTrees
     let mut runtimes = BTreeMap::new();
     let mut fragments = BTreeMap::new();
     for (path, bytes) in files {
-        let bad = |reason: String| AttributionError::Git {
-            command: "git ls-tree".into(),
-            message: format!("{label}: {path}: {reason}"),
+        let bad = |reason: String| AttributionError::Io {
+            path: format!("{label}:{path}"),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, reason),
         };
         if let Some(rest) = path.strip_prefix("content/") {
             content.insert(RelPath::new(rest).map_err(|e| bad(e.to_string()))?, Arc::from(bytes));
@@ -858,23 +831,36 @@ fn base_inventory_from(
     Ok(inv)
 }
 
+/// The branches the default base is the merge-base with, in order of preference (a CI checkout
+/// has `origin/main` and no local `main`).
+pub const DEFAULT_BASE_REFS: [&str; 2] = ["refs/remotes/origin/main", "refs/heads/main"];
+
+/// The merge-base of HEAD with the first of [`DEFAULT_BASE_REFS`] that exists: (a label for
+/// people, the commit).
+fn default_base(git: &Repo) -> Result<(String, String), AttributionError> {
+    for r in DEFAULT_BASE_REFS {
+        if git.resolve(r).is_ok() {
+            let short = r.trim_start_matches("refs/heads/").trim_start_matches("refs/remotes/");
+            return Ok((format!("merge-base of HEAD and {short}"), git.merge_base(r)?));
+        }
+    }
+    Err(AttributionError::NoDefaultBase)
+}
+
 /// Runs an attribution: resolve the base, emit both sides, compare, apply the rules.
 pub fn run(opts: &Options) -> Result<Report, AttributionError> {
-    let root = match &opts.root {
-        Some(r) => r.clone(),
-        None => Git::open(Path::new("."))?.toplevel()?,
-    };
-    let git = Git::open(&root)?;
+    let git = Repo::discover(opts.root.as_deref().unwrap_or(Path::new(".")))?;
+    let root = git.root.clone();
     let (rev, commit) = match &opts.base {
         Some(r) => (r.clone(), git.resolve(r)?),
-        None => git.default_base()?,
+        None => default_base(&git)?,
     };
     let short: String = commit.chars().take(12).collect();
     let mut dirs: Vec<&str> = SOURCE_DIRS.to_vec();
     dirs.push(ACK_DIR);
     let BaseTrees { content: base_content, runtimes: base_runtimes, fragments: base_fragments } =
-        split_base(&short, git.files_at(&commit, &dirs)?)?;
-    let changed = git.changed(&commit, &SOURCE_DIRS)?;
+        split_base(&short, git.blobs_at(&commit, &dirs)?)?;
+    let changed = git.changed_since(&commit, &SOURCE_DIRS)?;
     let acks = acks::load(&fragments_now(&root)?, &base_fragments)?;
 
     let current_side = |e: Error| AttributionError::Side { side: "working tree".into(), source: Box::new(e) };
@@ -956,6 +942,8 @@ mod tests {
         assert_eq!(s(FileKind::Core, &["content/msd-core/references/a.md", m]), None);
         assert_eq!(s(FileKind::Core, &["content/msd-core/workflows/.md", m]), None);
         assert_eq!(s(FileKind::Agent, &["content/agents/msd-a.md", m]).as_deref(), Some("content/agents/msd-a.md"));
+        assert_eq!(s(FileKind::Core, &["content/agents/msd-a.md", m]).as_deref(), Some("content/agents/msd-a.md"));
+        assert_eq!(s(FileKind::Core, &["content/msd-core/agents/msd-a.compact.md", m]), None);
         // Kimi's root agent lists every agent: it is none of them.
         assert_eq!(s(FileKind::Agent, &["content/agents/msd-a.md", "content/agents/msd-b.md", m]), None);
         assert_eq!(s(FileKind::Agent, &[m, "runtimes/x/prompt.md"]), None);

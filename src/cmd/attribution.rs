@@ -1,9 +1,9 @@
 //! `msd-install attribution [--base REV] [--base-binary PATH] [--json]`: run emitted attribution
 //! and print its report, grouped by source file, or as one JSON document.
 //!
-//! Exit codes: 0 clean, 1 violations (the report says which), 2 an unknown base revision, 3 a
-//! malformed acknowledgement file or a side that does not install, 4 git, io or base-binary
-//! failures.
+//! Exit codes: 0 clean, 1 violations (the report says which), 2 an unknown base revision or no
+//! git work tree, 3 a malformed acknowledgement file or a side that does not install, 4 a failing
+//! git, io or base binary.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
