@@ -32,10 +32,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Check(a)) => match &a.what {
             crate::cli::CheckWhat::Partition(p) => p.json,
         },
-        Some(Command::Schema) | Some(Command::Bench(_)) => false,
+        Some(Command::Schema) | Some(Command::Bench(_)) | Some(Command::Inventory(_)) => false,
         Some(Command::Uninstall(a)) => a.output.json,
         Some(Command::Verify(a)) => a.output.json,
         Some(Command::Recover(a)) => a.output.json,
+        Some(Command::Attribution(a)) => a.json,
     };
     crate::txn::init_fault_hook();
     let result = match cli.command {
@@ -46,6 +47,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Gen(a)) => cmd::generate::run(&a),
         Some(Command::Check(a)) => cmd::check::run(&a),
         Some(Command::Bench(a)) => cmd::bench::run(&a),
+        Some(Command::Attribution(a)) => cmd::attribution::run(&a),
+        Some(Command::Inventory(a)) => cmd::inventory::run(&a),
         Some(Command::Schema) => {
             print!("{}", capability::json_schema());
             Ok(())

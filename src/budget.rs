@@ -175,6 +175,8 @@ pub fn options(opts: &BudgetOptions) -> Options<'static> {
         chars_per_unit: 4,
         minimum_for: Some(&minimum_for),
         priority_cutoff: false,
+        // The reference ladder, exactly (its outputs are pinned case by case).
+        monotone: false,
     }
 }
 

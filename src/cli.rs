@@ -28,10 +28,11 @@ const AFTER_HELP: &str = concat!(
     "  msd-install --all --dry-run         show what every runtime would get\n",
     "  msd-install runtimes                list runtimes and where they install\n",
     "  msd-install verify -r codex         check an install against its manifest\n",
-    "  msd-install uninstall --local       remove msd-core from ./.claude, keeping your files\n\n",
+    "  msd-install uninstall --local       remove msd-core from ./.claude, keeping your files\n",
+    "  msd-install attribution             trace emitted drift since main to its sources\n\n",
     "Exit codes:\n",
     "  0  success\n",
-    "  1  a check found problems (verify drift, stale generated file, guard violations)\n",
+    "  1  a check found problems (verify drift, stale generated file, guard or attribution violations)\n",
     "  2  usage error\n",
     "  3  invalid input: manifest, content, marker, cap violation, unparseable settings file or\n",
     "     install state (nothing written)\n",
@@ -67,6 +68,17 @@ pub enum Command {
     /// Finish (or undo) what an interrupted msd-install run left on a target, and nothing else.
     /// Every install and uninstall does this first by itself.
     Recover(RecoverArgs),
+    /// Trace every change in emitted files since a base revision to the source file that caused
+    /// it, or to an acknowledgement in tests/emitted-drift-acks/ (run inside the repository).
+    ///
+    /// Emits content/ and runtimes/ at the base and in the working tree for every runtime and
+    /// scope, compares them path by path, and fails (exit 1) on a moved file no changed source
+    /// explains, a workflow or agent that grew without an acknowledgement, a new workflow or
+    /// agent over 32,768 bytes, or a stale acknowledgement.
+    Attribution(AttributionArgs),
+    /// Print what every runtime x scope receives (path, bytes, sha256, kind, sources) as one
+    /// JSON document, emitted for the fixed home /home/user.
+    Inventory(InventoryArgs),
 }
 
 /// `check` options.
@@ -102,6 +114,25 @@ pub struct PartitionArgs {
     pub json: bool,
 }
 
+/// `attribution` options.
+#[derive(Debug, Clone, Args)]
+pub struct AttributionArgs {
+    /// The base revision [default: the merge-base of HEAD with origin/main, or with main].
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+    /// Emit the base side with this msd-install (one built from the base revision), so that
+    /// changes to the emitter's own code show up; by default this binary emits both sides.
+    #[arg(long, value_name = "PATH")]
+    pub base_binary: Option<PathBuf>,
+    /// A directory of the repository [default: the current one]; content/, runtimes/ and
+    /// tests/emitted-drift-acks/ are at the top of its git work tree.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Print the report as one JSON document on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// `bench` options.
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
@@ -116,6 +147,14 @@ pub enum BenchWhat {
     /// Eagerly loaded bytes and proxy tokens per command with compact content off and on. Prints
     /// the table; --check compares with bench/tokens-baseline.json, --write updates it.
     Tokens(GenOpts),
+}
+
+/// `inventory` options.
+#[derive(Debug, Clone, Args)]
+pub struct InventoryArgs {
+    /// Sources.
+    #[command(flatten)]
+    pub sources: SourceArgs,
 }
 
 /// `gen` options.

@@ -237,11 +237,23 @@ pub struct Options<'a> {
     pub minimum_for: Option<&'a MinimumFor>,
     /// Run the priority cutoff around the ladder when the ladder alone does not fit.
     pub priority_cutoff: bool,
+    /// Keep "more budget never yields less content": when the ladder truncated a group, also
+    /// try the same walk without truncation (the reference skips a group whose budget is not
+    /// positive, so a smaller budget can keep more) and take whichever fitting result holds
+    /// more. Off for the review-prompt ladder, whose outputs follow the reference exactly.
+    pub monotone: bool,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { safety_margin_pct: 0.0, reserve: 0, chars_per_unit: 1, minimum_for: None, priority_cutoff: false }
+        Options {
+            safety_margin_pct: 0.0,
+            reserve: 0,
+            chars_per_unit: 1,
+            minimum_for: None,
+            priority_cutoff: false,
+            monotone: false,
+        }
     }
 }
 
@@ -253,6 +265,7 @@ impl std::fmt::Debug for Options<'_> {
             .field("chars_per_unit", &self.chars_per_unit)
             .field("minimum_for", &self.minimum_for.is_some())
             .field("priority_cutoff", &self.priority_cutoff)
+            .field("monotone", &self.monotone)
             .finish()
     }
 }
@@ -447,7 +460,7 @@ pub fn compose<M: Measure + ?Sized>(
     report.content_budget = if report.under_pressure { effective.saturating_sub(opts.reserve) } else { effective };
 
     let none = vec![false; fragments.len()];
-    let base = ladder(fragments, &none, report.content_budget, m, opts);
+    let base = best_ladder(fragments, &none, report.content_budget, m, opts);
     if base.fits() || !opts.priority_cutoff {
         return Ok(base.finish(fragments, &none, report));
     }
@@ -465,20 +478,20 @@ pub fn compose<M: Measure + ?Sized>(
     let (mut lo, mut hi) = (0usize, levels.len() - 1);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if ladder(fragments, &excluded(levels[mid]), report.content_budget, m, opts).fits() {
+        if best_ladder(fragments, &excluded(levels[mid]), report.content_budget, m, opts).fits() {
             hi = mid;
         } else {
             lo = mid + 1;
         }
     }
     let ex = excluded(levels[lo]);
-    let run = ladder(fragments, &ex, report.content_budget, m, opts);
+    let run = best_ladder(fragments, &ex, report.content_budget, m, opts);
     report.priority_cutoff = Some(levels[lo]);
     Ok(run.finish(fragments, &ex, report))
 }
 
 /// One run of the ladder.
-struct Ladder<'f> {
+pub(crate) struct Ladder<'f> {
     content: Vec<Cow<'f, str>>,
     shrunk: Vec<bool>,
     truncated: Vec<bool>,
@@ -528,14 +541,32 @@ fn over(total: u64, budget: i64) -> bool {
     i128::from(total) > i128::from(budget)
 }
 
+/// The ladder, or with [`Options::monotone`] the better fitting one of the ladder with and
+/// without truncation.
+pub(crate) fn best_ladder<'f, M: Measure + ?Sized>(
+    fragments: &'f [Fragment],
+    excluded: &[bool],
+    content_budget: i64,
+    m: &M,
+    opts: &Options<'_>,
+) -> Ladder<'f> {
+    let with = ladder(fragments, excluded, content_budget, m, opts, true);
+    if !opts.monotone || !with.truncated.iter().any(|t| *t) {
+        return with;
+    }
+    let without = ladder(fragments, excluded, content_budget, m, opts, false);
+    if without.fits() && (!with.fits() || without.total > with.total) { without } else { with }
+}
+
 /// The reference ladder: one walk in declaration order. `excluded` fragments are already
-/// omitted (the cutoff) and are not touched.
+/// omitted (the cutoff) and are not touched; `truncate` false skips the truncation step.
 fn ladder<'f, M: Measure + ?Sized>(
     fragments: &'f [Fragment],
     excluded: &[bool],
     content_budget: i64,
     m: &M,
     opts: &Options<'_>,
+    truncate: bool,
 ) -> Ladder<'f> {
     let n = fragments.len();
     let mut l = Ladder {
@@ -584,7 +615,7 @@ fn ladder<'f, M: Measure + ?Sized>(
             }
             Strategy::Truncate { .. } => {
                 let key = f.group_key();
-                if !groups_done.insert(key) || !over(l.total, content_budget) {
+                if !truncate || !groups_done.insert(key) || !over(l.total, content_budget) {
                     continue;
                 }
                 let members: Vec<usize> = (0..n)

@@ -6,6 +6,7 @@
 
 use std::process::ExitCode;
 
+use crate::attribution::AttributionError;
 use crate::compose::fit::FitError;
 use crate::convert::ConvertError;
 use crate::fsx;
@@ -106,6 +107,9 @@ pub enum Error {
     /// Git could not answer a base-revision check.
     #[error(transparent)]
     Git(#[from] GitError),
+    /// Emitted attribution could not run.
+    #[error(transparent)]
+    Attribution(#[from] AttributionError),
     /// An emitted file cannot be composed to fit its cap (boxed: it names much).
     #[error(transparent)]
     Fit(Box<FitError>),
@@ -146,6 +150,7 @@ impl Error {
             Error::Lifecycle(LifecycleError::Settings(_) | LifecycleError::State(_)) => Exit::Invalid,
             Error::Lifecycle(_) => Exit::Io,
             Error::Fit(_) => Exit::Invalid,
+            Error::Attribution(e) => e.exit(),
         }
     }
 
@@ -168,6 +173,7 @@ impl Error {
             Error::Helper(h) => Some(h.hint()),
             Error::Git(e) => Some(e.hint()),
             Error::Lifecycle(e) => Some(e.hint()),
+            Error::Attribution(e) => e.hint(),
             _ => None,
         }
     }

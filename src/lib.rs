@@ -3,8 +3,9 @@
 //! The library is the pipeline of SPEC section 5, one module per stage:
 //! [`load`] (content and manifests) -> validate ([`capability`], [`markers`], [`frontmatter`]) ->
 //! [`compose`] ([`markers`], [`when`]; [`budget`] is the review-prompt ladder on the same
-//! composer) -> [`convert`] -> [`guard`] -> [`plan`] -> [`write`] -> [`record`]. [`pipeline`] runs them in order; [`app`] and [`run`] are the two
-//! binaries' entries, kept thin.
+//! composer) -> [`convert`] -> [`guard`] -> [`plan`] -> [`write`] -> [`record`]. [`pipeline`]
+//! runs them in order; [`attribution`] traces emitted drift to its sources; [`app`] and [`run`]
+//! are the two binaries' entries, kept thin.
 //!
 //! The seams msd_run serves: [`section_manifest`] and [`invocation`] (which sections an
 //! invocation needs), [`project`] (the user's `.planning/` state), [`predicates`] (the context
@@ -14,6 +15,7 @@
 #![deny(missing_docs)]
 
 pub mod app;
+pub mod attribution;
 pub mod bench;
 pub mod budget;
 pub mod capability;

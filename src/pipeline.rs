@@ -43,7 +43,12 @@ pub fn load_runtimes(sources: &Sources) -> Result<Vec<LoadedRuntime>, Error> {
         Some(dir) => Tree::from_dir(dir)?,
         None => Tree::embedded_runtimes(),
     };
-    let mut runtimes = load::runtimes(&tree)?;
+    runtimes_from_tree(&tree)
+}
+
+/// Parses and validates the manifests of a runtimes tree already in memory, sorted by id.
+pub fn runtimes_from_tree(tree: &Tree) -> Result<Vec<LoadedRuntime>, Error> {
+    let mut runtimes = load::runtimes(tree)?;
     runtimes.sort_by(|a, b| a.capability.id.cmp(&b.capability.id));
     Ok(runtimes)
 }
@@ -55,6 +60,11 @@ pub fn load_content(sources: &Sources) -> Result<Content, Error> {
         Some(dir) => Tree::from_dir(dir)?,
         None => Tree::embedded_content(),
     };
+    content_from_tree(tree)
+}
+
+/// Parses and validates a content tree already in memory, as [`load_content`] does.
+pub fn content_from_tree(tree: Tree) -> Result<Content, Error> {
     let content = load::content(tree)?;
     section_manifest::verify_content(&content.tree).map_err(|g| ContentError {
         path: g.path,

@@ -3,6 +3,7 @@
 
 mod support;
 
+mod attribution;
 mod caps;
 mod cli;
 mod compact;

@@ -10,11 +10,13 @@ use crate::pipeline;
 use crate::pipeline::Sources;
 use crate::target::{self, Environment, Target};
 
+pub mod attribution;
 pub mod bench;
 pub mod check;
 pub mod emit;
 pub mod generate;
 pub mod install;
+pub mod inventory;
 pub mod recover;
 pub mod runtimes;
 pub mod uninstall;
@@ -55,4 +57,10 @@ pub(crate) fn resolve_one(a: &OneTargetArgs) -> Result<(LoadedRuntime, Target), 
     let scope = if a.local { Scope::Local } else { Scope::Global };
     let t = target::resolve(&rt.capability, scope, a.config_dir.as_deref(), &env()?)?;
     Ok((rt, t))
+}
+
+/// Prints `text` on stdout; a closed pipe (`| head`) is not an error.
+pub(crate) fn print(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
 }

@@ -86,7 +86,7 @@ impl FitError {
 }
 
 fn options() -> Options<'static> {
-    Options { minimum_for: Some(&emission_minimum), priority_cutoff: true, ..Options::default() }
+    Options { minimum_for: Some(&emission_minimum), priority_cutoff: true, monotone: true, ..Options::default() }
 }
 
 /// One source being composed.

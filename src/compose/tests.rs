@@ -377,6 +377,7 @@ fn run(case: &Case, budget: i64) -> Composition {
         chars_per_unit: if case.tokens { 4 } else { 1 },
         minimum_for: None,
         priority_cutoff: case.cutoff,
+        monotone: true,
     };
     if case.tokens {
         compose(&case.fragments, budget, &Tokens, &opts).unwrap()
@@ -452,11 +453,11 @@ proptest! {
         let below: Vec<u32> = case.fragments.iter().filter(|f| f.removable() && f.priority < level).map(|f| f.priority).collect();
         if c.report.fits && let Some(&prev) = below.iter().max() {
             let ex: Vec<bool> = case.fragments.iter().map(|f| f.removable() && f.priority <= prev).collect();
-            let opts = Options { safety_margin_pct: case.margin, reserve: case.reserve, chars_per_unit: if case.tokens { 4 } else { 1 }, minimum_for: None, priority_cutoff: true };
+            let opts = Options { safety_margin_pct: case.margin, reserve: case.reserve, chars_per_unit: if case.tokens { 4 } else { 1 }, minimum_for: None, priority_cutoff: true, monotone: true };
             let fits = if case.tokens {
-                ladder(&case.fragments, &ex, c.report.content_budget, &Tokens, &opts).fits()
+                best_ladder(&case.fragments, &ex, c.report.content_budget, &Tokens, &opts).fits()
             } else {
-                ladder(&case.fragments, &ex, c.report.content_budget, &Utf8Bytes, &opts).fits()
+                best_ladder(&case.fragments, &ex, c.report.content_budget, &Utf8Bytes, &opts).fits()
             };
             prop_assert!(!fits, "level {} below the cutoff {} already fits", prev, level);
         }
