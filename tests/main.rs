@@ -24,3 +24,4 @@ mod resolve;
 mod runtimes;
 mod safety;
 mod settings;
+mod smoke;
