@@ -147,6 +147,23 @@ pub enum BenchWhat {
     /// Eagerly loaded bytes and proxy tokens per command with compact content off and on. Prints
     /// the table; --check compares with bench/tokens-baseline.json, --write updates it.
     Tokens(GenOpts),
+    /// Write a synthetic content tree N times the shipped one (distinct files, same shape) into
+    /// DIR, for the whole-install benchmark (`bench/install.sh --scale N`).
+    Content(ScaleArgs),
+}
+
+/// `bench content` options.
+#[derive(Debug, Clone, Args)]
+pub struct ScaleArgs {
+    /// How many times the source tree (1 copies it as is).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub scale: usize,
+    /// Where to write the tree (created; must be empty if it exists).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Sources.
+    #[command(flatten)]
+    pub sources: SourceArgs,
 }
 
 /// `inventory` options.

@@ -67,11 +67,19 @@ pub fn confined(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<Path
     }
     let mut cur = root.to_path_buf();
     let check = |p: &Path| -> Result<bool, ConfineError> {
+        if known_dirs::contains(p) {
+            return Ok(true);
+        }
         match std::fs::symlink_metadata(p) {
             Ok(m) if m.file_type().is_symlink() => {
                 Err(ConfineError::Symlink { link: p.to_path_buf(), root: root.to_path_buf(), dest: dest.clone() })
             }
-            Ok(_) => Ok(true),
+            Ok(m) => {
+                if m.is_dir() {
+                    known_dirs::insert(p);
+                }
+                Ok(true)
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
             Err(e) => Err(ConfineError::Io(e)),
         }
@@ -139,7 +147,42 @@ fn set_mode(_file: &std::fs::File, _mode: FileMode) -> io::Result<()> {
 
 /// Creates a directory and its parents.
 pub fn create_dir_all(dir: &Path) -> io::Result<()> {
-    fs_err::create_dir_all(dir)
+    if known_dirs::contains(dir) {
+        return Ok(());
+    }
+    fs_err::create_dir_all(dir)?;
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+        known_dirs::insert(dir);
+    }
+    Ok(())
+}
+
+/// Directories this process created or checked to be real directories (not symlinks), so a
+/// run of thousands of files does not stat and mkdir the same parents thousands of times. Every
+/// removal or move through this module forgets what it removed.
+mod known_dirs {
+    use std::collections::BTreeSet;
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
+
+    static KNOWN: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+    pub(super) fn contains(dir: &Path) -> bool {
+        KNOWN.lock().map(|k| k.contains(dir)).unwrap_or(false)
+    }
+
+    pub(super) fn insert(dir: &Path) {
+        if let Ok(mut k) = KNOWN.lock() {
+            k.insert(dir.to_path_buf());
+        }
+    }
+
+    /// Forgets `path` and everything under it.
+    pub(super) fn forget(path: &Path) {
+        if let Ok(mut k) = KNOWN.lock() {
+            k.retain(|d| !d.starts_with(path));
+        }
+    }
 }
 
 /// Removes a file; a missing file is not an error.
@@ -157,6 +200,7 @@ pub fn prune_empty_dirs(mut dir: &Path, stop: &Path) {
         if std::fs::remove_dir(dir).is_err() {
             break;
         }
+        known_dirs::forget(dir);
         match dir.parent() {
             Some(p) => dir = p,
             None => break,
@@ -164,13 +208,28 @@ pub fn prune_empty_dirs(mut dir: &Path, stop: &Path) {
     }
 }
 
-/// Hex sha256 of `bytes`.
+/// Hex sha256 of `bytes`. Large inputs are remembered by content for the life of the process:
+/// the same helper binary goes into every runtime's tree, and is hashed once.
 pub fn sha256_hex(bytes: &[u8]) -> String {
+    const MEMO_MIN: usize = 1 << 20;
+    static MEMO: std::sync::Mutex<Vec<(Vec<u8>, String)>> = std::sync::Mutex::new(Vec::new());
+    if bytes.len() >= MEMO_MIN
+        && let Ok(memo) = MEMO.lock()
+        && let Some((_, h)) = memo.iter().find(|(b, _)| b.as_slice() == bytes)
+    {
+        return h.clone();
+    }
     let digest = Sha256::digest(bytes);
     let mut s = String::with_capacity(64);
     for b in digest.iter() {
         use std::fmt::Write as _;
         let _ = write!(s, "{b:02x}");
+    }
+    if bytes.len() >= MEMO_MIN
+        && let Ok(mut memo) = MEMO.lock()
+        && memo.len() < 8
+    {
+        memo.push((bytes.to_vec(), s.clone()));
     }
     s
 }
@@ -301,6 +360,9 @@ pub fn rename(src: &Path, dst: &Path) -> io::Result<()> {
     if let Some(dir) = dst.parent() {
         create_dir_all(dir)?;
     }
+    // A moved directory is no longer where it was, and the target may have been replaced.
+    known_dirs::forget(src);
+    known_dirs::forget(dst);
     match std::fs::rename(src, dst) {
         Ok(()) => Ok(()),
         Err(e) if e.raw_os_error() == Some(EXDEV) => {
@@ -325,6 +387,7 @@ pub fn sync_dir(dir: &Path) {
 
 /// Removes a directory tree; a missing one is not an error.
 pub fn remove_dir_all_if_exists(dir: &Path) -> io::Result<()> {
+    known_dirs::forget(dir);
     match std::fs::remove_dir_all(dir) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
@@ -334,7 +397,11 @@ pub fn remove_dir_all_if_exists(dir: &Path) -> io::Result<()> {
 
 /// Removes `dir` if it is an empty directory; reports whether it did.
 pub fn remove_dir_if_empty(dir: &Path) -> bool {
-    std::fs::remove_dir(dir).is_ok()
+    let removed = std::fs::remove_dir(dir).is_ok();
+    if removed {
+        known_dirs::forget(dir);
+    }
+    removed
 }
 
 /// Every regular file under `dir` (recursively, symlinks not followed), as paths relative to it

@@ -273,8 +273,13 @@ pub fn check(emission: &Emission, cap: &Capability, tiers: &Tiers) -> Result<Gua
             let tier = tiers.workflow(name);
             measure(p, lf_bytes(&f.bytes), tier.workflow_cap(), format!("workflow tier {}", tier.as_str()));
         }
-        if f.kind == FileKind::Agent {
-            let name = f.sources[0].rsplit('/').next().unwrap_or_default().trim_end_matches(".md");
+        // An agent file is measured against its agent's tier when one content agent feeds it; a
+        // runtime's aggregate of every agent (Kimi's root agent) is not one agent's text.
+        let agent_sources: Vec<&str> =
+            f.sources.iter().filter_map(|s| s.strip_prefix("content/agents/")?.strip_suffix(".md")).collect();
+        if f.kind == FileKind::Agent
+            && let [name] = agent_sources.as_slice()
+        {
             let tier = tiers.agent(name);
             measure(p, lf_bytes(&f.bytes), tier.agent_cap(), format!("agent tier {}", tier.as_str()));
         }

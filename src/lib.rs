@@ -46,6 +46,7 @@ pub mod record;
 pub mod relpath;
 pub mod resolver;
 pub mod run;
+pub mod scale;
 pub mod section_manifest;
 pub mod settings;
 pub mod state;

@@ -76,6 +76,9 @@ pub struct Op {
     /// The kind of file (absent for removals).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<FileKind>,
+    /// sha256 of the new bytes (add, change, keep).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
     /// New bytes.
     #[serde(skip)]
     pub data: Option<Vec<u8>>,
@@ -224,15 +227,22 @@ pub fn build(emission: Emission, cap: &Capability, home: &Path, allow_symlinks: 
     for f in emission.files {
         let dest = fsx::confined(home, &f.path, allow_symlinks)?;
         let disk = fsx::read_if_exists(&dest)?;
+        // Every file is hashed once: the new bytes here, the disk's only when they differ.
         let sha = fsx::sha256_hex(&f.bytes);
-        entries.push(Entry { path: f.path.clone(), bytes: f.bytes.len() as u64, sha256: sha, mode: f.mode });
+        let same = disk.as_deref() == Some(f.bytes.as_slice());
+        let disk_sha = match &disk {
+            Some(_) if same => Some(sha.clone()),
+            Some(d) => Some(fsx::sha256_hex(d)),
+            None => None,
+        };
+        entries.push(Entry { path: f.path.clone(), bytes: f.bytes.len() as u64, sha256: sha.clone(), mode: f.mode });
         let recorded = previous.as_ref().and_then(|m| m.get(&f.path));
-        let (action, backup) = match &disk {
+        let (action, backup) = match &disk_sha {
             None => (Action::Add, None),
-            Some(d) if *d == f.bytes && recorded.is_none_or(|r| r.mode == f.mode) => (Action::Keep, None),
+            Some(_) if same && recorded.is_none_or(|r| r.mode == f.mode) => (Action::Keep, None),
             Some(d) => match recorded {
-                Some(r) if fsx::sha256_hex(d) == r.sha256 => (Action::Change, None),
-                Some(_) if *d == f.bytes => (Action::Change, None),
+                Some(r) if *d == r.sha256 => (Action::Change, None),
+                Some(_) if same => (Action::Change, None),
                 Some(_) => (Action::Change, Some(BackupReason::UserEdited)),
                 None => (Action::Change, Some(BackupReason::Unmanaged)),
             },
@@ -244,7 +254,8 @@ pub fn build(emission: Emission, cap: &Capability, home: &Path, allow_symlinks: 
             old_bytes: disk.as_ref().map(|d| d.len() as u64),
             backup,
             kind: Some(f.kind),
-            old_sha256: disk.as_deref().map(fsx::sha256_hex),
+            sha256: Some(sha),
+            old_sha256: disk_sha,
             old_data: if backup.is_some() { disk } else { None },
             data: Some(f.bytes),
             mode: f.mode,
@@ -267,6 +278,7 @@ pub fn build(emission: Emission, cap: &Capability, home: &Path, allow_symlinks: 
                 old_bytes: Some(disk.len() as u64),
                 backup: edited.then_some(BackupReason::UserEdited),
                 kind: None,
+                sha256: None,
                 data: None,
                 old_data: edited.then_some(disk),
                 mode: old.mode,

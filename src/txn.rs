@@ -233,6 +233,17 @@ impl Staged {
     /// A put of `bytes` at `path`, which had `old_sha256` when planned.
     pub fn put(path: RelPath, bytes: Vec<u8>, mode: FileMode, old_sha256: Option<String>) -> Staged {
         let sha256 = fsx::sha256_hex(&bytes);
+        Staged::put_hashed(path, bytes, sha256, mode, old_sha256)
+    }
+
+    /// A put whose bytes were already hashed (the plan hashes every emitted file once).
+    pub fn put_hashed(
+        path: RelPath,
+        bytes: Vec<u8>,
+        sha256: String,
+        mode: FileMode,
+        old_sha256: Option<String>,
+    ) -> Staged {
         Staged { op: TxnOp { path, action: TxnAction::Put { sha256, mode }, old_sha256 }, bytes: Some(bytes) }
     }
 
@@ -377,8 +388,11 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
         }
         progress.tick();
     }
-    for d in &dirs {
-        fsx::sync_dir(d);
+    // `syncfs` below flushes directory entries too; elsewhere each directory is flushed.
+    if !cfg!(target_os = "linux") {
+        for d in &dirs {
+            fsx::sync_dir(d);
+        }
     }
     // Every move is durable before the journal goes.
     fsx::sync_fs(&area.home).map_err(io(&area.home))

@@ -122,7 +122,8 @@ pub fn apply(plan: &Plan, allow_symlinks: bool, progress: &dyn txn::Progress) ->
         match op.action {
             Action::Add | Action::Change => {
                 let data = op.data.clone().expect("add/change carry data");
-                staged.push(Staged::put(op.path.clone(), data, op.mode, op.old_sha256.clone()));
+                let sha = op.sha256.clone().expect("add/change carry their digest");
+                staged.push(Staged::put_hashed(op.path.clone(), data, sha, op.mode, op.old_sha256.clone()));
                 report.written += 1;
             }
             Action::Remove => {

@@ -11,8 +11,6 @@
 //! the inventory is what users receive; runtimes sorted by id, scopes global then local, files
 //! sorted by path; a runtime without a local scope contributes its global emission only.
 
-use std::sync::Mutex;
-
 use rayon::prelude::*;
 
 use crate::capability::Scope;
@@ -98,33 +96,8 @@ impl Inventory {
     }
 }
 
-/// Hashes of large files seen before, by their exact bytes: every emission carries the same
-/// multi-megabyte msd_run copy, and hashing it once instead of once per runtime x scope is most
-/// of an inventory's cost.
-#[derive(Default)]
-struct HashMemo(Mutex<Vec<(Vec<u8>, String)>>);
-
-impl HashMemo {
-    /// Files at least this large are memoised.
-    const MIN: usize = 1 << 20;
-
-    fn sha256(&self, bytes: &[u8]) -> String {
-        if bytes.len() < Self::MIN {
-            return fsx::sha256_hex(bytes);
-        }
-        let mut seen = self.0.lock().expect("no panic while holding the lock");
-        if let Some((_, h)) = seen.iter().find(|(b, _)| b.as_slice() == bytes) {
-            return h.clone();
-        }
-        let h = fsx::sha256_hex(bytes);
-        seen.push((bytes.to_vec(), h.clone()));
-        h
-    }
-}
-
 /// Emits every runtime x scope (in parallel, per runtime).
 pub fn build(content: &Content, runtimes: &[LoadedRuntime], env: &Environment) -> Result<Inventory, Error> {
-    let memo = HashMemo::default();
     let per_runtime: Vec<Vec<EmissionEntry>> = runtimes
         .par_iter()
         .map(|rt| {
@@ -140,7 +113,8 @@ pub fn build(content: &Content, runtimes: &[LoadedRuntime], env: &Environment) -
                     .map(|f| FileEntry {
                         path: f.path.to_string(),
                         bytes: f.bytes.len() as u64,
-                        sha256: memo.sha256(&f.bytes),
+                        // fsx remembers large digests: the msd_run copy is hashed once.
+                        sha256: fsx::sha256_hex(&f.bytes),
                         kind: f.kind,
                         sources: f.sources.clone(),
                     })

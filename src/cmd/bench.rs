@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::sources;
 use crate::bench;
-use crate::cli::{BenchArgs, BenchWhat, GenOpts};
+use crate::cli::{BenchArgs, BenchWhat, GenOpts, ScaleArgs};
 use crate::error::Error;
 use crate::generated::{self, Generated, Mode};
 use crate::pipeline;
@@ -19,7 +19,34 @@ pub const BASELINE: &str = "bench/tokens-baseline.json";
 pub fn run(args: &BenchArgs) -> Result<(), Error> {
     match &args.what {
         BenchWhat::Tokens(o) => tokens(o),
+        BenchWhat::Content(a) => content(a),
     }
+}
+
+fn content(a: &ScaleArgs) -> Result<(), Error> {
+    let src = sources(&a.sources);
+    let tree = match &src.content {
+        Some(dir) => crate::load::Tree::from_dir(dir)?,
+        None => crate::load::Tree::embedded_content(),
+    };
+    let scaled = crate::scale::scale(&tree, a.scale)
+        .map_err(|e| Error::Usage { message: e.to_string(), hint: "scale a valid content tree".into() })?;
+    super::emit::ensure_empty_dir(&a.out)?;
+    for (rel, bytes) in &scaled.files {
+        let dest = a.out.join(rel.as_str());
+        crate::fsx::write_atomic(&dest, bytes, crate::fsx::FileMode::Regular)
+            .map_err(|e| Error::Io { context: format!("writing {}", dest.display()), source: e })?;
+    }
+    // The copy must be as valid as the original: load it the way an install does.
+    let loaded = pipeline::load_content(&crate::pipeline::Sources { content: Some(a.out.clone()), runtimes: None })?;
+    eprintln!(
+        "wrote {} files ({} commands, {} agents) to {}",
+        scaled.files.len(),
+        loaded.commands.len(),
+        loaded.agents.len(),
+        a.out.display()
+    );
+    Ok(())
 }
 
 fn tokens(o: &GenOpts) -> Result<(), Error> {

@@ -56,7 +56,7 @@ pub fn run(args: &EmitArgs) -> Result<(), Error> {
     Ok(())
 }
 
-fn ensure_empty_dir(dir: &Path) -> Result<(), Error> {
+pub(crate) fn ensure_empty_dir(dir: &Path) -> Result<(), Error> {
     match std::fs::read_dir(dir) {
         Ok(mut it) => {
             if it.next().is_some() {
