@@ -541,44 +541,28 @@ pub fn uninstall(
             let dest = fsx::confined(home, &e.path, allow_symlinks).map_err(LifecycleError::from)?;
             match fsx::read_if_exists(&dest).map_err(lio(&dest))? {
                 None => report.missing.push(e.path.clone()),
-                Some(d) if fsx::sha256_hex(&d) == e.sha256 => {
-                    staged.push(Staged::remove(e.path.clone(), e.sha256.clone()));
-                    report.removed.push(e.path.clone());
-                }
                 Some(d) => {
-                    report.kept_edited.push(e.path.clone());
-                    backups.push((e, d));
+                    let sha = fsx::sha256_hex(&d);
+                    if sha == e.sha256 {
+                        staged.push(Staged::remove(e.path.clone(), e.sha256.clone()));
+                        report.removed.push(e.path.clone());
+                    } else {
+                        report.kept_edited.push(e.path.clone());
+                        backups.push(write::Backup {
+                            path: &e.path,
+                            bytes: d,
+                            sha256: sha,
+                            reason: crate::plan::BackupReason::UserEdited,
+                            recorded_sha256: Some(&e.sha256),
+                        });
+                    }
                 }
             }
         }
     }
     if !backups.is_empty() {
-        let dir_rel = write::backup_dir(home);
-        let mut entries = Vec::new();
-        for (e, d) in &backups {
-            entries.push(write::BackupEntry {
-                path: &e.path,
-                reason: crate::plan::BackupReason::UserEdited,
-                sha256: fsx::sha256_hex(d),
-                recorded_sha256: Some(&e.sha256),
-            });
-            staged.push(Staged::put(dir_rel.join(&e.path), d.clone(), FileMode::Regular, None));
-        }
-        let meta = write::BackupMeta {
-            backed_up_at: dir_rel.file_name(),
-            from_version: manifest.as_ref().map(|m| m.tool_version.as_str()),
-            to_version: env!("CARGO_PKG_VERSION"),
-            runtime: &cap.id,
-            files: entries,
-        };
-        let mut json = serde_json::to_string_pretty(&meta).expect("serializes");
-        json.push('\n');
-        staged.push(Staged::put(
-            dir_rel.join(&RelPath::new("backup-meta.json").expect("static")),
-            json.into_bytes(),
-            FileMode::Regular,
-            None,
-        ));
+        let from = manifest.as_ref().map(|m| m.tool_version.as_str());
+        let dir_rel = write::stage_backups(home, backups, from, &cap.id, &mut staged);
         report.backup_dir = Some(home.join(dir_rel.as_str()));
     }
     if let Some(s) = &state {

@@ -86,36 +86,23 @@ pub fn apply(plan: &Plan, allow_symlinks: bool, progress: &dyn txn::Progress) ->
     let previous = plan.previous.as_ref();
     let mut report = WriteReport::default();
     let mut staged = Vec::new();
-    let backups: Vec<_> = plan.ops.iter().filter(|o| o.backup.is_some()).collect();
-    if !backups.is_empty() {
-        let dir_rel = backup_dir(home);
-        let mut entries = Vec::new();
-        for op in &backups {
-            let old = op.old_data.clone().unwrap_or_default();
-            entries.push(BackupEntry {
+    let backups: Vec<Backup<'_>> = plan
+        .ops
+        .iter()
+        .filter_map(|op| {
+            Some(Backup {
                 path: &op.path,
-                reason: op.backup.expect("filtered"),
-                sha256: fsx::sha256_hex(&old),
+                bytes: op.old_data.clone()?,
+                sha256: op.old_sha256.clone()?,
+                reason: op.backup?,
                 recorded_sha256: previous.and_then(|m| m.get(&op.path)).map(|e| e.sha256.as_str()),
-            });
-            staged.push(Staged::put(dir_rel.join(&op.path), old, FileMode::Regular, None));
-            report.backed_up.push(op.path.clone());
-        }
-        let meta = BackupMeta {
-            backed_up_at: dir_rel.file_name(),
-            from_version: previous.map(|m| m.tool_version.as_str()),
-            to_version: env!("CARGO_PKG_VERSION"),
-            runtime: &plan.runtime,
-            files: entries,
-        };
-        let mut json = serde_json::to_string_pretty(&meta).expect("serializes");
-        json.push('\n');
-        staged.push(Staged::put(
-            dir_rel.join(&RelPath::new("backup-meta.json").expect("static")),
-            json.into_bytes(),
-            FileMode::Regular,
-            None,
-        ));
+            })
+        })
+        .collect();
+    if !backups.is_empty() {
+        report.backed_up = backups.iter().map(|b| b.path.clone()).collect();
+        let from = previous.map(|m| m.tool_version.as_str());
+        let dir_rel = stage_backups(home, backups, from, &plan.runtime, &mut staged);
         report.backup_dir = Some(home.join(dir_rel.as_str()));
     }
     for op in &plan.ops {
@@ -172,6 +159,58 @@ pub fn backup_dir(home: &Path) -> RelPath {
         dir_rel = format!("{PATCHES_DIR}/{stamp}-{n}");
     }
     RelPath::new(dir_rel).expect("safe")
+}
+
+/// One file to back up before it is replaced or removed.
+pub struct Backup<'a> {
+    /// Its path relative to the home.
+    pub path: &'a RelPath,
+    /// Its current bytes.
+    pub bytes: Vec<u8>,
+    /// Their sha256 (already computed by whoever read them).
+    pub sha256: String,
+    /// Why.
+    pub reason: crate::plan::BackupReason,
+    /// What msd-install recorded for it, if anything.
+    pub recorded_sha256: Option<&'a str>,
+}
+
+/// Stages `backups` and their `backup-meta.json` into a fresh
+/// `<home>/msd-local-patches/<timestamp>/`, and returns that directory (relative to the home).
+pub fn stage_backups(
+    home: &Path,
+    backups: Vec<Backup<'_>>,
+    from_version: Option<&str>,
+    runtime: &str,
+    staged: &mut Vec<Staged>,
+) -> RelPath {
+    let dir_rel = backup_dir(home);
+    let mut entries = Vec::new();
+    for b in backups {
+        entries.push(BackupEntry {
+            path: b.path,
+            reason: b.reason,
+            sha256: b.sha256.clone(),
+            recorded_sha256: b.recorded_sha256,
+        });
+        staged.push(Staged::put_hashed(dir_rel.join(b.path), b.bytes, b.sha256, FileMode::Regular, None));
+    }
+    let meta = BackupMeta {
+        backed_up_at: dir_rel.file_name(),
+        from_version,
+        to_version: env!("CARGO_PKG_VERSION"),
+        runtime,
+        files: entries,
+    };
+    let mut json = serde_json::to_string_pretty(&meta).expect("serializes");
+    json.push('\n');
+    staged.push(Staged::put(
+        dir_rel.join(&RelPath::new("backup-meta.json").expect("static")),
+        json.into_bytes(),
+        FileMode::Regular,
+        None,
+    ));
+    dir_rel
 }
 
 /// Errors of the write stage.
