@@ -7,8 +7,8 @@
 #   bench/install.sh --scale 8     # also content x1, x4, x8 (distinct files, same shape):
 #                                  # how install time grows with content size
 #
-# Public tools only: hyperfine when it is installed, else a loop timed with `date +%s%N`
-# (`/usr/bin/time` resolution is 10 ms, too coarse for sub-second runs).
+# Public tools only: a loop timed with `date +%s%N` (`/usr/bin/time` resolution is 10 ms, too
+# coarse for sub-second runs; hyperfine cannot alternate two commands run for run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,39 +32,37 @@ trap 'rm -rf "$work"' EXIT
 # Median of the numbers on stdin (nanoseconds), printed in milliseconds.
 median_ms() { sort -n | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.1f", m / 1e6}'; }
 
-# time_runs NAME SETUP CMD: runs SETUP then times CMD, $runs times; prints the median in ms.
-time_runs() {
-  local setup="$2" cmd="$3" i t0 t1
-  if command -v hyperfine >/dev/null 2>&1; then
-    hyperfine --style none --runs "$runs" --prepare "$setup" --export-json "$work/h.json" "$cmd" >/dev/null
-    python3 -c "import json,sys; r=json.load(open('$work/h.json'))['results'][0]; print('%.1f' % (r['median']*1000))"
-    return
-  fi
-  for i in $(seq "$runs"); do
-    eval "$setup"
-    t0=$(date +%s%N); eval "$cmd" >/dev/null; t1=$(date +%s%N)
-    echo $((t1 - t0))
-  done | median_ms
-}
-
-# bench_content LABEL CONTENT_ARGS: prints "install_ms copy_ms files bytes".
+# bench_content CONTENT_ARGS: prints "install_ms copy_ms files bytes". Install and copy runs
+# alternate (install, copy, install, copy, ...) so both see the same machine state: page cache,
+# writeback and whatever else runs.
 bench_content() {
-  local args="$1"
+  local args="$1" i t0 t1
   # One install to learn the emitted tree, used as the source of the copies.
   rm -rf "$work/ref" && mkdir -p "$work/ref"
   HOME="$work/ref" XDG_CONFIG_HOME="$work/ref/.config" "$bin" --all -q $args
-  local files bytes install copy
+  local files bytes
   files=$(find "$work/ref" -type f | wc -l)
   bytes=$(du -sb "$work/ref" | cut -f1)
-  install=$(time_runs install "rm -rf '$work/h' && mkdir -p '$work/h'" \
-    "HOME='$work/h' XDG_CONFIG_HOME='$work/h/.config' '$bin' --all -q $args")
-  copy=$(time_runs copy "rm -rf '$work/c'" "cp -r '$work/ref' '$work/c'")
-  echo "$install $copy $files $bytes"
+  : > "$work/install.ns"
+  : > "$work/copy.ns"
+  for i in $(seq "$runs"); do
+    rm -rf "$work/h" && mkdir -p "$work/h"
+    t0=$(date +%s%N)
+    HOME="$work/h" XDG_CONFIG_HOME="$work/h/.config" "$bin" --all -q $args
+    t1=$(date +%s%N)
+    echo $((t1 - t0)) >> "$work/install.ns"
+    rm -rf "$work/c"
+    t0=$(date +%s%N)
+    cp -r "$work/ref" "$work/c"
+    t1=$(date +%s%N)
+    echo $((t1 - t0)) >> "$work/copy.ns"
+  done
+  echo "$(median_ms < "$work/install.ns") $(median_ms < "$work/copy.ns") $files $bytes"
 }
 
 machine="$(nproc) cores, $(uname -sm), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//')"
 echo "machine: $machine"
-echo "runs: $runs per measurement ($(command -v hyperfine >/dev/null && echo hyperfine || echo 'date loop'))"
+echo "runs: $runs of each, alternating install and copy"
 read -r inst copy files bytes < <(bench_content "")
 ratio=$(awk -v a="$inst" -v b="$copy" 'BEGIN {printf "%.2f", a / b}')
 echo
