@@ -67,7 +67,13 @@ pub fn split<'a>(path: &str, src: &'a str) -> Result<(Option<Frontmatter>, &'a s
         Value::Mapping(Default::default())
     } else {
         yaml_serde::from_str(yaml).map_err(|e| {
-            let line = e.location().map_or(2, |l| l.line() + 1);
+            // YAML counts a lone `\r` as a line break; the document's lines end at `\n`. Locate by
+            // byte offset, which both agree on (fuzzing found the difference).
+            let line = e.location().map_or(2, |l| {
+                let at = l.index().min(yaml.len());
+                let at = (0..=at).rev().find(|i| yaml.is_char_boundary(*i)).unwrap_or(0);
+                yaml[..at].matches('\n').count() + 2
+            });
             let msg = e.to_string();
             let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
             err(line, format!("frontmatter is not valid YAML: {msg}"))
@@ -227,6 +233,14 @@ mod tests {
         assert!(split("c.md", "---\nname: x\n").is_err());
         assert!(split("c.md", "---\n- a\n---\n").is_err());
         assert_eq!(split("c.md", "no frontmatter").unwrap().0, None);
+    }
+
+    #[test]
+    fn frontmatter_error_lines_count_only_newlines() {
+        // A lone CR is a line break to YAML but not to the document (found by the fuzzer).
+        let src = "---\nname: x\ndescription: a\r\r\r: b: c\n---\nbody\n";
+        let e = split("c.md", src).unwrap_err();
+        assert_eq!(e.line, 3, "{e}");
     }
 
     #[test]
