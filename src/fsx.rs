@@ -177,10 +177,15 @@ mod known_dirs {
         }
     }
 
-    /// Forgets `path` and everything under it.
+    /// Forgets `path` and everything under it. Paths order component by component, so the
+    /// descendants of `path` follow it in the set: this costs a lookup, not a scan.
     pub(super) fn forget(path: &Path) {
         if let Ok(mut k) = KNOWN.lock() {
-            k.retain(|d| !d.starts_with(path));
+            let gone: Vec<PathBuf> =
+                k.range(path.to_path_buf()..).take_while(|d| d.starts_with(path)).cloned().collect();
+            for d in gone {
+                k.remove(&d);
+            }
         }
     }
 }
@@ -527,5 +532,21 @@ impl Drop for Lock {
             let _ = std::fs::remove_dir(dir);
         }
         let _ = self.file.unlock();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fsx_forgetting_a_directory_forgets_exactly_its_subtree() {
+        for d in ["/k/a", "/k/a/b", "/k/a/b/c", "/k/ab", "/k/b"] {
+            known_dirs::insert(Path::new(d));
+        }
+        known_dirs::forget(Path::new("/k/a"));
+        for (d, known) in [("/k/a", false), ("/k/a/b", false), ("/k/a/b/c", false), ("/k/ab", true), ("/k/b", true)] {
+            assert_eq!(known_dirs::contains(Path::new(d)), known, "{d}");
+        }
     }
 }

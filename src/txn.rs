@@ -13,7 +13,8 @@
 //! 3. apply: each op in order: the current file is kept at `txn/old/<path>` (hard link, or a move
 //!    for removals), then `txn/new/<path>` is renamed over the destination. A reader sees the old
 //!    bytes or the new bytes of each file, never a mix;
-//! 4. finish: the journal is removed, then `txn/`.
+//! 4. finish: the journal is removed, then `txn/`. (The moves are not flushed separately: the
+//!    filesystem journals them in order before the journal's removal.)
 //!
 //! Recovery ([`recover`], run first by every command that takes the target's lock): a journal
 //! means the new tree was staged whole, so the run is completed (roll forward); if completing
@@ -388,14 +389,17 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
         }
         progress.tick();
     }
-    // `syncfs` below flushes directory entries too; elsewhere each directory is flushed.
+    // The staged bytes were flushed before the journal was written (the commit point). The
+    // moves are metadata the filesystem journals in order, so the journal's removal never
+    // reaches the disk before them; a power cut in between leaves the journal, and the next run
+    // re-applies (every op is idempotent). Filesystems without that ordering get each
+    // directory flushed.
     if !cfg!(target_os = "linux") {
         for d in &dirs {
             fsx::sync_dir(d);
         }
     }
-    // Every move is durable before the journal goes.
-    fsx::sync_fs(&area.home).map_err(io(&area.home))
+    Ok(())
 }
 
 /// Empty directories are pruned up to the first segment of the path (`skills/msd-x/` goes,
