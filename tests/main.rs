@@ -25,3 +25,4 @@ mod runtimes;
 mod safety;
 mod settings;
 mod smoke;
+mod snapshots;

@@ -1,0 +1,51 @@
+//! Snapshots (insta) of what people and runtimes read: the `--help` texts, and one combined
+//! snapshot per runtime x scope of every text file the starter fixture emits, paths filtered.
+//! A converter or manifest change shows here as a reviewable diff (`cargo insta review`).
+
+use crate::support::{World, fixture, tree};
+
+fn help(w: &World, bin: &str) -> String {
+    let mut cmd = if bin == "msd_run" { w.run() } else { w.install() };
+    let out = cmd.env("COLUMNS", "100").arg("--help").output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().replace(env!("CARGO_PKG_VERSION"), "[VERSION]")
+}
+
+#[test]
+fn snapshots_help_texts() {
+    let w = World::new();
+    insta::assert_snapshot!("msd-install-help", help(&w, "msd-install"));
+    insta::assert_snapshot!("msd_run-help", help(&w, "msd_run"));
+}
+
+#[test]
+fn snapshots_emitted_text_per_runtime_and_scope() {
+    let starter = fixture("starter");
+    for rt in msd_install::pipeline::load_runtimes(&Default::default()).unwrap() {
+        let id = rt.capability.id.clone();
+        for (scope, flag) in [("global", None), ("local", Some("--local"))] {
+            if flag.is_some() && rt.capability.local.is_none() {
+                continue;
+            }
+            let w = World::new();
+            let out = w.tmp.path().join("out");
+            let mut args =
+                vec!["emit", "-r", id.as_str(), "--content", starter.to_str().unwrap(), "--out", out.to_str().unwrap()];
+            args.extend(flag);
+            w.install().args(&args).assert().success();
+            let mut text = String::new();
+            for (path, bytes) in tree(&out) {
+                let Ok(body) = String::from_utf8(bytes) else { continue };
+                text.push_str(&format!("=== {path}\n{body}"));
+                if !body.ends_with('\n') {
+                    text.push('\n');
+                }
+            }
+            let text = text
+                .replace(&w.home.display().to_string(), "[HOME]")
+                .replace(&w.project.display().to_string(), "[PROJECT]")
+                .replace(env!("CARGO_PKG_VERSION"), "[VERSION]");
+            insta::assert_snapshot!(format!("emitted-{id}-{scope}"), text);
+        }
+    }
+}
