@@ -418,6 +418,34 @@ fn check(fragments: &[Fragment]) -> Result<(), ComposeError> {
     Ok(())
 }
 
+impl Report {
+    /// The report before any step: nothing omitted, shrunk or truncated.
+    fn start(budget: i64, effective: i64, total_before: u64, isolate_prefix: String) -> Report {
+        Report {
+            budget,
+            effective_budget: effective,
+            content_budget: effective,
+            under_pressure: false,
+            total_before,
+            total: total_before,
+            fits: false,
+            omitted: Vec::new(),
+            shrunk: Vec::new(),
+            truncated: Vec::new(),
+            floored: Vec::new(),
+            truncation_pct: 0.0,
+            priority_cutoff: None,
+            isolate_prefix,
+            hard_failed: false,
+            hard_fail_reason: None,
+        }
+    }
+}
+
+fn isolate_prefix(fragments: &[Fragment]) -> String {
+    fragments.iter().filter(|f| f.isolate).map(|f| format!("{}{}", f.wrapper, f.content)).collect()
+}
+
 /// Composes `fragments` into `budget`.
 pub fn compose<M: Measure + ?Sized>(
     fragments: &[Fragment],
@@ -427,27 +455,8 @@ pub fn compose<M: Measure + ?Sized>(
 ) -> Result<Composition, ComposeError> {
     check(fragments)?;
     let effective = effective_budget(budget, opts.safety_margin_pct);
-    let isolate_prefix: String =
-        fragments.iter().filter(|f| f.isolate).map(|f| format!("{}{}", f.wrapper, f.content)).collect();
     let total_before = total(fragments, m);
-    let mut report = Report {
-        budget,
-        effective_budget: effective,
-        content_budget: effective,
-        under_pressure: false,
-        total_before,
-        total: total_before,
-        fits: false,
-        omitted: Vec::new(),
-        shrunk: Vec::new(),
-        truncated: Vec::new(),
-        floored: Vec::new(),
-        truncation_pct: 0.0,
-        priority_cutoff: None,
-        isolate_prefix,
-        hard_failed: false,
-        hard_fail_reason: None,
-    };
+    let mut report = Report::start(budget, effective, total_before, isolate_prefix(fragments));
     if let Some(min) = opts.minimum_for {
         let need: u64 = fragments.iter().map(|f| min(f).map_or(0, |t| m.measure(&t))).sum();
         if i128::from(need) > i128::from(effective) {
@@ -688,24 +697,9 @@ fn ladder<'f, M: Measure + ?Sized>(
 /// The emission fit falls back to it; its size is "the smallest size reachable".
 pub fn minimum<M: Measure + ?Sized>(fragments: &[Fragment], m: &M, opts: &Options<'_>) -> Composition {
     let mut plan = Vec::with_capacity(fragments.len());
-    let mut report = Report {
-        budget: 0,
-        effective_budget: 0,
-        content_budget: 0,
-        under_pressure: true,
-        total_before: total(fragments, m),
-        total: 0,
-        fits: false,
-        omitted: Vec::new(),
-        shrunk: Vec::new(),
-        truncated: Vec::new(),
-        floored: Vec::new(),
-        truncation_pct: 0.0,
-        priority_cutoff: None,
-        isolate_prefix: fragments.iter().filter(|f| f.isolate).map(|f| format!("{}{}", f.wrapper, f.content)).collect(),
-        hard_failed: false,
-        hard_fail_reason: None,
-    };
+    let mut report = Report::start(0, 0, total(fragments, m), isolate_prefix(fragments));
+    report.under_pressure = true;
+    report.total = 0;
     let (mut orig_chars, mut new_chars) = (0u64, 0u64);
     for f in fragments {
         let (content, shrunk, truncated, omitted) = match f.strategy {

@@ -2,25 +2,11 @@
 //! cap and cap+1, tier caps, a dead rule and a runtime that emits nothing. Every failure exits 3
 //! and writes nothing.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::support::{World, fixture};
+use crate::support::{World, fixture, plan_execute_tree};
 
 const CAP: usize = 12_000;
-
-/// A content tree whose `plan` command ends with a line of `pad` x's.
-fn content(w: &World, name: &str, plan_body: &str) -> PathBuf {
-    let dir = w.tmp.path().join(name);
-    let write = |rel: &str, text: &str| {
-        let p = dir.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
-    write("commands/msd/plan.md", &format!("---\nname: msd:plan\ndescription: Plan a phase\n---\n{plan_body}"));
-    write("commands/msd/execute.md", "---\nname: msd:execute\ndescription: Execute a phase\n---\nExecute.\n");
-    write("msd-core/workflows/plan.md", "Plan.\n");
-    dir
-}
 
 fn padded(n: usize) -> String {
     format!("Plan the phase.\n{}\n", "x".repeat(n))
@@ -55,11 +41,11 @@ fn emitted_plan_size(w: &World, content: &Path) -> usize {
 #[test]
 fn caps_windsurf_glob_rule_at_cap_minus_one_cap_and_cap_plus_one() {
     let probe = World::new();
-    let size0 = emitted_plan_size(&probe, &content(&probe, "c0", &padded(0)));
+    let size0 = emitted_plan_size(&probe, &plan_execute_tree(&probe, "c0", &padded(0)));
     let runtimes = fixture("caps/windsurf-capped");
     for target in [CAP - 1, CAP, CAP + 1] {
         let w = World::new();
-        let c = content(&w, "c", &padded(target - size0));
+        let c = plan_execute_tree(&w, "c", &padded(target - size0));
         let out = w
             .install()
             .args(["-r", "windsurf", "--local", "--runtimes", &s(&runtimes), "--content", &s(&c)])
@@ -84,7 +70,7 @@ fn caps_windsurf_glob_rule_at_cap_minus_one_cap_and_cap_plus_one() {
 fn caps_rule_scoped_to_local_does_not_measure_a_global_install() {
     // The global layout has no workflows/: the rule is local only, so a global install passes.
     let w = World::new();
-    let c = content(&w, "c", &padded(20_000));
+    let c = plan_execute_tree(&w, "c", &padded(20_000));
     let runtimes = fixture("caps/windsurf-capped");
     w.install().args(["-r", "windsurf", "--runtimes", &s(&runtimes), "--content", &s(&c)]).assert().success();
 }
@@ -132,7 +118,7 @@ fn caps_workflow_tier_boundaries_through_install() {
         [(61_439usize, false, true), (61_440, false, true), (61_441, false, false), (61_441, true, true)]
     {
         let w = World::new();
-        let c = content(&w, "c", "Plan.\n");
+        let c = plan_execute_tree(&w, "c", "Plan.\n");
         std::fs::write(c.join("tiers.json"), r#"{"workflows": {"big": "LARGE", "plan": "DEFAULT"}}"#).unwrap();
         let text = if crlf { format!("{}\r\n", "x".repeat(bytes - 2)) } else { format!("{}\n", "x".repeat(bytes - 1)) };
         std::fs::write(c.join("msd-core/workflows/big.md"), &text).unwrap();

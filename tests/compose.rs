@@ -2,9 +2,9 @@
 //! prefix is byte-identical everywhere; a file over its manifest cap is composed to fit (and
 //! reported with `--json`), or fails naming artifact, runtime, budget and smallest size.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::support::{World, fixture, json, tree};
+use crate::support::{World, fixture, json, plan_execute_tree, tree};
 
 fn s(p: &Path) -> String {
     p.display().to_string()
@@ -84,20 +84,6 @@ fn compose_report_is_in_install_json() {
     assert!(!compose.iter().any(|c| c["path"] == "msd-core/workflows/review/steps/review-prd.md"));
 }
 
-/// A content tree whose `plan` command has the given body.
-fn content(w: &World, name: &str, plan_body: &str) -> PathBuf {
-    let dir = w.tmp.path().join(name);
-    let write = |rel: &str, text: &str| {
-        let p = dir.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
-    write("commands/msd/plan.md", &format!("---\nname: msd:plan\ndescription: Plan a phase\n---\n{plan_body}"));
-    write("commands/msd/execute.md", "---\nname: msd:execute\ndescription: Execute a phase\n---\nExecute.\n");
-    write("msd-core/workflows/plan.md", "Plan.\n");
-    dir
-}
-
 fn section(id: &str, shrink: &str, body: &str) -> String {
     format!("<!-- msd:section id=\"{id}\" when=\"always\" shrink=\"{shrink}\" -->\n{body}<!-- /msd:section -->\n")
 }
@@ -116,7 +102,7 @@ fn compose_fits_a_file_over_its_manifest_cap() {
         section("examples", "drop", &lines("example", 60)),
         section("notes", "truncate:100", &lines("note", 240)),
     );
-    let c = content(&w, "c", &body);
+    let c = plan_execute_tree(&w, "c", &body);
     let runtimes = fixture("caps/windsurf-capped");
     let out = w
         .install()
@@ -161,10 +147,10 @@ fn compose_fits_a_file_over_its_manifest_cap() {
 fn compose_fails_when_the_unshrinkable_parts_exceed_the_cap() {
     let w = World::new();
     let verbatim = lines("rule", 300); // 15,300 bytes that may not shrink
-    let c = content(&w, "c", &format!("{verbatim}{}", section("examples", "drop", &lines("example", 10))));
+    let c = plan_execute_tree(&w, "c", &format!("{verbatim}{}", section("examples", "drop", &lines("example", 10))));
     // The smallest reachable size is the file without the droppable section: emit that variant
     // with the same manifest, its cap removed.
-    let bare = content(&w, "bare", &verbatim);
+    let bare = plan_execute_tree(&w, "bare", &verbatim);
     let uncapped = w.tmp.path().join("uncapped");
     let mut manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(fixture("caps/windsurf-capped/windsurf/capability.json")).unwrap())

@@ -159,3 +159,18 @@ pub fn copy_tree(from: &Path, to: &Path) {
         std::fs::write(dest, bytes).unwrap();
     }
 }
+
+/// A minimal content tree under `w`'s temp dir: commands `plan` (with `plan_body`) and
+/// `execute`, and the `plan` workflow.
+pub fn plan_execute_tree(w: &World, name: &str, plan_body: &str) -> PathBuf {
+    let dir = w.tmp.path().join(name);
+    let write = |rel: &str, text: &str| {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("commands/msd/plan.md", &format!("---\nname: msd:plan\ndescription: Plan a phase\n---\n{plan_body}"));
+    write("commands/msd/execute.md", "---\nname: msd:execute\ndescription: Execute a phase\n---\nExecute.\n");
+    write("msd-core/workflows/plan.md", "Plan.\n");
+    dir
+}
