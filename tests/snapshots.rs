@@ -20,7 +20,16 @@ fn snapshots_help_texts() {
 
 #[test]
 fn snapshots_emitted_text_per_runtime_and_scope() {
-    let starter = fixture("starter");
+    // The starter plus the command groups nested skill layouts need.
+    let base = World::new();
+    let starter = base.tmp.path().join("starter");
+    crate::support::copy_tree(&fixture("starter"), &starter);
+    std::fs::write(
+        starter.join("namespaces.json"),
+        r#"{"instructions": "Pick the command from the table and read its skill file.",
+  "groups": [{"name": "phase", "description": "Plan and execute a phase.", "commands": ["plan", "execute"]}]}"#,
+    )
+    .unwrap();
     for rt in msd_install::pipeline::load_runtimes(&Default::default()).unwrap() {
         let id = rt.capability.id.clone();
         for (scope, flag) in [("global", None), ("local", Some("--local"))] {
