@@ -227,18 +227,12 @@ pub struct GenOpts {
 /// One runtime and where.
 #[derive(Debug, Clone, Args, Default)]
 pub struct OneTargetArgs {
-    /// The runtime (default: claude). See `msd-install runtimes`.
-    #[arg(short = 'r', long = "runtime", value_name = "ID", default_value = "claude")]
-    pub runtime: String,
-    /// The global home (the default).
-    #[arg(short, long, conflicts_with = "local")]
-    pub global: bool,
-    /// The current project (e.g. ./.claude) instead of the global home.
-    #[arg(short, long)]
-    pub local: bool,
-    /// Use DIR as the global home, over every environment variable.
-    #[arg(short = 'c', long, value_name = "DIR", conflicts_with = "local")]
-    pub config_dir: Option<PathBuf>,
+    /// The runtime (default: the primary one, claude). See `msd-install runtimes`.
+    #[arg(short = 'r', long = "runtime", value_name = "ID")]
+    pub runtime: Option<String>,
+    /// Scope and home.
+    #[command(flatten)]
+    pub place: PlaceArgs,
     /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
     #[arg(long = "runtimes", value_name = "DIR")]
     pub runtimes_dir: Option<PathBuf>,
@@ -314,15 +308,30 @@ pub struct TargetArgs {
     /// Every runtime.
     #[arg(long, conflicts_with = "runtime")]
     pub all: bool,
-    /// Install into the runtime's global home (the default).
+    /// Scope and home.
+    #[command(flatten)]
+    pub place: PlaceArgs,
+}
+
+/// Where: the global home (the default, or `--config-dir`) or the current project.
+#[derive(Debug, Clone, Args, Default)]
+pub struct PlaceArgs {
+    /// Use the runtime's global home (the default).
     #[arg(short, long, conflicts_with = "local")]
     pub global: bool,
-    /// Install into the current project (e.g. ./.claude) instead of the global home.
+    /// Use the current project (e.g. ./.claude) instead of the global home.
     #[arg(short, long)]
     pub local: bool,
     /// Use DIR as the global home, over every environment variable.
     #[arg(short = 'c', long, value_name = "DIR", conflicts_with = "local")]
     pub config_dir: Option<PathBuf>,
+}
+
+impl PlaceArgs {
+    /// The scope asked for.
+    pub fn scope(&self) -> crate::capability::Scope {
+        if self.local { crate::capability::Scope::Local } else { crate::capability::Scope::Global }
+    }
 }
 
 /// `install` options.

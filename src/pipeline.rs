@@ -83,6 +83,18 @@ pub fn load(sources: &Sources) -> Result<Loaded, Error> {
     Ok(Loaded { content, runtimes })
 }
 
+/// The runtime used when none is named: the one whose manifest says `"tier": "primary"`.
+pub fn primary(runtimes: &[LoadedRuntime]) -> Result<String, Error> {
+    runtimes
+        .iter()
+        .find(|r| r.capability.tier == crate::capability::SupportTier::Primary)
+        .map(|r| r.capability.id.clone())
+        .ok_or_else(|| Error::Usage {
+            message: "no runtime was named and no manifest is marked \"tier\": \"primary\"".into(),
+            hint: "name one with --runtime (see `msd-install runtimes`)".into(),
+        })
+}
+
 /// Picks runtimes by id (in the order given, duplicates removed) or all of them.
 pub fn select<'a>(runtimes: &'a [LoadedRuntime], ids: &[String], all: bool) -> Result<Vec<&'a LoadedRuntime>, Error> {
     if all {

@@ -211,8 +211,8 @@ fn lifecycle_progress_bars_only_on_a_terminal() {
     let cmd = format!("'{}' --content '{}'", bin.display(), s(&c));
     let mut script = std::process::Command::new("script");
     script.args(["-qec", &cmd, "/dev/null"]);
-    let mut wrapped = assert_cmd::Command::from_std(script);
-    let out = w.wrap(&mut wrapped).output().unwrap();
+    w.isolate(&mut script);
+    let out = script.output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     let shown = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(shown.contains("claude (global) applying") || shown.contains("claude (global) staging"), "{shown}");
@@ -222,8 +222,8 @@ fn lifecycle_progress_bars_only_on_a_terminal() {
     let cmd = format!("'{}' --quiet --content '{}'", bin.display(), s(&c2));
     let mut script = std::process::Command::new("script");
     script.args(["-qec", &cmd, "/dev/null"]);
-    let mut wrapped = assert_cmd::Command::from_std(script);
-    let out = w.wrap(&mut wrapped).output().unwrap();
+    w.isolate(&mut script);
+    let out = script.output().unwrap();
     assert!(out.status.success());
     assert!(out.stdout.is_empty(), "--quiet: {}", String::from_utf8_lossy(&out.stdout));
     assert_eq!(std::fs::read(w.home.join(".claude/msd-core/references/rules.md")).unwrap(), b"v2\n");

@@ -19,15 +19,15 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
     let t = &args.target;
     let src = sources(&args.sources);
     let runtimes = pipeline::load_runtimes(&src)?;
-    let ids = if t.runtime.is_empty() && !t.all { vec!["claude".to_string()] } else { t.runtime.clone() };
+    let ids = if t.runtime.is_empty() && !t.all { vec![pipeline::primary(&runtimes)?] } else { t.runtime.clone() };
     let selected = pipeline::select(&runtimes, &ids, t.all)?;
-    if t.config_dir.is_some() && selected.len() > 1 {
+    if t.place.config_dir.is_some() && selected.len() > 1 {
         return Err(Error::Usage {
             message: "--config-dir names one home and cannot be used with several runtimes".into(),
             hint: "install the runtimes one at a time, each with its own --config-dir".into(),
         });
     }
-    let scope = if t.local { Scope::Local } else { Scope::Global };
+    let scope = t.place.scope();
     let env = env()?;
     // Under --all --local, runtimes without a local scope are skipped rather than failing the set.
     let runtimes: Vec<_> = if scope == Scope::Local && t.all {
@@ -37,7 +37,7 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
     };
     let opts = InstallOptions {
         scope,
-        config_dir: t.config_dir.as_deref(),
+        config_dir: t.place.config_dir.as_deref(),
         allow_symlinks: args.allow_symlinks,
         dry_run: args.dry_run,
         progress: Bars::enabled(args.output.quiet),

@@ -2,7 +2,6 @@
 
 use std::io::Write;
 
-use crate::capability::Scope;
 use crate::cli::{OneTargetArgs, OutputArgs, SourceArgs};
 use crate::error::Error;
 use crate::load::LoadedRuntime;
@@ -53,9 +52,12 @@ pub(crate) fn human_bytes(n: u64) -> String {
 /// Resolves the one runtime and target of `uninstall`, `verify` and `recover`.
 pub(crate) fn resolve_one(a: &OneTargetArgs) -> Result<(LoadedRuntime, Target), Error> {
     let runtimes = pipeline::load_runtimes(&Sources { content: None, runtimes: a.runtimes_dir.clone() })?;
-    let rt = pipeline::select(&runtimes, std::slice::from_ref(&a.runtime), false)?[0].clone();
-    let scope = if a.local { Scope::Local } else { Scope::Global };
-    let t = target::resolve(&rt.capability, scope, a.config_dir.as_deref(), &env()?)?;
+    let id = match &a.runtime {
+        Some(id) => id.clone(),
+        None => pipeline::primary(&runtimes)?,
+    };
+    let rt = pipeline::select(&runtimes, &[id], false)?[0].clone();
+    let t = target::resolve(&rt.capability, a.place.scope(), a.place.config_dir.as_deref(), &env()?)?;
     Ok((rt, t))
 }
 

@@ -62,7 +62,9 @@ impl World {
         self
     }
 
-    fn isolate(&self, cmd: &mut Command) {
+    /// Gives `cmd` this world's environment and directory: every runtime variable cleared,
+    /// HOME and XDG_* in the temp dir, the project as the current directory.
+    pub fn isolate(&self, cmd: &mut std::process::Command) {
         for v in runtime_env_vars() {
             cmd.env_remove(v);
         }
@@ -80,39 +82,18 @@ impl World {
     /// A plain `std` command of `bin` (a binary of this package) in this world, for spawning.
     pub fn spawnable(&self, bin: &str) -> std::process::Command {
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin(bin));
-        for v in runtime_env_vars() {
-            cmd.env_remove(v);
-        }
-        cmd.env("HOME", &self.home)
-            .env("XDG_CONFIG_HOME", self.home.join(".config"))
-            .env("XDG_DATA_HOME", self.home.join(".local/share"))
-            .env("XDG_STATE_HOME", self.home.join(".local/state"))
-            .env("XDG_CACHE_HOME", self.home.join(".cache"))
-            .current_dir(&self.project);
-        for (k, v) in &self.extra_env {
-            cmd.env(k, v);
-        }
-        cmd
-    }
-
-    /// Gives any command this world's environment and directory.
-    pub fn wrap<'a>(&self, cmd: &'a mut Command) -> &'a mut Command {
-        self.isolate(cmd);
+        self.isolate(&mut cmd);
         cmd
     }
 
     /// `msd-install` in this world.
     pub fn install(&self) -> Command {
-        let mut cmd = Command::cargo_bin("msd-install").expect("binary");
-        self.isolate(&mut cmd);
-        cmd
+        Command::from_std(self.spawnable("msd-install"))
     }
 
     /// `msd_run` in this world.
     pub fn run(&self) -> Command {
-        let mut cmd = Command::cargo_bin("msd_run").expect("binary");
-        self.isolate(&mut cmd);
-        cmd
+        Command::from_std(self.spawnable("msd_run"))
     }
 }
 
