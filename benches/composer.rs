@@ -6,9 +6,9 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use msd_install::budget::{self, BudgetOptions, PlanText, Sections};
-use msd_install::compose::{self, Options, Utf8Bytes};
-use msd_install::markers;
+use msd_core::compose::budget::{self, BudgetOptions, PlanText, Sections};
+use msd_core::compose::{self, Options, Utf8Bytes};
+use msd_core::markup::markers;
 
 const ATOMS: [&str; 4] = ["flag:--prd", "state:has-prior-phases", "flag:--auto", "always"];
 const SHRINK: [&str; 4] = ["drop", "head:3", "truncate:200", "verbatim"];

@@ -6,18 +6,18 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use msd_install::capability::Scope;
-use msd_install::cmd::generate::golden_environment;
+use msd_core::manifest::capability::Scope;
 use msd_install::pipeline;
+use msd_install::pipeline::target::Environment;
 
 fn emission(c: &mut Criterion) {
     // SAFETY: set before any thread starts; the emission adds the installed msd_run, which a
     // bench binary does not have beside it.
-    unsafe { std::env::set_var(msd_install::synth::MSD_RUN_BIN_ENV, env!("CARGO_BIN_EXE_msd_run")) };
+    unsafe { std::env::set_var(msd_install::pipeline::synth::MSD_RUN_BIN_ENV, env!("CARGO_BIN_EXE_msd_run")) };
     let sources = pipeline::Sources::default();
     let runtimes = pipeline::load_runtimes(&sources).expect("manifests");
     let content = pipeline::load_content(&sources).expect("content");
-    let env = golden_environment();
+    let env = Environment::golden();
     let bytes: usize = content.tree.files.values().map(|b| b.len()).sum();
     let mut g = c.benchmark_group("pipeline");
     g.throughput(Throughput::Bytes(bytes as u64));
@@ -25,7 +25,7 @@ fn emission(c: &mut Criterion) {
     for id in ["claude", "codex", "windsurf"] {
         let rt = runtimes.iter().find(|r| r.capability.id == id).expect("runtime");
         g.bench_with_input(BenchmarkId::new("emit_one_runtime", id), rt, |b, rt| {
-            b.iter(|| pipeline::emit_composed(&content, rt, Scope::Global, None, &env).unwrap())
+            b.iter(|| pipeline::emit(&content, rt, Scope::Global, None, &env).unwrap())
         });
     }
     g.finish();
@@ -39,7 +39,7 @@ fn predicates(c: &mut Criterion) {
         let doc: String = (0..copies).map(|k| shipped.replace("- `", &format!("- `K{k}"))).collect();
         g.throughput(Throughput::Bytes(doc.len() as u64));
         g.bench_with_input(BenchmarkId::new("parse", format!("x{copies}")), &doc, |b, doc| {
-            b.iter(|| msd_install::predicates::parse(black_box(doc)))
+            b.iter(|| msd_core::installed::predicates::parse(black_box(doc)))
         });
     }
     g.finish();

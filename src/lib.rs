@@ -1,57 +1,23 @@
 //! msd-install: the installer and emitter for the msd-core prompt framework.
 //!
-//! The library is the pipeline of SPEC section 5, one module per stage:
-//! [`load`] (content and manifests) -> validate ([`capability`], [`markers`], [`frontmatter`]) ->
-//! [`compose`] ([`markers`], [`when`]; [`budget`] is the review-prompt ladder on the same
-//! composer) -> [`convert`] -> [`guard`] -> [`plan`] -> [`write`] -> [`record`]. [`pipeline`]
-//! runs them in order; [`attribution`] traces emitted drift to its sources; [`app`] and [`run`]
-//! are the two binaries' entries, kept thin.
+//! Layers depend one way only: [`cli`] -> [`dev`] -> [`apply`] -> [`pipeline`] -> `msd_core`.
 //!
-//! The seams msd_run serves: [`section_manifest`] and [`invocation`] (which sections an
-//! invocation needs), [`project`] (the user's `.planning/` state), [`predicates`] (the context
-//! fact store), [`resolver`] (task content from external trackers); [`synth`] installs the
-//! helper and its data; [`generated`] is the one `--check` / `--write` idiom.
+//! - [`pipeline`]: the pure stages of SPEC section 5, per runtime: load (content and manifests),
+//!   validate, compose to fit (fit), convert (format, path and brand rewrites), guard (caps),
+//!   synth (the helper and its data), target (where a runtime and scope install);
+//! - [`apply`]: what touches a target: plan (add / change / remove / keep / back up), write
+//!   (staged, journaled, atomic), record (the file manifest), state and migrations, settings
+//!   surfaces, and the install / uninstall / verify / recover operations over them;
+//! - [`dev`]: maintainers' tools: emitted attribution, the partition check, the token benchmark,
+//!   the scaled content generator, git, the `--check` / `--write` idiom of generated files;
+//! - [`cli`]: arguments, commands, the one error type with its exit codes, output.
+//!
+//! `msd_core` holds what msd_run shares (fs, markup, manifests, the installed-tree contract, the
+//! composer); `msd_run` is the runtime helper, on `msd_core` only. docs/ARCHITECTURE.md is the map.
 
 #![deny(missing_docs)]
 
-pub mod app;
-pub mod attribution;
-pub mod bench;
-pub mod budget;
-pub mod capability;
+pub mod apply;
 pub mod cli;
-pub mod cmd;
-pub mod compact;
-pub mod compose;
-pub mod config_keys;
-pub mod convert;
-pub mod error;
-pub mod frontmatter;
-pub mod fsx;
-pub mod generated;
-pub mod gitx;
-pub mod guard;
-pub mod invocation;
-pub mod lifecycle;
-pub mod load;
-pub mod markers;
-pub mod migrate;
-pub mod partition;
+pub mod dev;
 pub mod pipeline;
-pub mod plan;
-pub mod predicates;
-pub mod progress;
-pub mod project;
-pub mod record;
-pub mod relpath;
-pub mod resolver;
-pub mod run;
-pub mod scale;
-pub mod section_manifest;
-pub mod settings;
-pub mod state;
-pub mod synth;
-pub mod target;
-pub mod txn;
-pub mod when;
-pub mod write;

@@ -6,10 +6,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use msd_install::capability::Scope;
-use msd_install::cmd::generate::golden_environment;
+use msd_core::manifest::capability::Scope;
+use msd_install::pipeline::target::Environment;
 use msd_install::pipeline::{self, Sources};
-use msd_install::{convert, target};
+use msd_install::pipeline::{convert, target};
 use serde_json::Value;
 
 use crate::support::{World, copy_tree, fixture, json, repo};
@@ -132,7 +132,7 @@ fn moved(report: &Value) -> BTreeSet<(String, String, String)> {
 fn emitted(content: &Path) -> BTreeMap<(String, String, String), Vec<u8>> {
     let src = Sources { content: Some(content.to_path_buf()), runtimes: Some(repo().join("runtimes")) };
     let loaded = pipeline::load(&src).expect("loads");
-    let env = golden_environment();
+    let env = Environment::golden();
     let mut out = BTreeMap::new();
     for rt in &loaded.runtimes {
         for scope in [Scope::Global, Scope::Local] {

@@ -204,7 +204,7 @@ fn compact_registration_red_on_orphans_unreferenced_and_dangling_parts() {
 fn compact_registration_part_size_cap_minus_one_green_cap_and_cap_plus_one_red() {
     let w = World::new();
     let c = w.tmp.path().join("content");
-    let cap = msd_install::guard::DETAIL_PART_CAP as usize;
+    let cap = msd_core::manifest::caps::DETAIL_PART_CAP as usize;
     for (size, code) in [(cap - 1, 0), (cap, 1), (cap + 1, 1)] {
         let head = "# a\n\n";
         let body = format!("{head}{}\n", "x".repeat(size - head.len() - 1));

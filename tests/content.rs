@@ -4,10 +4,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use msd_install::guard::Tier;
-use msd_install::load::Content;
-use msd_install::markers;
-use msd_install::when::ATOMS;
+use msd_core::manifest::caps::Tier;
+use msd_core::markup::markers;
+use msd_core::markup::when::ATOMS;
+use msd_install::pipeline::load::Content;
 
 use crate::support::repo;
 

@@ -183,7 +183,7 @@ fn crash_a_held_lock_stops_a_second_run_with_exit_5() {
     let c = content_copy(&w, "content");
     let home = w.home.join(".claude");
     std::fs::create_dir_all(&home).unwrap();
-    let lock = msd_install::fsx::Lock::acquire(&home).unwrap();
+    let lock = msd_core::fs::fsx::Lock::acquire(&home).unwrap();
     let out = w.install().args(["--content", &s(&c)]).output().unwrap();
     assert_eq!(out.status.code(), Some(5));
     let err = String::from_utf8_lossy(&out.stderr);

@@ -317,7 +317,7 @@ fn init_errors_have_distinct_exit_codes() {
 
 #[test]
 fn init_help_documents_every_exit_code() {
-    use msd_install::run::RunExit;
+    use msd_run::RunExit;
     let w = World::new();
     let out = w.run().arg("--help").output().unwrap();
     assert!(out.status.success());

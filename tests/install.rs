@@ -1,7 +1,7 @@
 //! The install pipeline end to end for Claude Code: layout, rewrites, manifest, idempotency,
 //! dry run, emit, upgrades that keep the user's edits.
 
-use crate::support::{World, copy_tree, fixture, json, mtimes, sha256, tree};
+use crate::support::{Install, World, copy_tree, fixture, json, mtimes, sha256, tree};
 
 fn starter() -> String {
     fixture("starter").display().to_string()
@@ -9,9 +9,8 @@ fn starter() -> String {
 
 #[test]
 fn install_claude_global_layout() {
-    let w = World::new();
-    w.install().args(["--runtime", "claude", "--content", &starter()]).assert().success();
-    let files = tree(&w.home.join(".claude"));
+    let ran = Install::new().runtime("claude").starter().run().success();
+    let files = tree(&ran.path("~/.claude"));
     let names: Vec<&str> = files.keys().map(String::as_str).collect();
     assert_eq!(
         names,
@@ -40,24 +39,26 @@ fn install_claude_global_layout() {
 
 #[test]
 fn install_claude_local_layout() {
-    let w = World::new();
-    w.install().args(["-r", "claude", "--local", "--content", &starter()]).assert().success();
-    assert!(!w.home.join(".claude").exists(), "a local install leaves the home alone");
-    let files = tree(&w.project.join(".claude"));
-    assert!(files.contains_key("commands/msd-plan.md"));
-    assert!(files.contains_key("commands/msd-execute.md"));
-    assert!(files.contains_key("agents/msd-planner.md"));
-    assert!(files.contains_key("msd-core/workflows/plan.md"));
-    let cmd = String::from_utf8(files["commands/msd-plan.md"].clone()).unwrap();
+    let ran = Install::new()
+        .runtime("claude")
+        .local()
+        .starter()
+        .run()
+        .success()
+        .no_file("~/.claude")
+        .file(".claude/commands/msd-plan.md")
+        .file(".claude/commands/msd-execute.md")
+        .file(".claude/agents/msd-planner.md")
+        .file(".claude/msd-core/workflows/plan.md");
+    let cmd = ran.read(".claude/commands/msd-plan.md");
     assert!(cmd.contains("@./.claude/msd-core/workflows/plan.md"), "{cmd}");
     assert!(cmd.contains("name: \"msd-plan\""), "{cmd}");
 }
 
 #[test]
 fn install_rewrites_every_claude_path_and_strips_markers() {
-    let w = World::new();
-    w.install().args(["--content", &starter()]).assert().success();
-    let home = w.home.join(".claude");
+    let ran = Install::new().starter().run().success();
+    let home = ran.path("~/.claude");
     for (path, bytes) in tree(&home) {
         let text = String::from_utf8_lossy(&bytes);
         assert!(!text.contains("~/.claude"), "{path} keeps ~/.claude");

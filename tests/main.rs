@@ -1,8 +1,11 @@
 //! The one integration-test binary: spawns the real `msd-install` and `msd_run` into temporary
 //! homes and projects and inspects what lands on disk. One module per feature.
 
+#![allow(clippy::disallowed_methods, reason = "tests build fixtures and inspect trees with std::fs")]
+
 mod support;
 
+mod architecture;
 mod attribution;
 mod caps;
 mod cli;

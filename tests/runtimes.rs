@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use msd_install::capability::{ArtifactKind, Capability, Converter, Nesting, Scope};
-use msd_install::load::{Content, LoadedRuntime};
+use msd_core::manifest::capability::{ArtifactKind, Capability, Converter, Nesting, Scope};
+use msd_install::pipeline::load::{Content, LoadedRuntime};
 
 use crate::support::{World, json, repo, tree};
 
@@ -31,11 +31,11 @@ macro_rules! runtime_tests {
             mod $module {
                 #[test]
                 fn global() {
-                    super::check($id, msd_install::capability::Scope::Global);
+                    super::check($id, msd_core::manifest::capability::Scope::Global);
                 }
                 #[test]
                 fn local() {
-                    super::check($id, msd_install::capability::Scope::Local);
+                    super::check($id, msd_core::manifest::capability::Scope::Local);
                 }
             }
         )*
@@ -221,7 +221,7 @@ fn check_layout(cap: &Capability, scope: Scope, content: &Content, files: &BTree
 /// The msd_run binary every install carries: a program, not emitted content, and the same
 /// bytes for every runtime, so the text checks below do not apply to it (tests/helper.rs checks it).
 fn is_program(path: &str) -> bool {
-    path.ends_with(&format!("/{}", msd_install::synth::HELPER_PATH))
+    path.ends_with(&format!("/{}", msd_install::pipeline::synth::HELPER_PATH))
 }
 
 fn check_formats(id: &str, files: &BTreeMap<String, Vec<u8>>) {
@@ -235,7 +235,7 @@ fn check_formats(id: &str, files: &BTreeMap<String, Vec<u8>>) {
             let v: yaml_serde::Value = yaml_serde::from_str(text).unwrap_or_else(|e| panic!("{id}: {path}: {e}"));
             assert!(v.is_mapping(), "{id}: {path} is a mapping");
         } else if path.ends_with(".md") && text.starts_with("---\n") {
-            let (fm, _) = msd_install::frontmatter::split(path, text).unwrap_or_else(|e| panic!("{id}: {e}"));
+            let (fm, _) = msd_core::markup::frontmatter::split(path, text).unwrap_or_else(|e| panic!("{id}: {e}"));
             assert!(fm.is_some());
         }
         for marker in ["<!-- msd:", "<!-- /msd:section", "<!--msd:"] {
@@ -322,7 +322,7 @@ fn check_golden(id: &str, scope: Scope, cap: &Capability, files: &BTreeMap<Strin
         format!("{}/msd-file-manifest.json", cap.core_dir(scope)),
         format!("{}/msd-install-state.json", cap.core_dir(scope)),
     ];
-    not_emitted.extend(msd_install::settings::for_scope(&cap.settings, scope).map(|s| s.file.to_string()));
+    not_emitted.extend(msd_core::manifest::surfaces::for_scope(&cap.settings, scope).map(|s| s.file.to_string()));
     let installed: Vec<&str> =
         files.keys().map(String::as_str).filter(|p| !not_emitted.iter().any(|n| n == p)).collect();
     let golden: Vec<&str> = golden.lines().collect();
@@ -444,7 +444,7 @@ fn runtimes_description_limits_count_the_runtime_unit() {
     let c = content.to_str().unwrap();
     let description = |path: std::path::PathBuf| -> String {
         let text = std::fs::read_to_string(&path).unwrap();
-        let (fm, _) = msd_install::frontmatter::split("x", &text).unwrap();
+        let (fm, _) = msd_core::markup::frontmatter::split("x", &text).unwrap();
         fm.unwrap().get_str("description").unwrap().to_string()
     };
     // Cursor counts UTF-16 units (limit 180): 88 emoji (176 units) and the ellipsis.

@@ -43,7 +43,7 @@ proptest! {
 
     #[test]
     fn smoke_marker_parser_never_panics_and_locates_errors(src in markdownish()) {
-        match msd_install::markers::parse("s.md", &src) {
+        match msd_core::markup::markers::parse("s.md", &src) {
             Ok(doc) => {
                 if !doc.has_markers() {
                     prop_assert_eq!(doc.strip(), src);
@@ -55,7 +55,7 @@ proptest! {
 
     #[test]
     fn smoke_predicate_parser_never_panics_and_locates_lines(src in markdownish()) {
-        let parsed = msd_install::predicates::parse(&src);
+        let parsed = msd_core::installed::predicates::parse(&src);
         for p in &parsed.predicates {
             prop_assert!(p.line >= 1 && p.line <= lines(&src));
         }
@@ -66,10 +66,10 @@ proptest! {
 
     #[test]
     fn smoke_frontmatter_reader_never_panics_and_locates_errors(src in markdownish()) {
-        match msd_install::frontmatter::split("s.md", &src) {
+        match msd_core::markup::frontmatter::split("s.md", &src) {
             Ok((Some(fm), body)) => {
                 let again = fm.render() + body;
-                prop_assert!(msd_install::frontmatter::split("s.md", &again).is_ok(), "a rendered frontmatter parses");
+                prop_assert!(msd_core::markup::frontmatter::split("s.md", &again).is_ok(), "a rendered frontmatter parses");
             }
             Ok((None, body)) => prop_assert_eq!(body, src.as_str()),
             Err(e) => prop_assert!(e.line >= 1 && e.line <= lines(&src) + 1, "line {} of {}", e.line, lines(&src)),
@@ -89,8 +89,8 @@ proptest! {
             }),
         ]
     ) {
-        let result = msd_install::capability::parse("rt/capability.json", &text)
-            .and_then(|cap| msd_install::capability::validate("rt/capability.json", &text, &cap, "windsurf").map(|()| cap));
+        let result = msd_core::manifest::capability::parse("rt/capability.json", &text)
+            .and_then(|cap| msd_core::manifest::capability::validate("rt/capability.json", &text, &cap, "windsurf").map(|()| cap));
         if let Err(e) = result {
             prop_assert!(e.line <= lines(&text) + 1, "line {} of {}", e.line, lines(&text));
             prop_assert!(!e.message.is_empty() && !e.hint.is_empty());

@@ -5,10 +5,10 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(src) = std::str::from_utf8(data) else { return };
-    match msd_install::frontmatter::split("fuzz.md", src) {
+    match msd_core::markup::frontmatter::split("fuzz.md", src) {
         Ok((Some(fm), body)) => {
             let again = fm.render() + body;
-            let (fm2, _) = msd_install::frontmatter::split("fuzz.md", &again).expect("a rendered frontmatter parses");
+            let (fm2, _) = msd_core::markup::frontmatter::split("fuzz.md", &again).expect("a rendered frontmatter parses");
             let keys: Vec<_> = fm.entries.iter().map(|e| e.key.clone()).collect();
             let keys2: Vec<_> = fm2.expect("still a frontmatter").entries.iter().map(|e| e.key.clone()).collect();
             assert_eq!(keys, keys2);

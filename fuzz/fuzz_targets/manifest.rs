@@ -5,8 +5,8 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let result = msd_install::capability::parse("fuzz/capability.json", text)
-        .and_then(|cap| msd_install::capability::validate("fuzz/capability.json", text, &cap, "fuzz").map(|()| cap));
+    let result = msd_core::manifest::capability::parse("fuzz/capability.json", text)
+        .and_then(|cap| msd_core::manifest::capability::validate("fuzz/capability.json", text, &cap, "fuzz").map(|()| cap));
     if let Err(e) = result {
         let lines = text.split('\n').count();
         assert!(e.line <= lines + 1, "line {} of {lines}", e.line);

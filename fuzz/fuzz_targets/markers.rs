@@ -5,7 +5,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(src) = std::str::from_utf8(data) else { return };
-    match msd_install::markers::parse("fuzz.md", src) {
+    match msd_core::markup::markers::parse("fuzz.md", src) {
         Ok(doc) => {
             let stripped = doc.strip();
             assert!(stripped.len() <= src.len());

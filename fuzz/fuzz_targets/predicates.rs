@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let Ok(src) = std::str::from_utf8(data) else { return };
     let lines = src.split('\n').count();
-    let parsed = msd_install::predicates::parse(src);
+    let parsed = msd_core::installed::predicates::parse(src);
     for p in &parsed.predicates {
         assert!(p.line >= 1 && p.line <= lines);
     }

@@ -129,7 +129,7 @@ pub fn json(out: &std::process::Output) -> serde_json::Value {
 
 /// Hex sha256.
 pub fn sha256(b: &[u8]) -> String {
-    msd_install::fsx::sha256_hex(b)
+    msd_core::fs::fsx::sha256_hex(b)
 }
 
 /// Copies a directory tree.
@@ -154,4 +154,160 @@ pub fn plan_execute_tree(w: &World, name: &str, plan_body: &str) -> PathBuf {
     write("commands/msd/execute.md", "---\nname: msd:execute\ndescription: Execute a phase\n---\nExecute.\n");
     write("msd-core/workflows/plan.md", "Plan.\n");
     dir
+}
+
+/// One `msd-install` run, built fluently in the style of just's test harness:
+/// `Install::new().runtime("opencode").local().run().success().file(".opencode/...")`.
+/// Every run gets its own [`World`] unless one is given ([`Install::with`]), so a test that
+/// installs twice passes the world on with [`Ran::then`].
+pub struct Install {
+    world: World,
+    args: Vec<String>,
+}
+
+impl Install {
+    /// A run in a fresh world.
+    pub fn new() -> Install {
+        Install::with(World::new())
+    }
+
+    /// A run in `world`.
+    pub fn with(world: World) -> Install {
+        Install { world, args: Vec::new() }
+    }
+
+    /// `--runtime ID` (repeatable).
+    pub fn runtime(self, id: &str) -> Install {
+        self.args(["--runtime", id])
+    }
+
+    /// `--all`.
+    pub fn all(self) -> Install {
+        self.arg("--all")
+    }
+
+    /// `--local`.
+    pub fn local(self) -> Install {
+        self.arg("--local")
+    }
+
+    /// `--content DIR`.
+    pub fn content(self, dir: impl AsRef<Path>) -> Install {
+        let dir = dir.as_ref().display().to_string();
+        self.args(["--content", &dir])
+    }
+
+    /// The starter fixture as content.
+    pub fn starter(self) -> Install {
+        self.content(fixture("starter"))
+    }
+
+    /// `--json`.
+    pub fn json(self) -> Install {
+        self.arg("--json")
+    }
+
+    /// Any other argument.
+    pub fn arg(mut self, a: &str) -> Install {
+        self.args.push(a.to_string());
+        self
+    }
+
+    /// Any other arguments.
+    pub fn args<'a>(mut self, a: impl IntoIterator<Item = &'a str>) -> Install {
+        self.args.extend(a.into_iter().map(str::to_string));
+        self
+    }
+
+    /// Runs it.
+    pub fn run(self) -> Ran {
+        let out = self.world.install().args(&self.args).output().expect("msd-install runs");
+        Ran { world: self.world, args: self.args, out }
+    }
+}
+
+/// A finished run: its world, its arguments and what it printed.
+pub struct Ran {
+    pub world: World,
+    pub args: Vec<String>,
+    pub out: std::process::Output,
+}
+
+impl Ran {
+    fn describe(&self) -> String {
+        format!(
+            "msd-install {}\nexit: {:?}\nstdout:\n{}\nstderr:\n{}",
+            self.args.join(" "),
+            self.out.status.code(),
+            String::from_utf8_lossy(&self.out.stdout),
+            String::from_utf8_lossy(&self.out.stderr)
+        )
+    }
+
+    /// Asserts exit 0.
+    pub fn success(self) -> Ran {
+        assert!(self.out.status.success(), "expected success\n{}", self.describe());
+        self
+    }
+
+    /// Asserts the exit code.
+    pub fn code(self, code: i32) -> Ran {
+        assert_eq!(self.out.status.code(), Some(code), "{}", self.describe());
+        self
+    }
+
+    /// Asserts stderr holds `needle`.
+    pub fn stderr_has(self, needle: &str) -> Ran {
+        assert!(
+            String::from_utf8_lossy(&self.out.stderr).contains(needle),
+            "stderr lacks {needle:?}\n{}",
+            self.describe()
+        );
+        self
+    }
+
+    /// Asserts stdout holds `needle`.
+    pub fn stdout_has(self, needle: &str) -> Ran {
+        assert!(
+            String::from_utf8_lossy(&self.out.stdout).contains(needle),
+            "stdout lacks {needle:?}\n{}",
+            self.describe()
+        );
+        self
+    }
+
+    /// The path of `rel` under the world (`~/...` is under the home, the rest under the project).
+    pub fn path(&self, rel: &str) -> PathBuf {
+        match rel.strip_prefix("~/") {
+            Some(r) => self.world.home.join(r),
+            None => self.world.project.join(rel),
+        }
+    }
+
+    /// Asserts a file exists (`~/...` under the home, the rest under the project).
+    pub fn file(self, rel: &str) -> Ran {
+        assert!(self.path(rel).is_file(), "{rel} is not a file\n{}", self.describe());
+        self
+    }
+
+    /// Asserts nothing is at `rel`.
+    pub fn no_file(self, rel: &str) -> Ran {
+        assert!(!self.path(rel).exists(), "{rel} exists\n{}", self.describe());
+        self
+    }
+
+    /// The text of a file (see [`Ran::path`]).
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}\n{}", self.describe()))
+    }
+
+    /// Stdout as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        json(&self.out)
+    }
+
+    /// Another run in the same world.
+    pub fn then(self) -> Install {
+        Install::with(self.world)
+    }
 }

@@ -1,0 +1,590 @@
+//! The one filesystem module: every read and write of the installer goes through here.
+//!
+//! Why: io errors must name their path (`fs-err`), every write must be atomic (temp file in the
+//! same directory, fsync, rename, explicit mode), and every destination must stay inside the
+//! resolved target. Keeping these rules in one place is what makes them true everywhere.
+//!
+//! Invariants:
+//! - [`write_atomic`] never leaves a half-written destination: a reader sees the old bytes or the
+//!   new bytes.
+//! - [`confined`] is the only way to turn a root plus a relative path into a destination; it
+//!   refuses `..`, absolute paths, NUL and (unless allowed) symlinks between root and destination.
+
+#![allow(clippy::disallowed_methods, reason = "the one module that touches the filesystem directly")]
+
+use std::io::{self, Write};
+use std::path::{Component, Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::fs::relpath::RelPath;
+
+/// Unix permission bits of an emitted file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileMode {
+    /// `0o644`.
+    Regular,
+    /// `0o755`.
+    Executable,
+}
+
+impl FileMode {
+    /// The permission bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            FileMode::Regular => 0o644,
+            FileMode::Executable => 0o755,
+        }
+    }
+}
+
+/// Errors of path confinement.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfineError {
+    /// A symlink sits between the root and the destination.
+    #[error("refusing to write through a symlink: {link} (between {root} and {dest})")]
+    Symlink {
+        /// The symlink found.
+        link: PathBuf,
+        /// The target root.
+        root: PathBuf,
+        /// The destination asked for.
+        dest: PathBuf,
+    },
+    /// An io error while inspecting the path.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// Joins `rel` under `root`, refusing symlinked components between them unless
+/// `allow_symlinks` is set. `rel` is already validated (no `..`, not absolute, no NUL).
+///
+/// The root itself being a symlink counts as a symlink between the two: a user who keeps
+/// `~/.claude` as a link into a dotfiles repo must say so (`--allow-symlinks`).
+pub fn confined(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<PathBuf, ConfineError> {
+    let dest = root.join(rel.as_str());
+    if allow_symlinks {
+        return Ok(dest);
+    }
+    let mut cur = root.to_path_buf();
+    let check = |p: &Path| -> Result<bool, ConfineError> {
+        if known_dirs::contains(p) {
+            return Ok(true);
+        }
+        match std::fs::symlink_metadata(p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                Err(ConfineError::Symlink { link: p.to_path_buf(), root: root.to_path_buf(), dest: dest.clone() })
+            }
+            Ok(m) => {
+                if m.is_dir() {
+                    known_dirs::insert(p);
+                }
+                Ok(true)
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(ConfineError::Io(e)),
+        }
+    };
+    if !check(&cur)? {
+        return Ok(dest);
+    }
+    for comp in Path::new(rel.as_str()).components() {
+        if let Component::Normal(c) = comp {
+            cur.push(c);
+            if !check(&cur)? {
+                break;
+            }
+        }
+    }
+    Ok(dest)
+}
+
+/// Reads a whole file.
+pub fn read(path: &Path) -> io::Result<Vec<u8>> {
+    fs_err::read(path)
+}
+
+/// Reads a whole file, `None` when it does not exist.
+pub fn read_if_exists(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::IsADirectory => {
+            Err(io::Error::new(e.kind(), format!("expected a file, found a directory: {}", path.display())))
+        }
+        Err(e) => fs_err::read(path).map(Some).or(Err(e)),
+    }
+}
+
+/// Writes `bytes` to `dest` atomically: a temp file in the same directory, fsync, explicit
+/// mode, rename over the destination. Parent directories are created.
+pub fn write_atomic(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
+    let dir = dest.parent().ok_or_else(|| {
+        io::Error::new(io::ErrorKind::InvalidInput, format!("no parent directory: {}", dest.display()))
+    })?;
+    create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".msd-tmp-")
+        .tempfile_in(dir)
+        .map_err(|e| io::Error::new(e.kind(), format!("creating a temp file in {}: {e}", dir.display())))?;
+    tmp.write_all(bytes)?;
+    set_mode(tmp.as_file(), mode)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(dest)
+        .map_err(|e| io::Error::new(e.error.kind(), format!("renaming into {}: {}", dest.display(), e.error)))?;
+    Ok(())
+}
+
+#[cfg(unix)]
+fn set_mode(file: &std::fs::File, mode: FileMode) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(std::fs::Permissions::from_mode(mode.bits()))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_file: &std::fs::File, _mode: FileMode) -> io::Result<()> {
+    Ok(())
+}
+
+/// Creates a directory and its parents.
+pub fn create_dir_all(dir: &Path) -> io::Result<()> {
+    if known_dirs::contains(dir) {
+        return Ok(());
+    }
+    fs_err::create_dir_all(dir)?;
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+        known_dirs::insert(dir);
+    }
+    Ok(())
+}
+
+/// Directories this process created or checked to be real directories (not symlinks), so a
+/// run of thousands of files does not stat and mkdir the same parents thousands of times. Every
+/// removal or move through this module forgets what it removed.
+mod known_dirs {
+    use std::collections::BTreeSet;
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
+
+    static KNOWN: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+    pub(super) fn contains(dir: &Path) -> bool {
+        KNOWN.lock().map(|k| k.contains(dir)).unwrap_or(false)
+    }
+
+    pub(super) fn insert(dir: &Path) {
+        if let Ok(mut k) = KNOWN.lock() {
+            k.insert(dir.to_path_buf());
+        }
+    }
+
+    /// Forgets `path` and everything under it. Paths order component by component, so the
+    /// descendants of `path` follow it in the set: this costs a lookup, not a scan.
+    pub(super) fn forget(path: &Path) {
+        if let Ok(mut k) = KNOWN.lock() {
+            let gone: Vec<PathBuf> =
+                k.range(path.to_path_buf()..).take_while(|d| d.starts_with(path)).cloned().collect();
+            for d in gone {
+                k.remove(&d);
+            }
+        }
+    }
+}
+
+/// Removes a file; a missing file is not an error.
+pub fn remove_file_if_exists(path: &Path) -> io::Result<bool> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(io::Error::new(e.kind(), format!("removing {}: {e}", path.display()))),
+    }
+}
+
+/// Removes `dir` and then each parent up to (not including) `stop`, as long as they are empty.
+pub fn prune_empty_dirs(mut dir: &Path, stop: &Path) {
+    while dir != stop && dir.starts_with(stop) {
+        if std::fs::remove_dir(dir).is_err() {
+            break;
+        }
+        known_dirs::forget(dir);
+        match dir.parent() {
+            Some(p) => dir = p,
+            None => break,
+        }
+    }
+}
+
+/// Hex sha256 of `bytes`. Large inputs are remembered by content for the life of the process:
+/// the same helper binary goes into every runtime's tree, and is hashed once.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    const MEMO_MIN: usize = 1 << 20;
+    static MEMO: std::sync::Mutex<Vec<(Vec<u8>, String)>> = std::sync::Mutex::new(Vec::new());
+    if bytes.len() >= MEMO_MIN
+        && let Ok(memo) = MEMO.lock()
+        && let Some((_, h)) = memo.iter().find(|(b, _)| b.as_slice() == bytes)
+    {
+        return h.clone();
+    }
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in digest.iter() {
+        use std::fmt::Write as _;
+        let _ = write!(s, "{b:02x}");
+    }
+    if bytes.len() >= MEMO_MIN
+        && let Ok(mut memo) = MEMO.lock()
+        && memo.len() < 8
+    {
+        memo.push((bytes.to_vec(), s.clone()));
+    }
+    s
+}
+
+/// Whether `path` exists (following symlinks).
+pub fn exists(path: &Path) -> bool {
+    path.exists()
+}
+
+/// One entry of a directory listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    /// The file name (lossy UTF-8).
+    pub name: String,
+    /// A directory (not followed through a symlink).
+    pub is_dir: bool,
+    /// A regular file (not followed through a symlink).
+    pub is_file: bool,
+    /// A symlink.
+    pub is_symlink: bool,
+    /// The file name as the OS gave it (for names that are not UTF-8).
+    pub os_name: std::ffi::OsString,
+}
+
+/// Lists `dir`, sorted by name; a missing directory lists as empty.
+pub fn list_dir(dir: &Path) -> io::Result<Vec<DirEntry>> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == io::ErrorKind::NotFound || e.kind() == io::ErrorKind::NotADirectory => {
+            return Ok(Vec::new());
+        }
+        Err(e) => return Err(io::Error::new(e.kind(), format!("listing {}: {e}", dir.display()))),
+    };
+    let mut out = Vec::new();
+    for entry in rd {
+        let entry = entry.map_err(|e| io::Error::new(e.kind(), format!("listing {}: {e}", dir.display())))?;
+        let ft = entry.file_type().map_err(|e| io::Error::new(e.kind(), format!("listing {}: {e}", dir.display())))?;
+        out.push(DirEntry {
+            name: entry.file_name().to_string_lossy().into_owned(),
+            is_dir: ft.is_dir(),
+            is_file: ft.is_file(),
+            is_symlink: ft.is_symlink(),
+            os_name: entry.file_name(),
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// Lists `dir` like [`list_dir`], but a missing directory is an error.
+pub fn list_existing_dir(dir: &Path) -> io::Result<Vec<DirEntry>> {
+    fs_err::metadata(dir)?;
+    list_dir(dir)
+}
+
+/// Whether `dir` holds no entry (a missing directory is empty; a file is an error).
+pub fn is_empty_dir(dir: &Path) -> io::Result<bool> {
+    match fs_err::read_dir(dir) {
+        Ok(mut it) => Ok(it.next().is_none()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(true),
+        Err(e) => Err(e),
+    }
+}
+
+/// The canonical, absolute form of `path` (symlinks resolved); the error names the path.
+pub fn canonicalize(path: &Path) -> io::Result<PathBuf> {
+    fs_err::canonicalize(path)
+}
+
+/// Whether something (a file, a directory, a symlink, even a dangling one) is at `path`.
+pub fn lexists(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+}
+
+/// Reads a UTF-8 file; the error names the path.
+pub fn read_to_string(path: &Path) -> io::Result<String> {
+    fs_err::read_to_string(path)
+}
+
+/// Whether `path` is a directory (following symlinks).
+pub fn is_dir(path: &Path) -> bool {
+    path.is_dir()
+}
+
+/// Whether `path` is a regular file (following symlinks).
+pub fn is_file(path: &Path) -> bool {
+    path.is_file()
+}
+
+/// The directory (under a target home) that holds the install lock, the journal and the staging
+/// area of a run in progress. It exists only while a run holds the target, or after a run was
+/// killed (the next run then finds its journal).
+pub const WORK_DIR: &str = ".msd-install";
+
+/// Writes `bytes` to a new file at `path` (parents created). For staging areas, where the file
+/// is not visible to anyone until it is renamed into place; [`sync_fs`] makes a whole staged
+/// tree durable at once (on Linux; elsewhere each file is fsynced here).
+pub fn write_new(path: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        create_dir_all(dir)?;
+    }
+    let mut f = fs_err::File::create(path)?;
+    f.write_all(bytes)?;
+    set_mode(f.file(), mode)?;
+    if !cfg!(target_os = "linux") {
+        f.sync_all()?;
+    }
+    Ok(())
+}
+
+/// Flushes the filesystem holding `path` to disk (`syncfs`), so that everything written there
+/// so far survives a power cut: one call for a staged tree instead of an fsync per file.
+pub fn sync_fs(path: &Path) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let f = fs_err::File::open(path)?;
+        rustix::fs::syncfs(f.file()).map_err(io::Error::from)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        sync_dir(path);
+        Ok(())
+    }
+}
+
+/// sha256 of the file at `path`, `None` when it does not exist.
+pub fn sha256_file(path: &Path) -> io::Result<Option<String>> {
+    Ok(read_if_exists(path)?.map(|b| sha256_hex(&b)))
+}
+
+/// Keeps the current bytes of `src` at `dst` without disturbing `src`: a hard link where the
+/// filesystem allows one, a copy otherwise.
+pub fn preserve(src: &Path, dst: &Path) -> io::Result<()> {
+    if let Some(dir) = dst.parent() {
+        create_dir_all(dir)?;
+    }
+    match std::fs::hard_link(src, dst) {
+        Ok(()) => Ok(()),
+        Err(_) => {
+            let bytes = fs_err::read(src)?;
+            write_new(dst, &bytes, mode_of(src)?)
+        }
+    }
+}
+
+fn mode_of(path: &Path) -> io::Result<FileMode> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let m = fs_err::metadata(path)?.permissions().mode();
+        Ok(if m & 0o111 != 0 { FileMode::Executable } else { FileMode::Regular })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        Ok(FileMode::Regular)
+    }
+}
+
+/// Moves `src` to `dst` by rename (parents of `dst` created), replacing `dst` atomically. When
+/// the two are on different filesystems (a mount point, or a link allowed by `--allow-symlinks`),
+/// falls back to an atomic copy into `dst`'s directory and removes `src`.
+pub fn rename(src: &Path, dst: &Path) -> io::Result<()> {
+    if let Some(dir) = dst.parent() {
+        create_dir_all(dir)?;
+    }
+    // A moved directory is no longer where it was, and the target may have been replaced.
+    known_dirs::forget(src);
+    known_dirs::forget(dst);
+    match std::fs::rename(src, dst) {
+        Ok(()) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(EXDEV) => {
+            let bytes = fs_err::read(src)?;
+            write_atomic(dst, &bytes, mode_of(src)?)?;
+            fs_err::remove_file(src)
+        }
+        Err(e) => Err(io::Error::new(e.kind(), format!("moving {} to {}: {e}", src.display(), dst.display()))),
+    }
+}
+
+/// `EXDEV`, "cross-device link", the same number on every Unix and unused elsewhere.
+const EXDEV: i32 = 18;
+
+/// Fsyncs a directory so the renames inside it survive a power cut (a no-op where directories
+/// cannot be opened).
+pub fn sync_dir(dir: &Path) {
+    if let Ok(f) = std::fs::File::open(dir) {
+        let _ = f.sync_all();
+    }
+}
+
+/// Removes a directory tree; a missing one is not an error.
+pub fn remove_dir_all_if_exists(dir: &Path) -> io::Result<()> {
+    known_dirs::forget(dir);
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io::Error::new(e.kind(), format!("removing {}: {e}", dir.display()))),
+    }
+}
+
+/// Removes `dir` if it is an empty directory; reports whether it did.
+pub fn remove_dir_if_empty(dir: &Path) -> bool {
+    let removed = std::fs::remove_dir(dir).is_ok();
+    if removed {
+        known_dirs::forget(dir);
+    }
+    removed
+}
+
+/// Every regular file under `dir` (recursively, symlinks not followed), as paths relative to it
+/// with `/` separators, sorted. A missing directory has no files.
+pub fn list_files(dir: &Path) -> io::Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let rd = match std::fs::read_dir(&d) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io::Error::new(e.kind(), format!("reading {}: {e}", d.display()))),
+        };
+        for entry in rd {
+            let entry = entry?;
+            let ft = entry.file_type()?;
+            let p = entry.path();
+            if ft.is_dir() {
+                stack.push(p);
+            } else if let Ok(rel) = p.strip_prefix(dir) {
+                out.push(rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/"));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Proves that files can be created in `dir` by creating and removing a temp file there. The
+/// permission bits alone do not tell (root ignores them; immutable flags and read-only mounts
+/// do not show in them).
+pub fn probe_writable(dir: &Path) -> io::Result<()> {
+    tempfile::Builder::new()
+        .prefix(".msd-probe-")
+        .tempfile_in(dir)
+        .map(drop)
+        .map_err(|e| io::Error::new(e.kind(), format!("{} is not writable: {e}", dir.display())))
+}
+
+/// Why a target's lock could not be taken.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// Another process holds it.
+    #[error("another msd-install run is working on {home} (lock {lock} is held)")]
+    Busy {
+        /// The target home.
+        home: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+    },
+    /// The lock file cannot be created.
+    #[error("cannot lock {home}: {source}")]
+    Io {
+        /// The target home.
+        home: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
+}
+
+/// The exclusive lock of one target home, held for the whole of a run that writes there.
+///
+/// It is an OS file lock (`flock`) on `<home>/.msd-install/lock`: the OS drops it when the
+/// process dies, even by SIGKILL, so a killed run never leaves a stale lock. The holder removes
+/// the file when it is done; a waiter that locked a file already unlinked notices (the path no
+/// longer names its file) and tries again, so two runs can never both hold a target.
+#[derive(Debug)]
+pub struct Lock {
+    file: std::fs::File,
+    path: PathBuf,
+}
+
+impl Lock {
+    /// Takes the lock of `home` (created if missing), without waiting.
+    pub fn acquire(home: &Path) -> Result<Lock, LockError> {
+        let io_err = |e: io::Error| LockError::Io { home: home.to_path_buf(), source: e };
+        let dir = home.join(WORK_DIR);
+        let path = dir.join("lock");
+        for _ in 0..100 {
+            create_dir_all(&dir).map_err(io_err)?;
+            let file = match std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path)
+            {
+                Ok(f) => f,
+                // The holder removed the directory between our mkdir and open: try again.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(io_err(io::Error::new(e.kind(), format!("{}: {e}", path.display())))),
+            };
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(LockError::Busy { home: home.to_path_buf(), lock: path });
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(io_err(e)),
+            }
+            if same_file(&file, &path) {
+                return Ok(Lock { file, path });
+            }
+        }
+        Err(io_err(io::Error::other(format!("{} keeps being replaced", path.display()))))
+    }
+}
+
+#[cfg(unix)]
+fn same_file(file: &std::fs::File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(_file: &std::fs::File, path: &Path) -> bool {
+    path.exists()
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        // Unlink while still holding the lock, then drop the work dir if nothing else is in it
+        // (a journal left by a failed rollback stays, for the next run to find).
+        let _ = std::fs::remove_file(&self.path);
+        if let Some(dir) = self.path.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
+        let _ = self.file.unlock();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fsx_forgetting_a_directory_forgets_exactly_its_subtree() {
+        for d in ["/k/a", "/k/a/b", "/k/a/b/c", "/k/ab", "/k/b"] {
+            known_dirs::insert(Path::new(d));
+        }
+        known_dirs::forget(Path::new("/k/a"));
+        for (d, known) in [("/k/a", false), ("/k/a/b", false), ("/k/a/b/c", false), ("/k/ab", true), ("/k/b", true)] {
+            assert_eq!(known_dirs::contains(Path::new(d)), known, "{d}");
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! The installed core's contract with msd_run: what the installer writes under `<core>/` and the
+//! helper reads back. [`section_manifest`] (sections and argument grammars per workflow),
+//! [`invocation`] (the argument grammar itself), [`compact`] (agent payloads),
+//! [`config_keys`] (the keys of `.planning/config.json`), [`predicates`] (the `CONTEXT.md` fact
+//! store).
+
+pub mod compact;
+pub mod config_keys;
+pub mod invocation;
+pub mod predicates;
+pub mod section_manifest;

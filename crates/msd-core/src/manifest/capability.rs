@@ -1,0 +1,635 @@
+//! Capability manifests: what each host runtime is, where it lives and what it accepts.
+//!
+//! Input: `runtimes/<id>/capability.json` (embedded, or `--runtimes DIR`). Output: validated
+//! [`Capability`] values. Every runtime difference the pipeline acts on is a field here, never
+//! an `if runtime == ...` in code.
+//!
+//! Invariants: parsing is strict (`deny_unknown_fields`, closed enums for kinds and converters),
+//! so a typo is an error with file:line:col, not a silently ignored key. [`validate_set`] checks
+//! what serde cannot (unique ids, safe paths, kind-specific home rules) before anything is
+//! written.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use super::{ManifestError, Scope};
+use crate::fs::json::locate;
+use crate::fs::relpath::RelPath;
+
+/// One runtime's capability manifest.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Capability {
+    /// Optional JSON Schema reference for editors; not interpreted.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Runtime id: lowercase, digits and hyphens; equals the directory name.
+    pub id: String,
+    /// Human name of the runtime.
+    pub title: String,
+    /// How well msd-core supports this runtime.
+    pub tier: SupportTier,
+    /// Where the runtime's global configuration home is.
+    pub home: HomeSpec,
+    /// The project-local directory; absent when the runtime has no local scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<LocalSpec>,
+    /// Directory (relative to the scope's home) that receives the msd-core tree.
+    #[serde(default = "default_core_dir")]
+    pub core_dir: RelPath,
+    /// What is written where, per scope.
+    pub artifacts: ArtifactLayouts,
+    /// How a slash command is referenced in this runtime; `{stem}` is the command stem
+    /// (`/msd:plan-phase` in content becomes this).
+    pub command_ref: String,
+    /// Literal text replacements applied to every emitted text file, in order, after the path
+    /// rewrites (brand names, instruction-file names).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rewrites: Vec<Rewrite>,
+    /// Source tool name -> this runtime's tool name (`null` drops the tool).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tools: BTreeMap<String, Option<String>>,
+    /// Description length limit for skills, commands and agents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description_limit: Option<DescriptionLimit>,
+    /// Byte caps on emitted files, by glob over emitted paths.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caps: Vec<CapRule>,
+    /// Names and marks that identify this runtime (product names, instruction file names). No
+    /// other runtime's emitted files may contain them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub brands: Vec<String>,
+    /// Task-content resolvers (ADR-3646): external trackers that own the content of tasks whose
+    /// `tracker-id` carries their prefix. Installed to `<core>/resolvers.json`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resolvers: Vec<crate::manifest::resolver::Resolver>,
+    /// Settings and config surfaces that get msd entries (hooks, permissions, options, blocks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<crate::manifest::surfaces::SurfaceSpec>,
+}
+
+fn default_core_dir() -> RelPath {
+    RelPath::new("msd-core").expect("static path")
+}
+
+/// Support tier of a runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SupportTier {
+    /// The reference runtime; every feature lands here first.
+    Primary,
+    /// Fully supported.
+    Supported,
+    /// Installs and is tested, with gaps in the runtime's own support.
+    Experimental,
+}
+
+/// How the global home is resolved.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HomeSpec {
+    /// The resolution kind; constrains which sources are allowed.
+    pub kind: HomeKind,
+    /// Default home, relative to the user's home directory (e.g. `.claude`).
+    pub default: RelPath,
+    /// Environment overrides, first non-blank wins (after `--config-dir`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<EnvSource>,
+    /// Candidate homes tried, in order, after the environment and before the default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probes: Vec<Probe>,
+}
+
+/// Home resolution kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum HomeKind {
+    /// `~/<name>` overridden by plain env vars holding the directory.
+    DotHome,
+    /// XDG style: a dir var, a config-file var (its parent), `XDG_CONFIG_HOME/<name>`.
+    Xdg,
+    /// A home nested in another tool's home, found by probing candidates.
+    Nested,
+    /// A shared agents root, the first candidate that contains a marker path.
+    AgentsRoot,
+}
+
+/// One environment override.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnvSource {
+    /// Variable name.
+    pub var: String,
+    /// Use the value's parent directory (the variable names a file).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub parent: bool,
+    /// Append this path to the value (e.g. `opencode` under `XDG_CONFIG_HOME`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join: Option<RelPath>,
+}
+
+/// A candidate home, relative to the user's home directory.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Probe {
+    /// Candidate directory relative to the user's home.
+    pub path: RelPath,
+    /// The candidate is chosen only if this path exists inside it; absent = the directory exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contains: Option<RelPath>,
+}
+
+/// The project-local scope.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LocalSpec {
+    /// Directory under the project root (`.` for the project root itself).
+    pub dir: String,
+    /// Core dir of a local install, when it differs from the global `core_dir` (for runtimes
+    /// whose local dir is the project root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_dir: Option<RelPath>,
+}
+
+/// Artifact layout for each scope.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArtifactLayouts {
+    /// Layout of a global install.
+    pub global: Vec<ArtifactSpec>,
+    /// Layout of a local install (must be empty when `local` is absent).
+    #[serde(default)]
+    pub local: Vec<ArtifactSpec>,
+}
+
+/// One kind of artifact and where and how it is written.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArtifactSpec {
+    /// What is emitted.
+    pub kind: ArtifactKind,
+    /// Destination directory relative to the scope's home.
+    pub dest: RelPath,
+    /// The output format.
+    pub converter: Converter,
+    /// Prefix of emitted names (commands, skills, workflow stubs).
+    #[serde(default = "default_prefix")]
+    pub prefix: String,
+    /// File name ending of emitted files (default `.md`; Copilot agents use `.agent.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suffix: Option<String>,
+    /// Skills: one directory per command (`flat`) or routers per namespace (`nested`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub nesting: Nesting,
+    /// Frontmatter rules of the emitted files.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub frontmatter: FrontmatterRules,
+    /// A data file beside the manifest (`runtimes/<id>/<file>`) prepended to every body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adapter: Option<String>,
+    /// How a tools list is written in frontmatter.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub tools_format: ToolsFormat,
+    /// Workflow stubs: a data file beside the manifest with `{name}`, `{description}` and
+    /// `{body}` placeholders, and the stub's byte bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stub: Option<StubSpec>,
+    /// Codex agents: tools that make an agent need `workspace-write`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write_tools: Vec<String>,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+fn default_prefix() -> String {
+    "msd-".to_string()
+}
+
+/// Skill layout.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Nesting {
+    /// `<dest>/<prefix><stem>/SKILL.md`.
+    #[default]
+    Flat,
+    /// `<dest>/<prefix><group>/SKILL.md` routers, each with `skills/<prefix><stem>/SKILL.md` inside
+    /// (groups from the content's `namespaces.json`).
+    Nested,
+}
+
+/// How tools are listed in frontmatter.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolsFormat {
+    /// `tools: Read, Write` (a comma-separated string).
+    #[default]
+    Comma,
+    /// A YAML block list.
+    List,
+    /// A flow list of quoted names: `tools: ['read', 'edit']`.
+    Flow,
+    /// A map of names to `true`: `tools:\n  read: true`.
+    Map,
+}
+
+/// Frontmatter rules.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FrontmatterRules {
+    /// Source keys carried over (absent: every source key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep: Option<Vec<String>>,
+    /// Source key renames, e.g. `allowed-tools` -> `tools`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rename: BTreeMap<String, String>,
+    /// Keys added with fixed scalar values (string, number, bool).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub add: BTreeMap<String, serde_json::Value>,
+}
+
+/// A workflow stub.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StubSpec {
+    /// Template file beside the manifest.
+    pub template: String,
+    /// The stub never exceeds this many bytes: the description is cut to fit.
+    pub max_bytes: u64,
+}
+
+/// Artifact kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ArtifactKind {
+    /// Slash commands.
+    Commands,
+    /// Skills (one directory per command).
+    Skills,
+    /// Subagents.
+    Agents,
+    /// Workflow files the runtime lists as commands (Windsurf stubs, Cline workflows).
+    Workflows,
+}
+
+impl ArtifactKind {
+    /// The name used in manifests and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArtifactKind::Commands => "commands",
+            ArtifactKind::Skills => "skills",
+            ArtifactKind::Agents => "agents",
+            ArtifactKind::Workflows => "workflows",
+        }
+    }
+}
+
+/// The closed set of output formats. Each is one converter in `convert`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Converter {
+    /// A Markdown file per command with YAML frontmatter (commands, Cline workflows).
+    MarkdownCommand,
+    /// An Agent-Skills `SKILL.md` per command (flat or nested).
+    Skill,
+    /// A Markdown agent file with YAML frontmatter, tools mapped.
+    MarkdownAgent,
+    /// A Codex agent: `<name>.toml` with the instructions inside.
+    CodexAgent,
+    /// A Gemini CLI command: `<stem>.toml` with `description` and `prompt`.
+    GeminiCommand,
+    /// A small workflow stub pointing at the command body (Windsurf).
+    WorkflowStub,
+    /// Kimi agents: a root `<prefix>.yaml` + `.md` and one YAML + Markdown per subagent.
+    KimiAgents,
+}
+
+impl Converter {
+    /// Which artifact kinds this converter can produce.
+    pub fn accepts(self, kind: ArtifactKind) -> bool {
+        matches!(
+            (self, kind),
+            (Converter::MarkdownCommand, ArtifactKind::Commands | ArtifactKind::Workflows)
+                | (Converter::Skill, ArtifactKind::Skills)
+                | (Converter::MarkdownAgent | Converter::CodexAgent | Converter::KimiAgents, ArtifactKind::Agents)
+                | (Converter::GeminiCommand, ArtifactKind::Commands)
+                | (Converter::WorkflowStub, ArtifactKind::Workflows)
+        )
+    }
+}
+
+/// A literal replacement.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Rewrite {
+    /// Text to find (non-empty).
+    pub from: String,
+    /// Replacement.
+    pub to: String,
+}
+
+/// A description length limit.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DescriptionLimit {
+    /// Maximum length, in `unit`s, including the ellipsis.
+    pub max: usize,
+    /// What the runtime counts.
+    pub unit: LengthUnit,
+    /// Appended when the description is cut.
+    #[serde(default = "default_ellipsis")]
+    pub ellipsis: String,
+}
+
+fn default_ellipsis() -> String {
+    "...".to_string()
+}
+
+/// Units a runtime counts lengths in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LengthUnit {
+    /// Unicode scalar values.
+    Chars,
+    /// UTF-8 bytes.
+    Bytes,
+    /// UTF-16 code units (JavaScript string length).
+    Utf16,
+}
+
+/// A byte cap on emitted files.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CapRule {
+    /// Glob over emitted paths relative to the home: `*` within a segment, `**` across.
+    pub glob: String,
+    /// Maximum bytes (inclusive).
+    pub max_bytes: u64,
+    /// Scopes the rule applies to (default both).
+    #[serde(default = "both_scopes")]
+    pub scopes: Vec<Scope>,
+}
+
+fn both_scopes() -> Vec<Scope> {
+    vec![Scope::Global, Scope::Local]
+}
+
+impl Capability {
+    /// The core dir of `scope`.
+    pub fn core_dir(&self, scope: Scope) -> &RelPath {
+        match (scope, self.local.as_ref().and_then(|l| l.core_dir.as_ref())) {
+            (Scope::Local, Some(d)) => d,
+            _ => &self.core_dir,
+        }
+    }
+
+    /// The artifact layout of `scope`.
+    pub fn layout(&self, scope: Scope) -> &[ArtifactSpec] {
+        match scope {
+            Scope::Global => &self.artifacts.global,
+            Scope::Local => &self.artifacts.local,
+        }
+    }
+
+    /// The artifact kinds of a scope, for listings.
+    pub fn kinds(&self, scope: Scope) -> Vec<&'static str> {
+        let set: BTreeSet<_> = self.layout(scope).iter().map(|a| a.kind).collect();
+        set.into_iter().map(ArtifactKind::as_str).collect()
+    }
+}
+
+const SCHEMA_HINT: &str = "see `msd-install schema` for every allowed field and value";
+
+/// Parses one manifest. `file` is used in error messages.
+pub fn parse(file: &str, text: &str) -> Result<Capability, ManifestError> {
+    serde_json::from_str::<Capability>(text).map_err(|e| ManifestError {
+        file: file.to_string(),
+        line: e.line(),
+        col: e.column(),
+        message: e.to_string().split(" at line ").next().unwrap_or_default().to_string(),
+        hint: SCHEMA_HINT.to_string(),
+    })
+}
+
+fn is_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+/// Checks one parsed manifest beyond its schema. `dir_name` is the directory it came from.
+pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Result<(), ManifestError> {
+    let err = |needle: &str, message: String, hint: &str| {
+        let (line, col) = locate(text, needle);
+        ManifestError { file: file.to_string(), line, col, message, hint: hint.to_string() }
+    };
+    if !is_id(&cap.id) {
+        return Err(err(
+            "\"id\"",
+            format!("invalid runtime id `{}`", cap.id),
+            "use lowercase letters, digits and hyphens",
+        ));
+    }
+    if cap.id != dir_name {
+        return Err(err(
+            "\"id\"",
+            format!("runtime id `{}` does not match its directory `{dir_name}`", cap.id),
+            "rename the directory or the id so they agree",
+        ));
+    }
+    for e in &cap.home.env {
+        if e.var.is_empty() || !e.var.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_') {
+            return Err(err(
+                "\"env\"",
+                format!("invalid environment variable name `{}`", e.var),
+                "use UPPER_SNAKE_CASE",
+            ));
+        }
+        if cap.home.kind == HomeKind::DotHome && e.parent {
+            return Err(err(
+                &format!("\"{}\"", e.var),
+                format!("home kind `dot-home` takes directory variables, but `{}` has `parent`", e.var),
+                "use kind `xdg` for variables that name a config file",
+            ));
+        }
+        if e.parent && e.join.is_some() {
+            return Err(err(
+                &format!("\"{}\"", e.var),
+                format!("`{}` has both `parent` and `join`", e.var),
+                "use one of them",
+            ));
+        }
+    }
+    match cap.home.kind {
+        HomeKind::DotHome | HomeKind::Xdg if !cap.home.probes.is_empty() => {
+            return Err(err(
+                "\"probes\"",
+                "probes are only allowed for `nested` and `agents-root` homes".into(),
+                "remove `probes` or change `kind`",
+            ));
+        }
+        HomeKind::AgentsRoot if cap.home.probes.is_empty() || cap.home.probes.iter().any(|p| p.contains.is_none()) => {
+            return Err(err(
+                "\"probes\"",
+                "an `agents-root` home needs probes, each with `contains`".into(),
+                "list the candidate roots and the path that marks the right one",
+            ));
+        }
+        _ => {}
+    }
+    if let Some(local) = &cap.local {
+        if local.dir != "." {
+            RelPath::new(local.dir.clone()).map_err(|e| {
+                err("\"local\"", format!("local dir: {e}"), "use a relative directory such as `.claude`, or `.`")
+            })?;
+        }
+    } else if !cap.artifacts.local.is_empty() {
+        return Err(err(
+            "\"local\"",
+            "a local layout is given but `local` is absent".into(),
+            "add `\"local\": {\"dir\": ...}` or remove `artifacts.local`",
+        ));
+    }
+    if !cap.command_ref.contains("{stem}") {
+        return Err(err(
+            "\"command_ref\"",
+            format!("`command_ref` `{}` lacks `{{stem}}`", cap.command_ref),
+            "write e.g. \"/msd-{stem}\"",
+        ));
+    }
+    for (scope, layout) in [(Scope::Global, &cap.artifacts.global), (Scope::Local, &cap.artifacts.local)] {
+        let mut seen = BTreeSet::new();
+        for a in layout {
+            if !a.converter.accepts(a.kind) {
+                return Err(err(
+                    &format!(
+                        "\"{}\"",
+                        serde_json::to_value(a.converter)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_string))
+                            .unwrap_or_default()
+                    ),
+                    format!(
+                        "converter `{:?}` cannot produce {} ({} layout)",
+                        a.converter,
+                        a.kind.as_str(),
+                        scope.as_str()
+                    ),
+                    "pick a converter made for this artifact kind (see `msd-install schema`)",
+                ));
+            }
+            if !seen.insert(a.kind) {
+                return Err(err(
+                    "\"artifacts\"",
+                    format!("artifact kind `{}` listed twice in the {} layout", a.kind.as_str(), scope.as_str()),
+                    "list each kind once per scope",
+                ));
+            }
+            if !a.prefix.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+                return Err(err(
+                    "\"prefix\"",
+                    format!("invalid prefix `{}`", a.prefix),
+                    "use lowercase letters, digits and hyphens",
+                ));
+            }
+            for file in a.adapter.iter().chain(a.stub.as_ref().map(|s| &s.template)) {
+                if RelPath::new(file.clone()).map_or(true, |p| p.as_str().contains('/')) {
+                    return Err(err(
+                        &format!("\"{file}\""),
+                        format!("data file `{file}` must be a plain file name beside the manifest"),
+                        "name a file in the runtime's directory",
+                    ));
+                }
+            }
+            if (a.converter == Converter::WorkflowStub) != a.stub.is_some() {
+                return Err(err(
+                    "\"stub\"",
+                    "`stub` goes with the `workflow-stub` converter, and that converter needs it".into(),
+                    "add or remove `stub`",
+                ));
+            }
+            if let Some(suffix) = &a.suffix
+                && (!suffix.starts_with('.') || suffix.contains('/'))
+            {
+                return Err(err(
+                    "\"suffix\"",
+                    format!("suffix `{suffix}` must start with `.` and hold no `/`"),
+                    "write e.g. \".agent.md\"",
+                ));
+            }
+        }
+    }
+    for r in &cap.rewrites {
+        if r.from.is_empty() {
+            return Err(err(
+                "\"rewrites\"",
+                "a rewrite has an empty `from`".into(),
+                "remove it or give the text to replace",
+            ));
+        }
+    }
+    if let Some(d) = &cap.description_limit
+        && d.max <= d.ellipsis.chars().count()
+    {
+        return Err(err(
+            "\"description_limit\"",
+            format!("description limit {} leaves no room for the ellipsis", d.max),
+            "raise `max`",
+        ));
+    }
+    for c in &cap.caps {
+        crate::manifest::caps::check_glob(&c.glob).map_err(|m| {
+            err("\"glob\"", m, "use `*` within a segment and `**` across segments, relative paths only")
+        })?;
+        if c.scopes.is_empty() {
+            return Err(err(
+                "\"scopes\"",
+                "a cap rule with no scopes guards nothing".into(),
+                "list `global`, `local` or both",
+            ));
+        }
+    }
+    crate::manifest::resolver::validate(file, text, &cap.resolvers)?;
+    crate::manifest::surfaces::validate(&cap.settings)
+        .map_err(|m| err("\"settings\"", m, "see `msd-install schema` for settings surfaces and their entry kinds"))?;
+    Ok(())
+}
+
+/// Checks a set of manifests together: unique ids.
+pub fn validate_set(caps: &[(String, Capability)]) -> Result<(), ManifestError> {
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for (file, cap) in caps {
+        if let Some(prev) = seen.insert(&cap.id, file) {
+            return Err(ManifestError {
+                file: file.clone(),
+                line: 1,
+                col: 1,
+                message: format!("runtime id `{}` is also defined in {prev}", cap.id),
+                hint: "each runtime id must be unique".into(),
+            });
+        }
+    }
+    if caps.is_empty() {
+        return Err(ManifestError {
+            file: "runtimes/".into(),
+            line: 0,
+            col: 0,
+            message: "no runtime manifests found".into(),
+            hint: "a runtimes directory holds `<id>/capability.json` files".into(),
+        });
+    }
+    crate::manifest::resolver::validate_set(caps.iter().map(|(f, c)| (f.as_str(), &c.resolvers[..])))?;
+    Ok(())
+}
+
+/// The JSON Schema of a capability manifest, pretty-printed.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(Capability);
+    let mut s = serde_json::to_string_pretty(&schema).expect("schema serializes");
+    s.push('\n');
+    s
+}

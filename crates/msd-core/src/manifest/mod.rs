@@ -1,0 +1,47 @@
+//! Capability manifests (`runtimes/<id>/capability.json`, SPEC section 4): [`capability`] (the
+//! types, parsing and validation), [`caps`] (byte caps and size tiers), [`surfaces`] (the
+//! settings files a runtime is given entries in), [`resolver`] (task-content resolvers).
+
+pub mod capability;
+pub mod caps;
+pub mod resolver;
+pub mod surfaces;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Install scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// The runtime's global home.
+    Global,
+    /// The current project.
+    Local,
+}
+
+impl Scope {
+    /// `global` or `local`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Global => "global",
+            Scope::Local => "local",
+        }
+    }
+}
+
+/// A manifest problem, located.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}:{line}:{col}: {message}")]
+pub struct ManifestError {
+    /// The manifest file (display form).
+    pub file: String,
+    /// 1-based line (0 when unknown).
+    pub line: usize,
+    /// 1-based column (0 when unknown).
+    pub col: usize,
+    /// What is wrong.
+    pub message: String,
+    /// What to do about it.
+    pub hint: String,
+}

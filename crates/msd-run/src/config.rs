@@ -1,0 +1,159 @@
+//! `msd_run config-get <key> [--default V]` and `msd_run config-set <key> <value>` on the current
+//! project's `.planning/config.json`.
+//!
+//! The known keys, their types and defaults are the installed schema
+//! (`<core>/templates/config-keys.json`, see [`msd_core::installed::config_keys`]). Rules:
+//! - an unknown key, or a value the key does not allow, is a usage error (exit 2) and the file is
+//!   not touched; so is an `agent_skills.<agent>` naming an agent that is not installed;
+//! - `config-set` writes atomically, creating the nested objects a dotted key needs; a file that
+//!   is not a JSON object, or a segment on the way that is not an object, is a project error
+//!   (exit 4) and the file is not touched;
+//! - `config-get` prints strings bare and anything else as JSON; a present but invalid value is
+//!   a project error (exit 4) even with `--default` (a workflow then continues with its default
+//!   and mentions it); an absent key prints `--default` when given, else fails with exit 1.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::{RunError, core_dir, read_core};
+use msd_core::fs::fsx::{self, FileMode};
+use msd_core::installed::config_keys::{self, KeySpec, SCHEMA_PATH, Schema};
+
+/// The project's config file, relative to the project root.
+pub const CONFIG: &str = ".planning/config.json";
+
+/// `config-get` arguments.
+#[derive(Debug, clap::Args)]
+pub struct GetArgs {
+    /// A dotted key, e.g. workflow.compact_content.
+    pub key: String,
+    /// Print this when the key is not set (instead of failing with exit 1).
+    #[arg(long, value_name = "V", allow_hyphen_values = true)]
+    pub default: Option<String>,
+}
+
+/// `config-set` arguments.
+#[derive(Debug, clap::Args)]
+pub struct SetArgs {
+    /// A dotted key, e.g. workflow.compact_content.
+    pub key: String,
+    /// The value: true/false, one of an enum's values, or a JSON array of paths.
+    #[arg(allow_hyphen_values = true)]
+    pub value: String,
+}
+
+/// The installed schema.
+pub fn schema(core: &Path) -> Result<Schema, RunError> {
+    let path = core.join(SCHEMA_PATH).display().to_string();
+    let text = read_core(core, SCHEMA_PATH)?.ok_or_else(|| RunError::Core {
+        path: path.clone(),
+        message: "the config schema is missing".into(),
+        hint: "reinstall msd-core with msd-install".into(),
+    })?;
+    Schema::parse(&path, &text).map_err(|e| RunError::Core {
+        path: e.path,
+        message: format!("the installed config schema is damaged: {}", e.message),
+        hint: "reinstall msd-core with msd-install".into(),
+    })
+}
+
+/// Resolves `key` to its spec; unknown keys and unknown agents are usage errors.
+pub fn lookup<'s>(core: &Path, schema: &'s Schema, key: &str) -> Result<&'s KeySpec, RunError> {
+    let (spec, agent) = schema.lookup(key).ok_or_else(|| RunError::Usage {
+        message: format!("unknown config key `{key}`"),
+        hint: format!("known keys: {}", schema.key_list()),
+    })?;
+    if let Some(agent) = agent
+        && !fsx::exists(&core.join(format!("{}/{agent}.md", msd_core::installed::compact::AGENTS_DIR)))
+    {
+        return Err(RunError::Usage {
+            message: format!("`{key}`: no agent `{agent}` is installed"),
+            hint: format!(
+                "installed agents are the files of {}",
+                core.join(msd_core::installed::compact::AGENTS_DIR).display()
+            ),
+        });
+    }
+    Ok(spec)
+}
+
+fn config_path() -> PathBuf {
+    PathBuf::from(CONFIG)
+}
+
+/// Reads the project's config (the current directory's `.planning/config.json`): `None` when
+/// the file does not exist. The one parse of that file is `Project::config`.
+pub fn read_config() -> Result<Option<Map<String, Value>>, RunError> {
+    Ok(crate::project::Project { root: PathBuf::from(".") }.config()?)
+}
+
+/// Runs `config-get`.
+pub fn get(core: Option<&Path>, a: &GetArgs) -> Result<(), RunError> {
+    let core = core_dir(core)?;
+    let schema = schema(&core)?;
+    let spec = lookup(&core, &schema, &a.key)?;
+    let doc = Value::Object(read_config()?.unwrap_or_default());
+    match config_keys::get(&doc, &a.key) {
+        Some(v) => {
+            spec.check(v).map_err(|e| {
+                RunError::Project(crate::project::ProjectError {
+                    path: CONFIG.into(),
+                    line: None,
+                    message: format!("`{}`: {e}", a.key),
+                    hint: format!("allowed: {}; fix it with `msd_run config-set {} <value>`", spec.allowed(), a.key),
+                })
+            })?;
+            println!("{}", config_keys::render(v));
+            Ok(())
+        }
+        None => match &a.default {
+            Some(d) => {
+                println!("{d}");
+                Ok(())
+            }
+            None => Err(RunError::Unset {
+                message: format!("`{}` is not set in {CONFIG}", a.key),
+                hint: match spec.default() {
+                    Some(d) => {
+                        format!("its default is {}; pass --default to print a fallback", config_keys::render(&d))
+                    }
+                    None => "it has no default; pass --default to print a fallback".into(),
+                },
+            }),
+        },
+    }
+}
+
+/// Runs `config-set`.
+pub fn set(core: Option<&Path>, a: &SetArgs) -> Result<(), RunError> {
+    let core = core_dir(core)?;
+    let schema = schema(&core)?;
+    let spec = lookup(&core, &schema, &a.key)?;
+    let value = spec.parse(&a.value).map_err(|e| RunError::Usage {
+        message: format!("invalid value for `{}`: {e}", a.key),
+        hint: format!("allowed: {}", spec.allowed()),
+    })?;
+    if !fsx::exists(Path::new(".planning")) {
+        return Err(RunError::Project(crate::project::ProjectError {
+            path: ".planning".into(),
+            line: None,
+            message: "no .planning/ directory here".into(),
+            hint: "run this in an msd project (/msd:new-project creates one)".into(),
+        }));
+    }
+    let mut doc = read_config()?.unwrap_or_default();
+    config_keys::set(&mut doc, &a.key, value.clone()).map_err(|e| {
+        RunError::Project(crate::project::ProjectError {
+            path: CONFIG.into(),
+            line: None,
+            message: format!("cannot set `{}`: {e}", a.key),
+            hint: "repair the file by hand; nothing was written".into(),
+        })
+    })?;
+    let text = serde_json::to_string_pretty(&Value::Object(doc)).expect("json") + "\n";
+    fsx::write_atomic(&config_path(), text.as_bytes(), FileMode::Regular)
+        .map_err(|e| RunError::Io { path: CONFIG.into(), source: e })?;
+    println!("{}", config_keys::render(&value));
+    Ok(())
+}

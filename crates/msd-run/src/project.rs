@@ -1,0 +1,289 @@
+//! The user's project as msd_run reads it: `.planning/` (ROADMAP.md phases, phase directories,
+//! `config.json`) and whether it holds source code. Reads only, all through [`msd_core::fs::fsx`].
+//!
+//! Input: the project root (msd_run's current directory). Output: plain values the init query
+//! turns into facts and paths.
+//!
+//! Rules (CONTENT-CONVENTIONS sections 5 and 6, the ROADMAP template, the phase-numbering
+//! reference):
+//! - A phase exists when ROADMAP.md has a `### Phase <N>: <Name>` heading (any level 2-6,
+//!   outside fences); a trailing ` (INSERTED)` is not part of the name. Its block runs to the
+//!   next heading of the same or a higher level; `**Mode:** mvp` in it marks an MVP phase.
+//! - A phase directory is `.planning/phases/<NN>[-<slug>]`, matched by number (`3`, `03` and
+//!   `3.0` differ only in the last: decimals are kept); the slug is the name in lower case, ASCII
+//!   letters and digits joined by single hyphens, at most 40 characters.
+//! - Source files are files with a programming-language extension ([`SOURCE_EXTENSIONS`]) anywhere
+//!   under the root outside hidden directories and the dependency and build directories of
+//!   [`SKIPPED_DIRS`]; the walk stops at the first one.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+use msd_core::fs::fsx;
+use msd_core::installed::invocation::PhaseNumber;
+use msd_core::markup::markers::{fence_closes, fence_opener};
+
+/// Extensions that make a file source code.
+pub const SOURCE_EXTENSIONS: &[&str] = &[
+    "c", "cc", "clj", "cpp", "cs", "cxx", "dart", "elm", "erl", "ex", "exs", "fs", "go", "h", "hpp", "hs", "java",
+    "jl", "js", "jsx", "kt", "kts", "lua", "m", "mjs", "cjs", "ml", "mm", "php", "pl", "py", "r", "rb", "rs", "scala",
+    "sh", "sql", "svelte", "swift", "ts", "tsx", "vue", "zig",
+];
+
+/// Directories that hold dependencies or build output, never the project's own code.
+pub const SKIPPED_DIRS: &[&str] =
+    &["node_modules", "target", "vendor", "dist", "build", "out", "__pycache__", "venv", "bower_components"];
+
+/// A problem with a project file, located.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct ProjectError {
+    /// The file.
+    pub path: String,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+    /// What to do.
+    pub hint: String,
+}
+
+/// The project's planning paths, relative to the root.
+pub const PLANNING: &str = ".planning";
+
+/// A phase of ROADMAP.md.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoadmapPhase {
+    /// Its number.
+    pub number: PhaseNumber,
+    /// Its name, without ` (INSERTED)`.
+    pub name: String,
+    /// 1-based line of the heading.
+    pub line: usize,
+    /// `**Mode:** mvp` in its block.
+    pub mvp: bool,
+}
+
+fn heading_level(line: &str) -> Option<(usize, &str)> {
+    let t = line.trim_start_matches(' ');
+    if line.len() - t.len() > 3 {
+        return None;
+    }
+    let level = t.bytes().take_while(|&b| b == b'#').count();
+    let rest = &t[level..];
+    ((1..=6).contains(&level) && (rest.is_empty() || rest.starts_with([' ', '\t']))).then(|| (level, rest.trim()))
+}
+
+/// Every `Phase <N>: <Name>` heading of a roadmap, in document order.
+pub fn roadmap_phases(text: &str) -> Vec<RoadmapPhase> {
+    let mut out: Vec<(RoadmapPhase, usize)> = Vec::new();
+    let mut fence = None;
+    let mut open: Option<usize> = None;
+    for (idx, raw) in text.split('\n').enumerate() {
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        if let Some(f) = fence {
+            if fence_closes(line, f) {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some(f) = fence_opener(line) {
+            fence = Some(f);
+            continue;
+        }
+        if let Some((level, text)) = heading_level(line) {
+            if open.is_some_and(|i| level <= out[i].1) {
+                open = None;
+            }
+            let parsed = text.strip_prefix("Phase").filter(|r| r.starts_with([' ', '\t'])).and_then(|r| {
+                let (num, name) = r.trim_start().split_once(':')?;
+                let number = PhaseNumber::parse(num.trim_end())?;
+                let name = name.trim();
+                let name = name.strip_suffix("(INSERTED)").map_or(name, str::trim_end);
+                Some((number, name.to_string()))
+            });
+            if let Some((number, name)) = parsed {
+                out.push((RoadmapPhase { number, name, line: idx + 1, mvp: false }, level));
+                open = Some(out.len() - 1);
+            }
+            continue;
+        }
+        if let Some(i) = open {
+            let t = line.trim();
+            let t = ["- ", "* ", "+ "].iter().find_map(|m| t.strip_prefix(m)).map_or(t, str::trim_start);
+            if let Some(v) = t.strip_prefix("**Mode:**")
+                && v.trim().eq_ignore_ascii_case("mvp")
+            {
+                out[i].0.mvp = true;
+            }
+        }
+    }
+    out.into_iter().map(|(p, _)| p).collect()
+}
+
+/// The directory slug of a phase name.
+pub fn slug(name: &str) -> String {
+    let mut s = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            s.push(c.to_ascii_lowercase());
+        } else if !s.is_empty() && !s.ends_with('-') {
+            s.push('-');
+        }
+    }
+    let mut s: String = s.trim_end_matches('-').chars().take(40).collect();
+    while s.ends_with('-') {
+        s.pop();
+    }
+    s
+}
+
+/// A directory under `.planning/phases/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhaseDir {
+    /// Its phase number.
+    pub number: PhaseNumber,
+    /// The directory name.
+    pub name: String,
+}
+
+/// The project root and what it reads.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The root (msd_run's current directory).
+    pub root: PathBuf,
+}
+
+fn io_err(path: &Path, e: std::io::Error) -> ProjectError {
+    ProjectError {
+        path: path.display().to_string(),
+        line: None,
+        message: e.to_string(),
+        hint: "check that the file is readable".into(),
+    }
+}
+
+impl Project {
+    /// The absolute path of a project-relative path.
+    pub fn abs(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    /// Whether a project-relative path exists.
+    pub fn exists(&self, rel: &str) -> bool {
+        fsx::exists(&self.abs(rel))
+    }
+
+    /// Reads a project-relative UTF-8 file, `None` when absent.
+    pub fn read(&self, rel: &str) -> Result<Option<String>, ProjectError> {
+        let path = self.abs(rel);
+        match fsx::read_if_exists(&path) {
+            Ok(None) => Ok(None),
+            Ok(Some(b)) => String::from_utf8(b).map(Some).map_err(|_| ProjectError {
+                path: rel.to_string(),
+                line: None,
+                message: "not valid UTF-8".into(),
+                hint: "save the file as UTF-8".into(),
+            }),
+            Err(e) => Err(io_err(&path, e)),
+        }
+    }
+
+    /// `.planning/config.json` as a JSON object, `None` when absent.
+    pub fn config(&self) -> Result<Option<serde_json::Map<String, serde_json::Value>>, ProjectError> {
+        let rel = format!("{PLANNING}/config.json");
+        let Some(text) = self.read(&rel)? else { return Ok(None) };
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| ProjectError {
+            path: rel.clone(),
+            line: Some(e.line()),
+            message: format!("not valid JSON: {e}"),
+            hint: "fix the file by hand or with `msd_run config-set`; `/msd:health` finds what is wrong".into(),
+        })?;
+        match value {
+            serde_json::Value::Object(m) => Ok(Some(m)),
+            _ => Err(ProjectError {
+                path: rel,
+                line: Some(1),
+                message: "config.json is not a JSON object".into(),
+                hint: "the file holds one object of settings: {\"mode\": \"interactive\", ...}".into(),
+            }),
+        }
+    }
+
+    /// Every phase directory, in numeric order.
+    pub fn phase_dirs(&self) -> Result<Vec<PhaseDir>, ProjectError> {
+        let dir = self.abs(&format!("{PLANNING}/phases"));
+        let mut out: Vec<PhaseDir> = fsx::list_dir(&dir)
+            .map_err(|e| io_err(&dir, e))?
+            .into_iter()
+            .filter(|e| e.is_dir)
+            .filter_map(|e| {
+                let prefix = e.name.split_once('-').map_or(e.name.as_str(), |(p, _)| p);
+                PhaseNumber::parse(prefix).map(|number| PhaseDir { number, name: e.name })
+            })
+            .collect();
+        out.sort_by(|a, b| a.number.numeric_cmp(&b.number).then_with(|| a.name.cmp(&b.name)));
+        Ok(out)
+    }
+
+    /// File names in a project-relative directory ending with `suffix`, sorted.
+    pub fn files_ending(&self, rel_dir: &str, suffix: &str) -> Result<Vec<String>, ProjectError> {
+        let dir = self.abs(rel_dir);
+        Ok(fsx::list_dir(&dir)
+            .map_err(|e| io_err(&dir, e))?
+            .into_iter()
+            .filter(|e| e.is_file && e.name.ends_with(suffix))
+            .map(|e| e.name)
+            .collect())
+    }
+
+    /// Whether the project holds source code (see the module header).
+    pub fn has_source_files(&self) -> Result<bool, ProjectError> {
+        let mut queue: VecDeque<PathBuf> = VecDeque::from([self.root.clone()]);
+        while let Some(dir) = queue.pop_front() {
+            for e in fsx::list_dir(&dir).map_err(|e| io_err(&dir, e))? {
+                if e.is_dir {
+                    if !e.name.starts_with('.') && !SKIPPED_DIRS.contains(&e.name.as_str()) {
+                        queue.push_back(dir.join(&e.name));
+                    }
+                } else if e.is_file
+                    && let Some((_, ext)) = e.name.rsplit_once('.')
+                    && SOURCE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+                {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_roadmap_phases_names_and_modes() {
+        let text = "# Roadmap\n## Phases\n- [ ] **Phase 1: Setup** - x\n## Phase Details\n### Phase 1: Setup\n**Goal:** g\n**Mode:** mvp\n### Phase 03: Auth Flow\n- **Mode:** MVP\n### Phase 3.1: Auth gap closure (INSERTED)\n**Goal:** gaps\n## Progress\n**Mode:** mvp\n```\n### Phase 9: Fenced\n```\n#### Phase 4 Not a heading\n";
+        let p = roadmap_phases(text);
+        let got: Vec<(String, &str, bool)> = p.iter().map(|x| (x.number.number(), x.name.as_str(), x.mvp)).collect();
+        assert_eq!(
+            got,
+            [
+                ("1".to_string(), "Setup", true),
+                ("3".to_string(), "Auth Flow", true),
+                ("3.1".to_string(), "Auth gap closure", false),
+            ]
+        );
+        assert_eq!(p[0].line, 5);
+    }
+
+    #[test]
+    fn project_slugs() {
+        assert_eq!(slug("Session Expiry Fix!"), "session-expiry-fix");
+        assert_eq!(slug("  Auth -- Flow  "), "auth-flow");
+        assert_eq!(slug("Café au lait"), "caf-au-lait");
+        assert_eq!(slug(&"word ".repeat(20)).len(), 39);
+        assert!(!slug(&"abcdefghi ".repeat(5)).ends_with('-'));
+    }
+}

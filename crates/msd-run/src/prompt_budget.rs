@@ -1,0 +1,200 @@
+//! `msd_run query prompt-budget`: the review-prompt ladder ([`msd_core::compose::budget`]) on files.
+//!
+//! Input: `--budget N` (tokens, positive), `--instructions-file`, `--roadmap-file`, one or more
+//! `--plan-file`, optional `--project-file`, `--context-file`, `--research-file`,
+//! `--requirements-file`, `--output-prompt`, `--output-metadata`, `--safety-margin-pct`
+//! (default 10), `--project-md-head-lines` (default 40). `--plan-file` repeats; for every other
+//! flag the first occurrence wins. Output: the prompt file and the metadata JSON (pretty, no
+//! trailing newline), always both; exit 0, 1 (usage: a missing flag, a budget that is not a
+//! positive integer, an unreadable required file or an optional one that exists but cannot be
+//! read) or 2 (hard fail: the files are written, the prompt empty). A missing optional file is
+//! absent. A plan's heading is its file's basename.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{ArgAction, Args};
+
+use msd_core::compose::budget::{self, BudgetOptions, PlanText, Sections};
+use msd_core::fs::fsx::{self, FileMode};
+
+/// Exit code of a usage error or an unreadable file.
+pub const EXIT_USAGE: u8 = 1;
+/// Exit code when no prompt fits the budget.
+pub const EXIT_HARD_FAIL: u8 = 2;
+
+/// Flags of `query prompt-budget`. Every flag but `--plan-file` may be given more than once, and
+/// the first occurrence wins (as in the reference), so each is a list here.
+#[derive(Debug, Clone, Args)]
+pub struct PromptBudgetArgs {
+    /// The budget in tokens (a positive integer; tokens are ceil(UTF-16 units / 4)).
+    #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true)]
+    pub budget: Vec<String>,
+    /// The review instructions (kept whole).
+    #[arg(long, value_name = "P", action = ArgAction::Append)]
+    pub instructions_file: Vec<PathBuf>,
+    /// ROADMAP.md (kept whole).
+    #[arg(long, value_name = "P", action = ArgAction::Append)]
+    pub roadmap_file: Vec<PathBuf>,
+    /// A PLAN.md to review; repeat for each plan (truncated proportionally, never dropped).
+    #[arg(long, value_name = "P", action = ArgAction::Append)]
+    pub plan_file: Vec<PathBuf>,
+    /// PROJECT.md (head-shrunk under pressure); absent if the file does not exist.
+    #[arg(long, value_name = "P", action = ArgAction::Append)]
+    pub project_file: Vec<PathBuf>,
+    /// Context (dropped first); absent if the file does not exist.
+    #[arg(long, value_name = "P", action = ArgAction::Append)]
+    pub context_file: Vec<PathBuf>,
+    /// Research (dropped second); absent if the file does not exist.
+    #[arg(long, value_name = "P", action = ArgAction::Append)]
+    pub research_file: Vec<PathBuf>,
+    /// Requirements (dropped last); absent if the file does not exist.
+    #[arg(long, value_name = "P", action = ArgAction::Append)]
+    pub requirements_file: Vec<PathBuf>,
+    /// Where to write the prompt.
+    #[arg(long, value_name = "P", action = ArgAction::Append)]
+    pub output_prompt: Vec<PathBuf>,
+    /// Where to write the metadata JSON.
+    #[arg(long, value_name = "P", action = ArgAction::Append)]
+    pub output_metadata: Vec<PathBuf>,
+    /// Percent taken off the budget first (default 10).
+    #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true)]
+    pub safety_margin_pct: Vec<String>,
+    /// Lines of PROJECT.md kept under pressure (default 40).
+    #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true)]
+    pub project_md_head_lines: Vec<String>,
+}
+
+/// A usage or input problem: exit 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+struct Usage {
+    message: String,
+    hint: &'static str,
+}
+
+fn usage(message: impl Into<String>, hint: &'static str) -> Usage {
+    Usage { message: message.into(), hint }
+}
+
+fn required<'a, T>(v: &'a [T], flag: &str) -> Result<&'a T, Usage> {
+    v.first().ok_or_else(|| usage(format!("{flag} is required"), "run `msd_run query prompt-budget --help`"))
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf())
+    }
+}
+
+fn read_text(p: &Path) -> Result<Option<String>, Usage> {
+    let bytes = fsx::read_if_exists(&absolute(p))
+        .map_err(|e| usage(format!("cannot read {}: {e}", p.display()), "check the path and its permissions"))?;
+    bytes
+        .map(|b| {
+            String::from_utf8(b).map_err(|_| usage(format!("{} is not UTF-8", p.display()), "save the file as UTF-8"))
+        })
+        .transpose()
+}
+
+fn read_required(p: &Path, flag: &str) -> Result<String, Usage> {
+    read_text(p)?.ok_or_else(|| usage(format!("{flag} {}: no such file", p.display()), "pass an existing file"))
+}
+
+fn read_optional(v: &[PathBuf]) -> Result<Option<String>, Usage> {
+    match v.first() {
+        Some(p) => read_text(p),
+        None => Ok(None),
+    }
+}
+
+fn parse_budget(s: &str) -> Result<i64, Usage> {
+    let ok = !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match s.parse::<i64>() {
+        Ok(n) if ok && n > 0 => Ok(n),
+        _ => Err(usage(
+            format!("--budget must be a positive integer, not `{s}`"),
+            "pass the token budget, e.g. --budget 12000",
+        )),
+    }
+}
+
+fn resolve(a: &PromptBudgetArgs) -> Result<(Sections, i64, BudgetOptions, PathBuf, PathBuf), Usage> {
+    let budget = parse_budget(required(&a.budget, "--budget")?)?;
+    let instructions_file = required(&a.instructions_file, "--instructions-file")?;
+    let roadmap_file = required(&a.roadmap_file, "--roadmap-file")?;
+    if a.plan_file.is_empty() {
+        return Err(usage("--plan-file is required (once per plan)", "run `msd_run query prompt-budget --help`"));
+    }
+    let output_prompt = absolute(required(&a.output_prompt, "--output-prompt")?);
+    let output_metadata = absolute(required(&a.output_metadata, "--output-metadata")?);
+    let mut opts = BudgetOptions::default();
+    if let Some(m) = a.safety_margin_pct.first() {
+        opts.safety_margin_pct =
+            m.parse::<f64>().ok().filter(|m| m.is_finite() && (0.0..100.0).contains(m)).ok_or_else(|| {
+                usage(
+                    format!("--safety-margin-pct must be a number from 0 to below 100, not `{m}`"),
+                    "e.g. --safety-margin-pct 10",
+                )
+            })?;
+    }
+    if let Some(n) = a.project_md_head_lines.first() {
+        opts.project_md_head_lines = n.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
+            usage(
+                format!("--project-md-head-lines must be a whole number, not `{n}`"),
+                "e.g. --project-md-head-lines 40",
+            )
+        })?;
+    }
+    let mut plans = Vec::new();
+    for p in &a.plan_file {
+        let file = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| usage(format!("--plan-file {}: no file name", p.display()), "pass a plan file"))?;
+        plans.push(PlanText { file: file.to_string(), content: read_required(p, "--plan-file")? });
+    }
+    let sections = Sections {
+        instructions: read_required(instructions_file, "--instructions-file")?,
+        roadmap: read_required(roadmap_file, "--roadmap-file")?,
+        plans,
+        project_md: read_optional(&a.project_file)?,
+        context: read_optional(&a.context_file)?,
+        research: read_optional(&a.research_file)?,
+        requirements: read_optional(&a.requirements_file)?,
+    };
+    Ok((sections, budget, opts, output_prompt, output_metadata))
+}
+
+/// Runs the query.
+pub fn run(a: &PromptBudgetArgs) -> ExitCode {
+    match run_inner(a) {
+        Ok(code) => code,
+        Err(u) => {
+            eprintln!("error: {}\nhint: {}", u.message, u.hint);
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+fn run_inner(a: &PromptBudgetArgs) -> Result<ExitCode, Usage> {
+    let (sections, budget, opts, out_prompt, out_meta) = resolve(a)?;
+    let outcome = budget::apply(&sections, budget, &opts)
+        .map_err(|e| usage(e.to_string(), "give each plan file a distinct name"))?;
+    let meta = serde_json::to_string_pretty(&outcome.metadata).expect("metadata serialises");
+    for (path, bytes) in [(&out_prompt, outcome.prompt.as_bytes()), (&out_meta, meta.as_bytes())] {
+        fsx::write_atomic(path, bytes, FileMode::Regular).map_err(|e| {
+            usage(format!("cannot write {}: {e}", path.display()), "check that the directory is writable")
+        })?;
+    }
+    if outcome.metadata.hard_failed {
+        eprintln!(
+            "error: no review prompt fits {budget} tokens (effective {}; the prompt needs {})\nhint: raise --budget, or review fewer plans at once",
+            outcome.metadata.effective_budget, outcome.metadata.estimated_tokens
+        );
+        return Ok(ExitCode::from(EXIT_HARD_FAIL));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,389 @@
+//! Install and upgrade: emit every selected runtime, take its target (check it can be written,
+//! lock it, recover what an interrupted run left), run migrations, plan files, settings and
+//! state, check every destination directory, then one transaction per target.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use msd_core::fs::fsx::{self, Lock};
+use msd_core::fs::relpath::RelPath;
+use msd_core::manifest::capability::{Capability, Scope};
+use rayon::prelude::*;
+
+use super::{ApplyError, InstallOptions, LifecycleError, TargetRun, lio, migrate, plan, state, surfaces, txn, write};
+use crate::apply::migrate::Ran;
+use crate::apply::plan::{Action, Plan, SettingsChange};
+use crate::apply::state::{InstallState, MigrationOutcome, MigrationRecord, SurfaceLedger};
+use crate::apply::surfaces::Vars;
+use crate::apply::txn::{Area, Recovery};
+use crate::pipeline;
+use crate::pipeline::PipelineError;
+use crate::pipeline::load::{Content, LoadedRuntime};
+use crate::pipeline::target::{Environment, HomeSource, Target};
+
+pub(super) struct Held {
+    _locks: Vec<Lock>,
+    pub(super) recoveries: BTreeMap<PathBuf, Recovery>,
+    created_home: BTreeSet<PathBuf>,
+}
+
+impl Drop for Held {
+    /// Unlocks, then removes a home this run created when it stayed empty (a run that failed
+    /// before writing leaves no trace).
+    fn drop(&mut self) {
+        self._locks.clear();
+        for home in &self.created_home {
+            fsx::remove_dir_if_empty(home);
+        }
+    }
+}
+
+/// Checks that `home` exists or can be created, and can be written, writing nothing visible.
+fn preflight(target: &Target) -> Result<(), LifecycleError> {
+    let home = &target.home;
+    if target.source == HomeSource::ConfigDir
+        && let Some(parent) = home.parent()
+        && !fsx::is_dir(parent)
+    {
+        return Err(LifecycleError::Missing {
+            home: home.clone(),
+            reason: format!("{} does not exist (--config-dir names a directory in an existing one)", parent.display()),
+        });
+    }
+    let mut probe = home.as_path();
+    while !probe.exists() {
+        if fsx::lexists(probe) {
+            return Err(LifecycleError::Missing {
+                home: home.clone(),
+                reason: format!("{} is a dangling symlink", probe.display()),
+            });
+        }
+        match probe.parent() {
+            Some(p) => probe = p,
+            None => break,
+        }
+    }
+    if !probe.is_dir() {
+        return Err(LifecycleError::Missing {
+            home: home.clone(),
+            reason: format!("{} is not a directory", probe.display()),
+        });
+    }
+    fsx::probe_writable(probe).map_err(|e| LifecycleError::ReadOnly { home: home.clone(), reason: e.to_string() })
+}
+
+/// Locks every distinct home (in path order, so two runs on overlapping sets cannot deadlock),
+/// creating missing homes, and recovers what interrupted runs left.
+pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, LifecycleError> {
+    let set: BTreeSet<&Path> = homes.iter().copied().collect();
+    let mut held = Held { _locks: Vec::new(), recoveries: BTreeMap::new(), created_home: BTreeSet::new() };
+    for home in set {
+        if !home.exists() {
+            held.created_home.insert(home.to_path_buf());
+        }
+        held._locks.push(Lock::acquire(home)?);
+        if let Some(r) = txn::recover(&Area::new(home, allow_symlinks))? {
+            held.recoveries.insert(home.to_path_buf(), r);
+        }
+    }
+    Ok(held)
+}
+
+/// Installs (or upgrades) `runtimes`, in five steps: [`emit_all`] (pure, in parallel),
+/// [`take_targets`] (check, lock and recover every home), [`plan_target`] for each (migrations,
+/// files, settings, state), [`probe_destinations`], then [`write_all`] (one transaction per
+/// target). A failure before a target's transaction reverts the migrations of this run.
+pub fn install(
+    content: &Content,
+    runtimes: &[&LoadedRuntime],
+    opts: &InstallOptions<'_>,
+    env: &Environment,
+) -> Result<Vec<TargetRun>, ApplyError> {
+    let emitted = emit_all(content, runtimes, opts, env)?;
+    let held = take_targets(&emitted, opts)?;
+    let mut migrated: Vec<Migrated<'_>> = Vec::new();
+    let planned = (|| -> Result<Vec<TargetRun>, ApplyError> {
+        let mut runs = Vec::new();
+        for (rt, e) in emitted {
+            runs.push(plan_target(rt, e, opts, held.as_ref(), &mut migrated)?);
+        }
+        if !opts.dry_run {
+            for r in &runs {
+                probe_destinations(&r.plan, opts.allow_symlinks)?;
+            }
+        }
+        Ok(runs)
+    })();
+    let mut runs = match planned {
+        Ok(runs) => runs,
+        Err(e) => {
+            revert(&migrated, opts.allow_symlinks);
+            return Err(e);
+        }
+    };
+    if !opts.dry_run {
+        write_all(&mut runs, &migrated, opts)?;
+    }
+    drop(held);
+    Ok(runs)
+}
+
+/// Migrations one target ran in this install, to revert if the run fails before its write.
+struct Migrated<'a> {
+    home: PathBuf,
+    cap: &'a Capability,
+    scope: Scope,
+    ran: Vec<Ran>,
+}
+
+fn revert(migrated: &[Migrated<'_>], allow_symlinks: bool) {
+    for m in migrated {
+        migrate::revert(&m.home, m.cap, m.scope, &m.ran, allow_symlinks);
+    }
+}
+
+/// Emits and guards every runtime (pure, in parallel).
+fn emit_all<'r>(
+    content: &Content,
+    runtimes: &[&'r LoadedRuntime],
+    opts: &InstallOptions<'_>,
+    env: &Environment,
+) -> Result<Vec<(&'r LoadedRuntime, pipeline::Emitted)>, PipelineError> {
+    runtimes
+        .par_iter()
+        .map(|rt| pipeline::emit(content, rt, opts.scope, opts.config_dir, env).map(|e| (*rt, e)))
+        .collect()
+}
+
+/// Checks that every target can be written, then locks and recovers them all (none for a dry
+/// run).
+fn take_targets(
+    emitted: &[(&LoadedRuntime, pipeline::Emitted)],
+    opts: &InstallOptions<'_>,
+) -> Result<Option<Held>, LifecycleError> {
+    if opts.dry_run {
+        return Ok(None);
+    }
+    for (_, e) in emitted {
+        preflight(&e.target)?;
+    }
+    let homes: Vec<&Path> = emitted.iter().map(|(_, e)| e.target.home.as_path()).collect();
+    Ok(Some(hold(&homes, opts.allow_symlinks)?))
+}
+
+/// Plans one target: its migrations (run now unless dry), files, settings surfaces and state.
+fn plan_target<'r>(
+    rt: &'r LoadedRuntime,
+    emitted: pipeline::Emitted,
+    opts: &InstallOptions<'_>,
+    held: Option<&Held>,
+    migrated: &mut Vec<Migrated<'r>>,
+) -> Result<TargetRun, ApplyError> {
+    let pipeline::Emitted { target, emission, report: guard, compose } = emitted;
+    let cap = &rt.capability;
+    let home = target.home.clone();
+    let state0 = InstallState::read(&home, cap, target.scope).map_err(LifecycleError::from)?;
+    let (ran, pending_migrations) = if opts.dry_run {
+        (Vec::new(), migrate::pending(state0.as_ref()))
+    } else {
+        let ran = migrate::run(&home, cap, target.scope, state0.as_ref(), opts.allow_symlinks)
+            .map_err(LifecycleError::from)?;
+        migrated.push(Migrated { home: home.clone(), cap, scope: target.scope, ran: ran.clone() });
+        (ran, Vec::new())
+    };
+    let state = if ran.iter().any(|r| r.applied) {
+        InstallState::read(&home, cap, target.scope).map_err(LifecycleError::from)?
+    } else {
+        state0
+    };
+    let mut plan = plan::build(emission, cap, &home, opts.allow_symlinks)?;
+    let ledgers = plan_settings(&mut plan, cap, &target, state.as_ref(), opts.allow_symlinks)?;
+    let created_home = held.is_some_and(|h| h.created_home.contains(&home));
+    plan.state = next_state(&plan, cap, state.as_ref(), &ran, ledgers, created_home)?;
+    plan.migrations = ran;
+    Ok(TargetRun {
+        recovery: held.and_then(|h| h.recoveries.get(&home).cloned()),
+        pending_recovery: opts.dry_run && Area::new(&home, opts.allow_symlinks).pending(),
+        pending_migrations,
+        target,
+        guard,
+        plan,
+        report: None,
+        compose,
+    })
+}
+
+/// One transaction per target, in order; a failure reverts the migrations of the targets not
+/// yet written.
+fn write_all(runs: &mut [TargetRun], migrated: &[Migrated<'_>], opts: &InstallOptions<'_>) -> Result<(), ApplyError> {
+    for i in 0..runs.len() {
+        let bars = opts.progress.target(&format!("{} ({})", runs[i].plan.runtime, runs[i].plan.scope.as_str()));
+        match write::apply(&runs[i].plan, opts.allow_symlinks, bars.as_ref()) {
+            Ok(report) => runs[i].report = Some(report),
+            Err(e) => {
+                revert(&migrated[i..], opts.allow_symlinks);
+                return Err(e.into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every directory a write of `plan` goes into must accept new files: checked before the
+/// transaction, so that a read-only subdirectory stops the run before anything is written.
+fn probe_destinations(plan: &Plan, allow_symlinks: bool) -> Result<(), ApplyError> {
+    let home = &plan.home;
+    let mut dirs = BTreeSet::new();
+    let puts = plan
+        .ops
+        .iter()
+        .filter(|o| o.action != Action::Keep)
+        .map(|o| &o.path)
+        .chain(plan.settings.iter().filter(|s| s.action != Action::Keep).map(|s| &s.path));
+    for p in puts {
+        let dest = fsx::confined(home, p, allow_symlinks).map_err(LifecycleError::from)?;
+        let mut d = dest.parent().map(Path::to_path_buf).unwrap_or_else(|| home.clone());
+        while !d.exists() {
+            match d.parent() {
+                Some(p) => d = p.to_path_buf(),
+                None => break,
+            }
+        }
+        dirs.insert(d);
+    }
+    if !plan.is_noop() {
+        dirs.insert(home.clone());
+    }
+    for d in dirs {
+        fsx::probe_writable(&d).map_err(|e| LifecycleError::ReadOnly { home: home.clone(), reason: e.to_string() })?;
+    }
+    Ok(())
+}
+
+/// Reads a settings surface: its text, sha256 and display name.
+pub(super) fn read_surface(
+    home: &Path,
+    file: &RelPath,
+    allow_symlinks: bool,
+) -> Result<(Option<String>, Option<String>, String), LifecycleError> {
+    let dest = fsx::confined(home, file, allow_symlinks)?;
+    let display = dest.display().to_string();
+    let bytes = fsx::read_if_exists(&dest).map_err(lio(&dest))?;
+    let sha = bytes.as_deref().map(fsx::sha256_hex);
+    let text = match bytes {
+        None => None,
+        Some(b) => Some(String::from_utf8(b).map_err(|_| surfaces::SettingsError {
+            path: display.clone(),
+            line: None,
+            message: "not UTF-8".into(),
+        })?),
+    };
+    Ok((text, sha, display))
+}
+
+pub(super) fn change(path: &RelPath, cur: Option<&str>, sha: Option<String>, edit: surfaces::Edit) -> SettingsChange {
+    let action = match (cur, &edit.text) {
+        (None, Some(_)) => Action::Add,
+        (Some(c), Some(t)) if c == t => Action::Keep,
+        (Some(_), Some(_)) => Action::Change,
+        (Some(_), None) => Action::Remove,
+        (None, None) => Action::Keep,
+    };
+    SettingsChange {
+        path: path.clone(),
+        action,
+        added: edit.added,
+        updated: edit.updated,
+        removed: edit.removed,
+        notes: edit.notes,
+        data: if matches!(action, Action::Add | Action::Change) { edit.text.map(String::into_bytes) } else { None },
+        old_sha256: sha,
+    }
+}
+
+/// Plans the settings surfaces of `cap` for `target` into `plan`; returns the new ledgers.
+pub(super) fn plan_settings(
+    plan: &mut Plan,
+    cap: &Capability,
+    target: &Target,
+    prev: Option<&InstallState>,
+    allow_symlinks: bool,
+) -> Result<BTreeMap<RelPath, SurfaceLedger>, LifecycleError> {
+    let vars = Vars::new(target, cap.core_dir(target.scope));
+    // A previous install whose ledger is lost: entries equal to ours are ours.
+    let adopt = prev.is_none() && plan.previous.is_some();
+    let empty = BTreeMap::new();
+    let prev_ledgers = prev.map_or(&empty, |s| &s.settings);
+    let mut ledgers = BTreeMap::new();
+    let mut seen = BTreeSet::new();
+    for spec in msd_core::manifest::surfaces::for_scope(&cap.settings, target.scope) {
+        seen.insert(spec.file.clone());
+        let prev_l = prev_ledgers.get(&spec.file).cloned().unwrap_or_default();
+        let (cur, sha, display) = read_surface(&target.home, &spec.file, allow_symlinks)?;
+        let mut edit = surfaces::upsert(spec, &vars, &display, cur.as_deref(), &prev_l, adopt)?;
+        edit.ledger.format = spec.format;
+        if !edit.ledger.is_empty() {
+            ledgers.insert(spec.file.clone(), edit.ledger.clone());
+        }
+        plan.settings.push(change(&spec.file, cur.as_deref(), sha, edit));
+    }
+    // Surfaces an older version wrote to and this one does not: our entries leave them.
+    for (file, l) in prev_ledgers.iter().filter(|(f, _)| !seen.contains(*f)) {
+        let (cur, sha, display) = read_surface(&target.home, file, allow_symlinks)?;
+        let edit = surfaces::remove(l.format, &display, cur.as_deref(), l)?;
+        plan.settings.push(change(file, cur.as_deref(), sha, edit));
+    }
+    Ok(ledgers)
+}
+
+/// The state to record after `plan`, `None` when the one on disk is already it.
+fn next_state(
+    plan: &Plan,
+    cap: &Capability,
+    prev: Option<&InstallState>,
+    ran: &[Ran],
+    ledgers: BTreeMap<RelPath, SurfaceLedger>,
+    created_home: bool,
+) -> Result<Option<plan::StateWrite>, LifecycleError> {
+    let mut next = prev.cloned().unwrap_or_default();
+    if prev.is_none() {
+        next.created_home = created_home;
+    }
+    let at = write::timestamp();
+    for r in ran {
+        next.migrations.push(MigrationRecord {
+            id: r.id.to_string(),
+            outcome: if r.applied { MigrationOutcome::Applied } else { MigrationOutcome::NotNeeded },
+            by_version: env!("CARGO_PKG_VERSION").to_string(),
+            at: at.clone(),
+        });
+    }
+    next.settings = ledgers;
+    let mut dirs: BTreeSet<RelPath> = next.created_dirs.iter().cloned().collect();
+    let state_rel = state::state_rel(cap, plan.scope);
+    let new_paths = plan
+        .ops
+        .iter()
+        .filter(|o| o.action == Action::Add)
+        .map(|o| &o.path)
+        .chain(plan.settings.iter().filter(|s| s.action == Action::Add).map(|s| &s.path))
+        .chain(std::iter::once(&plan.manifest_path))
+        .chain(std::iter::once(&state_rel));
+    for p in new_paths {
+        let mut anc = p.parent();
+        while let Some(a) = anc {
+            if !plan.home.join(a.as_str()).exists() {
+                dirs.insert(a.clone());
+            }
+            anc = a.parent();
+        }
+    }
+    next.created_dirs = dirs.into_iter().collect();
+    let path = plan.home.join(state_rel.as_str());
+    let disk = fsx::read_if_exists(&path).map_err(lio(&path))?;
+    let bytes = next.render();
+    if disk.as_deref() == Some(&bytes[..]) {
+        return Ok(None);
+    }
+    Ok(Some((state_rel, bytes, disk.as_deref().map(fsx::sha256_hex))))
+}

@@ -1,0 +1,181 @@
+//! The lifecycle of an installed target: install (and upgrade), uninstall, verify, recover.
+//! Each run that writes holds the target's lock from before it reads anything to after its
+//! last write.
+//!
+//! Input: emitted and guarded runtimes (install), or a runtime and its target (the others).
+//! Output: per target, the [`Plan`] that was carried out (the same value `--dry-run` prints and
+//! `--json` serialises) with what recovery and migrations did.
+//!
+//! Order of an install, per target: check the target can be written (a missing or read-only
+//! target is an error before anything is written) -> lock -> finish or undo what an interrupted
+//! run left ([`txn::recover`]) -> migrations -> plan the files ([`plan::build`]), the settings
+//! surfaces ([`settings`]) and the install state -> check every destination directory can be
+//! written -> one transaction ([`write::apply`]) -> unlock. Nothing is written for any target
+//! until every target has been planned; a failure before its transaction reverts the
+//! migrations of that run.
+
+pub mod migrate;
+pub mod plan;
+pub mod record;
+pub mod state;
+pub mod surfaces;
+pub mod txn;
+pub mod write;
+
+mod install;
+mod recover;
+mod uninstall;
+mod verify;
+
+pub use install::install;
+pub use recover::recover;
+pub use uninstall::{UninstallReport, uninstall};
+pub use verify::{VerifyReport, verify};
+
+use std::path::{Path, PathBuf};
+
+use msd_core::fs::fsx;
+use msd_core::manifest::capability::Scope;
+
+use crate::apply::plan::{Plan, PlanError};
+use crate::apply::txn::Recovery;
+use crate::apply::write::{WriteError, WriteReport};
+use crate::pipeline::PipelineError;
+use crate::pipeline::guard::GuardReport;
+use crate::pipeline::target::Target;
+
+/// Any error of installing, uninstalling, verifying or recovering a target.
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    /// Emitting what to install failed.
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    /// Planning failed.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// Writing failed.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// Locking, recovery, migrations, settings surfaces.
+    #[error(transparent)]
+    Lifecycle(#[from] LifecycleError),
+}
+
+/// Errors of the lifecycle around the pipeline.
+#[derive(Debug, thiserror::Error)]
+pub enum LifecycleError {
+    /// Another run holds the target.
+    #[error(transparent)]
+    Locked(#[from] fsx::LockError),
+    /// The target (or the directory it would be created in) does not exist.
+    #[error("target {home} cannot be created: {reason}")]
+    Missing {
+        /// The home.
+        home: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The target cannot be written.
+    #[error("target {home} is not writable: {reason}")]
+    ReadOnly {
+        /// The home.
+        home: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// A settings file cannot be parsed or edited; it was left untouched.
+    #[error(transparent)]
+    Settings(#[from] surfaces::SettingsError),
+    /// The install state cannot be read.
+    #[error(transparent)]
+    State(#[from] state::StateError),
+    /// A migration failed (and was reverted).
+    #[error(transparent)]
+    Migrate(#[from] migrate::MigrateError),
+    /// The swap or the recovery failed.
+    #[error(transparent)]
+    Txn(#[from] txn::TxnError),
+    /// A destination passes through a symlink.
+    #[error(transparent)]
+    Confine(#[from] fsx::ConfineError),
+    /// An io error on a path.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+impl LifecycleError {
+    /// What to do about it.
+    pub fn hint(&self) -> String {
+        match self {
+            LifecycleError::Locked(_) => "wait for the other run to finish and run again (a killed run releases its lock by itself)".into(),
+            LifecycleError::Missing { .. } => "create the parent directory first, or fix the path given by --config-dir or the environment".into(),
+            LifecycleError::ReadOnly { .. } => "make the target writable (permissions, immutable flag, read-only mount) and run again; nothing was written".into(),
+            LifecycleError::Settings(_) => "fix the file's syntax (or move it aside) and run again; it was left untouched and nothing was written".into(),
+            LifecycleError::State(_) => "the install state is damaged; move it aside and run again".into(),
+            LifecycleError::Migrate(_) => "move one of the two directories aside and run again; the migration was reverted".into(),
+            LifecycleError::Txn(t) => t.hint(),
+            LifecycleError::Confine(_) => "pass --allow-symlinks if the link is intended".into(),
+            LifecycleError::Io { .. } => "check that the target exists and is writable".into(),
+        }
+    }
+}
+
+pub(crate) fn lio(path: &Path) -> impl FnOnce(std::io::Error) -> LifecycleError + '_ {
+    move |source| LifecycleError::Io { path: path.display().to_string(), source }
+}
+
+/// Options of an install run.
+#[derive(Clone)]
+pub struct InstallOptions<'a> {
+    /// Scope.
+    pub scope: Scope,
+    /// `--config-dir`.
+    pub config_dir: Option<&'a Path>,
+    /// `--allow-symlinks`.
+    pub allow_symlinks: bool,
+    /// `--dry-run`: plan only; no lock, no recovery, no migration, no write.
+    pub dry_run: bool,
+    /// Where the swap of each target reports its progress.
+    pub progress: &'a dyn Progress,
+}
+
+/// Where a run reports progress: the CLI draws bars on a terminal; tests and scripts see nothing.
+pub trait Progress: Sync {
+    /// A progress sink for one target's swap, labelled `label`; dropped when the swap ends.
+    fn target(&self, label: &str) -> Box<dyn txn::Progress + '_>;
+}
+
+/// A run that reports no progress.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn target(&self, _label: &str) -> Box<dyn txn::Progress + '_> {
+        Box::new(txn::NoProgress)
+    }
+}
+
+/// One target of an install run.
+#[derive(Debug)]
+pub struct TargetRun {
+    /// Where it goes.
+    pub target: Target,
+    /// What the guard measured.
+    pub guard: GuardReport,
+    /// What was (or, for a dry run, would be) done.
+    pub plan: Plan,
+    /// What recovery did before planning.
+    pub recovery: Option<Recovery>,
+    /// Dry run: an interrupted run's journal that the next real run completes first.
+    pub pending_recovery: bool,
+    /// Dry run: migrations the next real run would run.
+    pub pending_migrations: Vec<&'static str>,
+    /// What was written.
+    pub report: Option<WriteReport>,
+    /// What composition did to each file with sections or a cap.
+    pub compose: Vec<crate::pipeline::fit::FileCompose>,
+}

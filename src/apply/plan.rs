@@ -1,0 +1,314 @@
+//! Stage 6, `plan`: compare the last manifest, the disk and the new emission, and decide, file
+//! by file, what to do.
+//!
+//! Input: an [`Emission`], the target home, the previous [`FileManifest`]. Output: a [`Plan`],
+//! a value that `--dry-run` prints, `--json` serialises and the writer executes; nothing else
+//! decides what is written.
+//!
+//! Rules (SPEC section 6): identical bytes are kept (a second identical run changes nothing); a
+//! file whose disk hash differs from what we recorded was edited by the user and is backed up
+//! before it is replaced or removed; a file we never recorded that sits where we must write is
+//! backed up too; files the old version wrote and the new one does not are removed; files we
+//! never wrote are never touched. Reads only.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::apply::record::{self, Entry, FileManifest};
+use crate::pipeline::convert::{Emission, FileKind};
+use msd_core::fs::fsx::{self, FileMode};
+use msd_core::fs::relpath::RelPath;
+use msd_core::manifest::capability::{Capability, Scope};
+
+/// What happens to one path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// A new file.
+    Add,
+    /// An existing file gets new bytes.
+    Change,
+    /// A file of the previous install that is no longer emitted.
+    Remove,
+    /// Already up to date.
+    Keep,
+}
+
+impl Action {
+    /// `add`, `change`, `remove`, `keep`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Add => "add",
+            Action::Change => "change",
+            Action::Remove => "remove",
+            Action::Keep => "keep",
+        }
+    }
+}
+
+/// Why a file is backed up before it is replaced or removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackupReason {
+    /// Its hash differs from the one we recorded.
+    UserEdited,
+    /// We never recorded it, but we must write where it is.
+    Unmanaged,
+}
+
+/// One operation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Op {
+    /// What happens.
+    pub action: Action,
+    /// Path relative to the home.
+    pub path: RelPath,
+    /// Size of the new bytes (add, change, keep).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// Size on disk before the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_bytes: Option<u64>,
+    /// Set when the current file is copied to the local-patches directory first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<BackupReason>,
+    /// The kind of file (absent for removals).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<FileKind>,
+    /// sha256 of the new bytes (add, change, keep).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// New bytes.
+    #[serde(skip)]
+    pub data: Option<Vec<u8>>,
+    /// Current bytes when they are backed up.
+    #[serde(skip)]
+    pub old_data: Option<Vec<u8>>,
+    /// Mode of the new file.
+    #[serde(skip)]
+    pub mode: FileMode,
+    /// sha256 of the file on disk when planned (`None` when absent).
+    #[serde(skip)]
+    pub old_sha256: Option<String>,
+}
+
+/// The install state to write: its path, bytes and the sha256 of the file it replaces.
+pub type StateWrite = (RelPath, Vec<u8>, Option<String>);
+
+/// One settings surface edit: our entries upserted into (or removed from) a user's file.
+#[derive(Debug, Clone, Serialize)]
+pub struct SettingsChange {
+    /// The file, relative to the home.
+    pub path: RelPath,
+    /// What happens to the file.
+    pub action: Action,
+    /// Entry ids added.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub added: Vec<String>,
+    /// Entry ids whose value changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub updated: Vec<String>,
+    /// Entry ids removed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<String>,
+    /// Notes for the user (their value kept over ours, ...).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// New bytes (absent for a removal or a keep).
+    #[serde(skip)]
+    pub data: Option<Vec<u8>>,
+    /// sha256 of the file when planned.
+    #[serde(skip)]
+    pub old_sha256: Option<String>,
+}
+
+/// The whole plan for one runtime and scope.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    /// Runtime id.
+    pub runtime: String,
+    /// Scope.
+    pub scope: Scope,
+    /// The home everything is written under.
+    pub home: PathBuf,
+    /// Operations sorted by path.
+    pub ops: Vec<Op>,
+    /// The manifest to record.
+    #[serde(skip)]
+    pub manifest: FileManifest,
+    /// The manifest's path relative to the home.
+    #[serde(skip)]
+    pub manifest_path: RelPath,
+    /// Whether the manifest on disk differs from the new one.
+    pub manifest_changed: bool,
+    /// The manifest of the install being replaced.
+    #[serde(skip)]
+    pub previous: Option<FileManifest>,
+    /// sha256 of the manifest file on disk when planned.
+    #[serde(skip)]
+    pub manifest_old_sha256: Option<String>,
+    /// Settings surfaces edited.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<SettingsChange>,
+    /// Migrations run on the target before planning.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub migrations: Vec<crate::apply::migrate::Ran>,
+    /// The install state to record, when it changes: its path, bytes and the old file's sha256.
+    #[serde(skip)]
+    pub state: Option<StateWrite>,
+}
+
+/// Counts of a plan.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Files added.
+    pub added: usize,
+    /// Files changed.
+    pub changed: usize,
+    /// Files removed.
+    pub removed: usize,
+    /// Files kept.
+    pub kept: usize,
+    /// Files backed up first.
+    pub backed_up: usize,
+    /// Bytes of all emitted files.
+    pub bytes: u64,
+}
+
+/// Planning errors.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// Reading the disk failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The previous manifest is unreadable.
+    #[error(transparent)]
+    Record(#[from] record::RecordError),
+    /// A destination passes through a symlink.
+    #[error(transparent)]
+    Confine(#[from] fsx::ConfineError),
+}
+
+impl Plan {
+    /// Counts.
+    pub fn summary(&self) -> Summary {
+        let mut s = Summary::default();
+        for op in &self.ops {
+            match op.action {
+                Action::Add => s.added += 1,
+                Action::Change => s.changed += 1,
+                Action::Remove => s.removed += 1,
+                Action::Keep => s.kept += 1,
+            }
+            if op.backup.is_some() {
+                s.backed_up += 1;
+            }
+            s.bytes += op.bytes.unwrap_or(0);
+        }
+        s
+    }
+
+    /// Whether running it would write anything.
+    pub fn is_noop(&self) -> bool {
+        !self.manifest_changed
+            && self.state.is_none()
+            && self.ops.iter().all(|o| o.action == Action::Keep)
+            && self.settings.iter().all(|s| s.action == Action::Keep)
+    }
+}
+
+/// Builds the plan of `emission` into `home`.
+pub fn build(emission: Emission, cap: &Capability, home: &Path, allow_symlinks: bool) -> Result<Plan, PlanError> {
+    let previous = FileManifest::read(home, cap, emission.scope)?;
+    let manifest_path = record::manifest_rel(cap, emission.scope);
+    let mut ops = Vec::new();
+    let mut entries = Vec::new();
+    for f in emission.files {
+        let dest = fsx::confined(home, &f.path, allow_symlinks)?;
+        let disk = fsx::read_if_exists(&dest)?;
+        // Every file is hashed once: the new bytes here, the disk's only when they differ.
+        let sha = fsx::sha256_hex(&f.bytes);
+        let same = disk.as_deref() == Some(f.bytes.as_slice());
+        let disk_sha = match &disk {
+            Some(_) if same => Some(sha.clone()),
+            Some(d) => Some(fsx::sha256_hex(d)),
+            None => None,
+        };
+        entries.push(Entry { path: f.path.clone(), bytes: f.bytes.len() as u64, sha256: sha.clone(), mode: f.mode });
+        let recorded = previous.as_ref().and_then(|m| m.get(&f.path));
+        let (action, backup) = match &disk_sha {
+            None => (Action::Add, None),
+            Some(_) if same && recorded.is_none_or(|r| r.mode == f.mode) => (Action::Keep, None),
+            Some(d) => match recorded {
+                Some(r) if *d == r.sha256 => (Action::Change, None),
+                Some(_) if same => (Action::Change, None),
+                Some(_) => (Action::Change, Some(BackupReason::UserEdited)),
+                None => (Action::Change, Some(BackupReason::Unmanaged)),
+            },
+        };
+        ops.push(Op {
+            action,
+            path: f.path,
+            bytes: Some(f.bytes.len() as u64),
+            old_bytes: disk.as_ref().map(|d| d.len() as u64),
+            backup,
+            kind: Some(f.kind),
+            sha256: Some(sha),
+            old_sha256: disk_sha,
+            old_data: if backup.is_some() { disk } else { None },
+            data: Some(f.bytes),
+            mode: f.mode,
+        });
+    }
+    if let Some(prev) = &previous {
+        let emitted: std::collections::BTreeSet<&RelPath> = entries.iter().map(|e| &e.path).collect();
+        for old in &prev.files {
+            if emitted.contains(&old.path) {
+                continue;
+            }
+            let dest = fsx::confined(home, &old.path, allow_symlinks)?;
+            let Some(disk) = fsx::read_if_exists(&dest)? else { continue };
+            let disk_sha = fsx::sha256_hex(&disk);
+            let edited = disk_sha != old.sha256;
+            ops.push(Op {
+                action: Action::Remove,
+                path: old.path.clone(),
+                bytes: None,
+                old_bytes: Some(disk.len() as u64),
+                backup: edited.then_some(BackupReason::UserEdited),
+                kind: None,
+                sha256: None,
+                data: None,
+                old_data: edited.then_some(disk),
+                mode: old.mode,
+                old_sha256: Some(disk_sha),
+            });
+        }
+    }
+    ops.sort_by(|a, b| a.path.cmp(&b.path));
+    let manifest = FileManifest {
+        schema_version: record::SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        runtime: emission.runtime.clone(),
+        scope: emission.scope,
+        files: entries,
+    };
+    let manifest_disk = fsx::read_if_exists(&home.join(manifest_path.as_str()))?;
+    let manifest_changed =
+        previous.as_ref() != Some(&manifest) || manifest_disk.as_deref() != Some(&manifest.render()[..]);
+    Ok(Plan {
+        runtime: emission.runtime,
+        scope: emission.scope,
+        home: home.to_path_buf(),
+        ops,
+        manifest,
+        manifest_path,
+        manifest_changed,
+        previous,
+        manifest_old_sha256: manifest_disk.as_deref().map(fsx::sha256_hex),
+        settings: Vec::new(),
+        migrations: Vec::new(),
+        state: None,
+    })
+}

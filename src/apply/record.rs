@@ -1,0 +1,110 @@
+//! Stage 8, `record`: the file manifest `<home>/<core>/msd-file-manifest.json`.
+//!
+//! It lists every file an install wrote: relative path, bytes and sha256 of the emitted bytes.
+//! The next run compares it with the disk to tell a pristine file (safe to replace or remove)
+//! from one the user edited (backed up first), and uninstall and verify read it.
+//!
+//! Invariants: entries sorted by path; no timestamp inside, so an identical install writes an
+//! identical manifest and touches nothing.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use msd_core::fs::fsx::{self, FileMode};
+use msd_core::fs::relpath::RelPath;
+use msd_core::manifest::capability::{Capability, Scope};
+
+/// The file name of the manifest inside the core dir.
+pub const MANIFEST_NAME: &str = "msd-file-manifest.json";
+
+/// Version of this file's format.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One written file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// Path relative to the home.
+    pub path: RelPath,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// sha256 of the emitted bytes, lowercase hex.
+    pub sha256: String,
+    /// File mode.
+    pub mode: FileMode,
+}
+
+/// The manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileManifest {
+    /// Format version.
+    pub schema_version: u32,
+    /// msd-install version that wrote it.
+    pub tool_version: String,
+    /// Runtime id.
+    pub runtime: String,
+    /// Scope.
+    pub scope: Scope,
+    /// Every written file, sorted by path.
+    pub files: Vec<Entry>,
+}
+
+/// A manifest that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct RecordError {
+    /// The manifest path.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The manifest's path relative to the home.
+pub fn manifest_rel(cap: &Capability, scope: Scope) -> RelPath {
+    cap.core_dir(scope).join(&RelPath::new(MANIFEST_NAME).expect("static"))
+}
+
+impl FileManifest {
+    /// The entry of `path`.
+    pub fn get(&self, path: &RelPath) -> Option<&Entry> {
+        self.files.binary_search_by(|e| e.path.cmp(path)).ok().map(|i| &self.files[i])
+    }
+
+    /// Serialised form (pretty JSON, final newline).
+    pub fn render(&self) -> Vec<u8> {
+        let mut s = serde_json::to_string_pretty(self).expect("manifest serializes");
+        s.push('\n');
+        s.into_bytes()
+    }
+
+    /// Parses a manifest.
+    pub fn parse(path: &Path, bytes: &[u8]) -> Result<FileManifest, RecordError> {
+        let mut m: FileManifest = serde_json::from_slice(bytes).map_err(|e| RecordError {
+            path: path.display().to_string(),
+            message: format!("not a valid msd file manifest ({e})"),
+        })?;
+        if m.schema_version != SCHEMA_VERSION {
+            return Err(RecordError {
+                path: path.display().to_string(),
+                message: format!(
+                    "manifest schema version {} is not supported (this msd-install reads {SCHEMA_VERSION})",
+                    m.schema_version
+                ),
+            });
+        }
+        m.files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(m)
+    }
+
+    /// Reads the manifest under `home`, `None` when there is none.
+    pub fn read(home: &Path, cap: &Capability, scope: Scope) -> Result<Option<FileManifest>, RecordError> {
+        let path = home.join(manifest_rel(cap, scope).as_str());
+        match fsx::read_if_exists(&path) {
+            Ok(None) => Ok(None),
+            Ok(Some(b)) => FileManifest::parse(&path, &b).map(Some),
+            Err(e) => Err(RecordError { path: path.display().to_string(), message: e.to_string() }),
+        }
+    }
+}

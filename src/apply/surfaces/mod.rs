@@ -1,0 +1,412 @@
+//! Settings and config surfaces: the files a runtime reads its hooks, permissions and options
+//! from (Claude `settings.json`, Codex `config.toml` and `hooks.json`, instruction files with a
+//! marked block). They belong to the user; msd-install adds its entries and nothing else.
+//!
+//! Input: a manifest's `settings` list ([`SurfaceSpec`]: file, format, entries, each entry with
+//! an owner id), the target (for the `{{core}}` / `{{home}}` / `{{core_ref}}` placeholders), the
+//! file's current text and the [`SurfaceLedger`] of what we own there. Output: the new text (or
+//! the file's removal) and the new ledger.
+//!
+//! Rules:
+//! - the file is parsed keeping everything (JSONC comments and formatting through
+//!   `jsonc-parser`'s CST, TOML through `toml_edit`, text outside our markers as is); a file
+//!   that does not parse is an error and is left untouched;
+//! - an entry is upserted by its owner id: the item we wrote last time (the ledger) is replaced
+//!   in place, an item equal to ours that the user already had is left alone and not claimed, so
+//!   a reinstall never duplicates and an uninstall never removes a user's item;
+//! - containers we had to create are recorded and removed again when they are empty, and a file
+//!   we created is removed when nothing but an empty object is left: uninstall leaves the file
+//!   byte-identical to what the user had;
+//! - a key the user set to another value keeps the user's value (noted in the report).
+
+use std::collections::BTreeMap;
+
+use msd_core::fs::relpath::RelPath;
+use msd_core::manifest::surfaces::{EntryKind, EntrySpec, SurfaceFormat, SurfaceSpec};
+use serde_json::Value;
+
+use crate::apply::state::{LedgerEntry, SurfaceLedger};
+use crate::pipeline::target::Target;
+
+mod json;
+mod markdown;
+mod toml;
+
+#[cfg(test)]
+mod tests;
+
+/// The placeholder values of one target.
+#[derive(Debug, Clone)]
+pub struct Vars {
+    home: String,
+    core: String,
+    core_ref: String,
+}
+
+impl Vars {
+    /// The values for `target`, whose core dir is `core_dir`.
+    pub fn new(target: &Target, core_dir: &RelPath) -> Vars {
+        let home = target.home.display().to_string();
+        Vars { core: format!("{home}/{core_dir}"), home, core_ref: target.core_ref.clone() }
+    }
+
+    fn expand(&self, s: &str) -> String {
+        s.replace("{{home}}", &self.home).replace("{{core_ref}}", &self.core_ref).replace("{{core}}", &self.core)
+    }
+
+    fn expand_value(&self, v: &Value) -> Value {
+        match v {
+            Value::String(s) => Value::String(self.expand(s)),
+            Value::Array(a) => Value::Array(a.iter().map(|x| self.expand_value(x)).collect()),
+            Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (k.clone(), self.expand_value(x))).collect()),
+            other => other.clone(),
+        }
+    }
+}
+
+/// A settings file that cannot be edited.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct SettingsError {
+    /// The file.
+    pub path: String,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The outcome of editing one surface.
+#[derive(Debug, Clone, Default)]
+pub struct Edit {
+    /// The new text; `None` when the file is to be removed.
+    pub text: Option<String>,
+    /// The new ledger.
+    pub ledger: SurfaceLedger,
+    /// Entry ids added.
+    pub added: Vec<String>,
+    /// Entry ids whose value changed.
+    pub updated: Vec<String>,
+    /// Entry ids removed.
+    pub removed: Vec<String>,
+    /// Things the user should know (their value kept over ours, ...).
+    pub notes: Vec<String>,
+}
+
+/// One entry of a JSON or TOML surface, rendered for a target.
+#[derive(Debug, Clone, PartialEq)]
+enum Wanted {
+    /// One item of the array at `at`.
+    Item {
+        /// Owner id.
+        id: String,
+        /// Key path of the array.
+        at: Vec<String>,
+        /// The item.
+        value: Value,
+    },
+    /// The value of the key at `at`.
+    Key {
+        /// Owner id.
+        id: String,
+        /// Key path of the key.
+        at: Vec<String>,
+        /// The value.
+        value: Value,
+    },
+}
+
+/// One block of a Markdown surface, rendered for a target.
+#[derive(Debug, Clone, PartialEq)]
+struct WantedBlock {
+    /// Owner id.
+    id: String,
+    /// The block's body.
+    text: String,
+}
+
+/// The entries of `spec` rendered for a target, split by what edits them (the manifest's
+/// validation put blocks in Markdown surfaces and the rest in JSON and TOML ones).
+fn rendered(spec: &SurfaceSpec, vars: &Vars) -> (Vec<Wanted>, Vec<WantedBlock>) {
+    let (mut structured, mut blocks) = (Vec::new(), Vec::new());
+    for e in &spec.entries {
+        match e {
+            EntrySpec::ArrayItem { id, at, value } => {
+                structured.push(Wanted::Item { id: id.clone(), at: at.clone(), value: vars.expand_value(value) })
+            }
+            EntrySpec::Key { id, at, value } => {
+                structured.push(Wanted::Key { id: id.clone(), at: at.clone(), value: vars.expand_value(value) })
+            }
+            EntrySpec::Block { id, text } => blocks.push(WantedBlock { id: id.clone(), text: vars.expand(text) }),
+        }
+    }
+    (structured, blocks)
+}
+
+/// Upserts the entries of `spec` into `current` (the file's text, `None` when absent).
+/// `display` names the file in errors. `adopt` claims items equal to ours that the ledger does
+/// not know: set when a previous install exists but its ledger is lost (an older layout, a
+/// damaged state), so that its entries are not orphaned (and left dangling by uninstall).
+pub fn upsert(
+    spec: &SurfaceSpec,
+    vars: &Vars,
+    display: &str,
+    current: Option<&str>,
+    ledger: &SurfaceLedger,
+    adopt: bool,
+) -> Result<Edit, SettingsError> {
+    let (structured, blocks) = rendered(spec, vars);
+    match spec.format {
+        SurfaceFormat::Json => {
+            merge(&mut json::JsonDoc::parse(display, current)?, display, current.is_none(), &structured, ledger, adopt)
+        }
+        SurfaceFormat::Toml => {
+            merge(&mut toml::TomlDoc::parse(display, current)?, display, current.is_none(), &structured, ledger, adopt)
+        }
+        SurfaceFormat::Markdown => markdown::blocks(display, current, &blocks, ledger),
+    }
+}
+
+/// Removes every entry we own from `current` (uninstall).
+pub fn remove(
+    format: SurfaceFormat,
+    display: &str,
+    current: Option<&str>,
+    ledger: &SurfaceLedger,
+) -> Result<Edit, SettingsError> {
+    match format {
+        SurfaceFormat::Json => merge(&mut json::JsonDoc::parse(display, current)?, display, false, &[], ledger, false),
+        SurfaceFormat::Toml => merge(&mut toml::TomlDoc::parse(display, current)?, display, false, &[], ledger, false),
+        SurfaceFormat::Markdown => markdown::blocks(display, current, &[], ledger),
+    }
+}
+
+/// A structured document edited in place. Paths are key paths from the top-level table.
+trait Doc {
+    /// The value at `path` (converted to JSON for comparison), `None` when absent.
+    fn get(&self, path: &[String]) -> Option<Value>;
+    /// Makes `path` an existing table/object (creating missing ones); returns the paths it
+    /// created. Errors when something in the way is not a table.
+    fn ensure_table(&mut self, path: &[String]) -> Result<Vec<Vec<String>>, String>;
+    /// Items of the array at `path` (empty when absent).
+    fn items(&self, path: &[String]) -> Result<Vec<Value>, String>;
+    /// Appends `v` to the array at `path`, creating the array; returns whether it created it.
+    fn push(&mut self, path: &[String], v: &Value) -> Result<bool, String>;
+    /// Replaces item `i` of the array at `path`.
+    fn replace(&mut self, path: &[String], i: usize, v: &Value);
+    /// Removes item `i` of the array at `path`.
+    fn remove_item(&mut self, path: &[String], i: usize);
+    /// Sets the key at `path` (its parent exists).
+    fn set(&mut self, path: &[String], v: &Value);
+    /// Removes the key at `path`.
+    fn remove_key(&mut self, path: &[String]);
+    /// Whether the container at `path` exists and is empty.
+    fn is_empty_container(&self, path: &[String]) -> bool;
+    /// Whether the whole document is an empty table/object without comments.
+    fn is_blank(&self) -> bool;
+    /// The text.
+    fn render(&self) -> String;
+}
+
+fn at(path: &[String]) -> String {
+    path.join(".")
+}
+
+/// Upserts `want` into `doc` and removes what `prev` owned that is no longer wanted, in four
+/// steps: each wanted entry ([`Merge::item`], [`Merge::key`]), stale entries
+/// ([`Merge::drop_stale`]), containers we created that are empty now
+/// ([`Merge::prune_containers`]), and the outcome ([`Merge::finish`]).
+fn merge(
+    doc: &mut dyn Doc,
+    display: &str,
+    file_absent: bool,
+    want: &[Wanted],
+    prev: &SurfaceLedger,
+    adopt: bool,
+) -> Result<Edit, SettingsError> {
+    let before = doc.render();
+    let mut m = Merge {
+        doc,
+        display,
+        prev,
+        adopt,
+        edit: Edit::default(),
+        ledger: SurfaceLedger {
+            format: prev.format,
+            created_file: prev.created_file || file_absent,
+            containers: prev.containers.clone(),
+            entries: BTreeMap::new(),
+        },
+    };
+    for w in want {
+        match w {
+            Wanted::Item { id, at, value } => m.item(id, at, value)?,
+            Wanted::Key { id, at, value } => m.key(id, at, value)?,
+        }
+    }
+    m.drop_stale();
+    m.prune_containers();
+    Ok(m.finish(before, file_absent))
+}
+
+/// One merge in progress.
+struct Merge<'a> {
+    doc: &'a mut dyn Doc,
+    display: &'a str,
+    prev: &'a SurfaceLedger,
+    adopt: bool,
+    edit: Edit,
+    ledger: SurfaceLedger,
+}
+
+impl Merge<'_> {
+    fn err(&self, message: String) -> SettingsError {
+        SettingsError { path: self.display.to_string(), line: None, message }
+    }
+
+    /// What we wrote last time for `id`, if it was of `kind` at the same place.
+    fn ours_before(&self, id: &str, kind: EntryKind, path: &[String]) -> Option<&Value> {
+        self.prev.entries.get(id).filter(|e| e.kind == kind && e.at == path).map(|e| &e.value)
+    }
+
+    fn own(&mut self, id: &str, kind: EntryKind, path: &[String], value: &Value) {
+        self.ledger
+            .entries
+            .insert(id.to_string(), LedgerEntry { kind, at: path.to_vec(), value: value.clone(), separator: None });
+    }
+
+    fn created(&mut self, created: Vec<Vec<String>>) {
+        for c in created {
+            if !self.ledger.containers.contains(&c) {
+                self.ledger.containers.push(c);
+            }
+        }
+    }
+
+    fn ensure_parent(&mut self, path: &[String]) -> Result<(), SettingsError> {
+        let created = self.doc.ensure_table(&path[..path.len() - 1]).map_err(|m| self.err(m))?;
+        self.created(created);
+        Ok(())
+    }
+
+    /// One array item: kept, adopted, replaced in place, left to the user, or appended.
+    fn item(&mut self, id: &str, path: &[String], value: &Value) -> Result<(), SettingsError> {
+        self.ensure_parent(path)?;
+        let ours_before = self.ours_before(id, EntryKind::ArrayItem, path).cloned();
+        let items = self.doc.items(path).map_err(|m| self.err(m))?;
+        let has_new = items.iter().position(|x| x == value);
+        let has_old = ours_before.as_ref().and_then(|o| items.iter().position(|x| x == o));
+        match (has_new, has_old) {
+            (Some(_), Some(_)) if ours_before.as_ref() == Some(value) => {
+                self.own(id, EntryKind::ArrayItem, path, value)
+            }
+            (Some(_), Some(old)) => {
+                // The user already has the new item; ours is the stale one.
+                self.doc.remove_item(path, old);
+                self.edit.removed.push(id.to_string());
+            }
+            (Some(_), None) if self.adopt => self.own(id, EntryKind::ArrayItem, path, value),
+            (Some(_), None) => {
+                self.edit.notes.push(format!("{}: you already have msd's `{id}` entry; it stays yours", at(path)))
+            }
+            (None, Some(old)) => {
+                self.doc.replace(path, old, value);
+                self.own(id, EntryKind::ArrayItem, path, value);
+                self.edit.updated.push(id.to_string());
+            }
+            (None, None) => {
+                if self.doc.push(path, value).map_err(|m| self.err(m))? {
+                    self.created(vec![path.to_vec()]);
+                }
+                self.own(id, EntryKind::ArrayItem, path, value);
+                self.edit.added.push(id.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    /// One key: set when absent, kept when equal, updated when it still holds our last value,
+    /// left to the user otherwise.
+    fn key(&mut self, id: &str, path: &[String], value: &Value) -> Result<(), SettingsError> {
+        self.ensure_parent(path)?;
+        let ours_before = self.ours_before(id, EntryKind::Key, path).cloned();
+        match self.doc.get(path) {
+            None => {
+                self.doc.set(path, value);
+                self.own(id, EntryKind::Key, path, value);
+                self.edit.added.push(id.to_string());
+            }
+            Some(cur) if &cur == value => {
+                if ours_before.is_some() || self.adopt {
+                    self.own(id, EntryKind::Key, path, value);
+                }
+            }
+            Some(cur) if Some(&cur) == ours_before.as_ref() => {
+                self.doc.set(path, value);
+                self.own(id, EntryKind::Key, path, value);
+                self.edit.updated.push(id.to_string());
+            }
+            Some(cur) => self.edit.notes.push(format!("{}: kept your value {cur} (msd would set {value})", at(path))),
+        }
+        Ok(())
+    }
+
+    /// Entries we own that are no longer wanted (an older version's, moved ones, or uninstall).
+    fn drop_stale(&mut self) {
+        for (id, old) in &self.prev.entries {
+            if self.ledger.entries.get(id).is_some_and(|e| e.at == old.at) {
+                continue;
+            }
+            match old.kind {
+                EntryKind::ArrayItem => {
+                    if let Ok(items) = self.doc.items(&old.at)
+                        && let Some(i) = items.iter().position(|x| x == &old.value)
+                    {
+                        self.doc.remove_item(&old.at, i);
+                        self.edit.removed.push(id.clone());
+                    }
+                }
+                EntryKind::Key => {
+                    if self.doc.get(&old.at).as_ref() == Some(&old.value) {
+                        self.doc.remove_key(&old.at);
+                        self.edit.removed.push(id.clone());
+                    }
+                }
+                // A block in the ledger of a structured file: nothing of ours to find there.
+                EntryKind::Block => {}
+            }
+        }
+    }
+
+    /// Containers we created that are empty now go, deepest first.
+    fn prune_containers(&mut self) {
+        let mut containers = self.ledger.containers.clone();
+        containers.sort_by_key(|c| std::cmp::Reverse(c.len()));
+        for c in containers {
+            let needed = self.ledger.entries.values().any(|e| e.at.starts_with(&c));
+            if self.doc.get(&c).is_none() {
+                self.ledger.containers.retain(|x| x != &c);
+            } else if self.doc.is_empty_container(&c) && !needed {
+                self.doc.remove_key(&c);
+                self.ledger.containers.retain(|x| x != &c);
+            }
+        }
+    }
+
+    /// The new text (`None`: remove the file we created) and ledger.
+    fn finish(mut self, before: String, file_absent: bool) -> Edit {
+        let text = self.doc.render();
+        self.edit.text = if self.ledger.created_file && self.ledger.entries.is_empty() && self.doc.is_blank() {
+            None
+        } else if text == before && !file_absent {
+            Some(before)
+        } else {
+            Some(text)
+        };
+        if self.ledger.entries.is_empty() && self.ledger.containers.is_empty() {
+            self.ledger.created_file = false;
+        }
+        self.edit.ledger = self.ledger;
+        self.edit
+    }
+}

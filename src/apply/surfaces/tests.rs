@@ -1,0 +1,187 @@
+//! Table-driven upsert and remove over every surface format: text and ledger in, text and
+//! ledger out. Each case installs into a starting text, checks what landed and what the ledger
+//! owns, then uninstalls and expects the starting text back byte for byte (or the file gone when
+//! we created it).
+
+use super::*;
+
+fn vars() -> Vars {
+    Vars { home: "/h".into(), core: "/h/msd-core".into(), core_ref: "~/.claude/msd-core".into() }
+}
+
+fn spec(format: &str, entries: &str) -> SurfaceSpec {
+    let json = format!(r#"{{"file": "f", "format": "{format}", "entries": {entries}}}"#);
+    serde_json::from_str(&json).expect("spec parses")
+}
+
+struct Case {
+    name: &'static str,
+    format: &'static str,
+    entries: &'static str,
+    before: Option<&'static str>,
+    /// Substrings the installed text must hold.
+    holds: &'static [&'static str],
+    /// Owner ids the ledger must own after the install.
+    owns: &'static [&'static str],
+    /// Notes the install must give (substrings).
+    notes: &'static [&'static str],
+}
+
+const HOOK: &str = r#"[{"id": "hook:s", "kind": "array-item", "at": ["hooks", "SessionStart"], "value": {"command": "{{core}}/bin/msd_run hook session-start"}}]"#;
+const KEY: &str = r#"[{"id": "key:t", "kind": "key", "at": ["features", "hooks"], "value": true}]"#;
+const BLOCK: &str = r#"[{"id": "block:a", "kind": "block", "text": "Use {{core_ref}}/workflows.\n"}]"#;
+
+const CASES: &[Case] = &[
+    Case {
+        name: "json, absent file",
+        format: "json",
+        entries: HOOK,
+        before: None,
+        holds: &["/h/msd-core/bin/msd_run hook session-start"],
+        owns: &["hook:s"],
+        notes: &[],
+    },
+    Case {
+        name: "json, comments and a user hook",
+        format: "json",
+        entries: HOOK,
+        before: Some(
+            "{\n  // mine\n  \"hooks\": {\n    \"SessionStart\": [\n      {\"command\": \"echo hi\"}\n    ]\n  }\n}\n",
+        ),
+        holds: &["// mine", "echo hi", "/h/msd-core/bin/msd_run hook session-start"],
+        owns: &["hook:s"],
+        notes: &[],
+    },
+    Case {
+        name: "json, the user already has our item",
+        format: "json",
+        entries: HOOK,
+        before: Some(
+            "{\"hooks\": {\"SessionStart\": [{\"command\": \"/h/msd-core/bin/msd_run hook session-start\"}]}}\n",
+        ),
+        holds: &["msd_run hook session-start"],
+        owns: &[],
+        notes: &["stays yours"],
+    },
+    Case {
+        name: "json, a key the user set otherwise",
+        format: "json",
+        entries: KEY,
+        before: Some("{\"features\": {\"hooks\": false}}\n"),
+        holds: &["false"],
+        owns: &[],
+        notes: &["kept your value false"],
+    },
+    Case {
+        name: "toml, a table with a comment",
+        format: "toml",
+        entries: KEY,
+        before: Some("# my config\n[features]\nother = 1\n"),
+        holds: &["# my config", "other = 1", "hooks = true"],
+        owns: &["key:t"],
+        notes: &[],
+    },
+    Case {
+        name: "toml, absent file",
+        format: "toml",
+        entries: KEY,
+        before: None,
+        holds: &["hooks = true"],
+        owns: &["key:t"],
+        notes: &[],
+    },
+    Case {
+        name: "markdown, user text without a final newline",
+        format: "markdown",
+        entries: BLOCK,
+        before: Some("# My agents\nBe brief."),
+        holds: &["# My agents\nBe brief.", "<!-- msd-install:begin block:a -->", "Use ~/.claude/msd-core/workflows."],
+        owns: &["block:a"],
+        notes: &[],
+    },
+    Case {
+        name: "markdown, absent file",
+        format: "markdown",
+        entries: BLOCK,
+        before: None,
+        holds: &["<!-- msd-install:end block:a -->"],
+        owns: &["block:a"],
+        notes: &[],
+    },
+];
+
+#[test]
+fn surfaces_upsert_then_remove_restores_the_text() {
+    for c in CASES {
+        let s = spec(c.format, c.entries);
+        let installed =
+            upsert(&s, &vars(), "f", c.before, &SurfaceLedger { format: s.format, ..Default::default() }, false)
+                .unwrap_or_else(|e| panic!("{}: {e}", c.name));
+        let text = installed.text.clone().unwrap_or_else(|| panic!("{}: install removed the file", c.name));
+        for h in c.holds {
+            assert!(text.contains(h), "{}: installed text lacks {h:?}:\n{text}", c.name);
+        }
+        let owned: Vec<&str> = installed.ledger.entries.keys().map(String::as_str).collect();
+        assert_eq!(owned, c.owns, "{}: ledger", c.name);
+        for n in c.notes {
+            assert!(
+                installed.notes.iter().any(|x| x.contains(n)),
+                "{}: no note {n:?} in {:?}",
+                c.name,
+                installed.notes
+            );
+        }
+
+        let again = upsert(&s, &vars(), "f", Some(&text), &installed.ledger, false).unwrap();
+        assert_eq!(again.text.as_deref(), Some(text.as_str()), "{}: a second install changes nothing", c.name);
+        assert!(again.added.is_empty() && again.updated.is_empty(), "{}: {again:?}", c.name);
+
+        let removed = remove(s.format, "f", Some(&text), &installed.ledger).unwrap();
+        assert_eq!(removed.text.as_deref(), c.before, "{}: uninstall restores the bytes", c.name);
+        assert!(removed.ledger.entries.is_empty(), "{}: nothing owned after uninstall", c.name);
+    }
+}
+
+#[test]
+fn surfaces_a_changed_entry_replaces_ours_in_place() {
+    let old = spec("json", HOOK);
+    let first = upsert(
+        &old,
+        &vars(),
+        "f",
+        Some("{\"hooks\": {\"SessionStart\": [{\"command\": \"mine\"}]}}"),
+        &SurfaceLedger::default(),
+        false,
+    )
+    .unwrap();
+    let new = spec("json", &HOOK.replace("session-start", "session-begin"));
+    let second = upsert(&new, &vars(), "f", first.text.as_deref(), &first.ledger, false).unwrap();
+    let text = second.text.unwrap();
+    assert_eq!(second.updated, ["hook:s"]);
+    assert!(text.contains("session-begin") && !text.contains("session-start"), "{text}");
+    assert!(text.find("mine").unwrap() < text.find("session-begin").unwrap(), "the user's item stays first: {text}");
+}
+
+#[test]
+fn surfaces_unparseable_text_is_an_error_naming_the_line() {
+    for (format, entries, text) in [("json", HOOK, "{\n  \"a\": ,\n}"), ("toml", KEY, "[features\n")] {
+        let e = upsert(&spec(format, entries), &vars(), "settings.f", Some(text), &SurfaceLedger::default(), false)
+            .expect_err(format);
+        assert_eq!(e.path, "settings.f");
+        assert!(e.line.is_some(), "{format}: {e}");
+    }
+}
+
+#[test]
+fn surfaces_a_lone_end_marker_is_an_error() {
+    let e = upsert(
+        &spec("markdown", BLOCK),
+        &vars(),
+        "AGENTS.md",
+        Some("x\n<!-- msd-install:end block:a -->\n"),
+        &SurfaceLedger::default(),
+        false,
+    )
+    .expect_err("lone end");
+    assert_eq!(e.line, Some(2));
+}

@@ -1,0 +1,486 @@
+//! The atomic swap: one run's changes to one target, staged, journaled, then moved into place by
+//! rename, so that a run killed at any moment leaves a tree the next run can make whole.
+//!
+//! Input: the home and a list of [`TxnOp`]s (put these bytes at this path; remove this path),
+//! each with the hash the path had when the plan was made. Output: the ops carried out, or none
+//! of them.
+//!
+//! Protocol, all under `<home>/.msd-install/` (same filesystem as the target, so moves are
+//! renames):
+//! 1. stage: every new file is written to `txn/new/<path>`, then flushed to disk at once
+//!    (`syncfs`); nothing visible changes;
+//! 2. commit: `journal.json` (the op list) is written atomically. This is the commit point;
+//! 3. apply: each op in order: the current file is kept at `txn/old/<path>` (hard link, or a move
+//!    for removals), then `txn/new/<path>` is renamed over the destination. A reader sees the old
+//!    bytes or the new bytes of each file, never a mix;
+//! 4. finish: the journal is removed, then `txn/`. (The moves are not flushed separately: the
+//!    filesystem journals them in order before the journal's removal.)
+//!
+//! Recovery ([`recover`], run first by every command that takes the target's lock): a journal
+//! means the new tree was staged whole, so the run is completed (roll forward); if completing
+//! fails, every applied op is undone from `txn/old/` (roll back). A `txn/` without a journal is
+//! an interrupted staging: it is discarded and the target was never touched. An error while
+//! applying (not a crash) rolls back at once.
+//!
+//! Every op checks that its destination still has the hash the plan saw (or already has the new
+//! one): a file changed by someone else during the run is never overwritten; the run rolls back
+//! and says so.
+//!
+//! Test hook: the environment variable `MSD_INSTALL_FAULT_AFTER=N` makes the process abort (as
+//! a crash or SIGKILL would: no destructors, no cleanup) just before its (N+1)-th disk
+//! operation in this module and in migrations, `N=0` before the first. The crash tests run an
+//! install for every N until one completes. It is not a user option and is not in `--help`.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use msd_core::fs::fsx::{self, FileMode};
+use msd_core::fs::relpath::RelPath;
+
+/// The environment variable of the fault-injection test hook.
+pub const FAULT_ENV: &str = "MSD_INSTALL_FAULT_AFTER";
+
+static FAULT_AFTER: AtomicUsize = AtomicUsize::new(usize::MAX);
+static FAULT_COUNT: AtomicUsize = AtomicUsize::new(0);
+
+/// Reads the fault-injection hook from the environment (once per process, at start).
+pub fn init_fault_hook() {
+    if let Some(n) = std::env::var(FAULT_ENV).ok().and_then(|v| v.trim().parse::<usize>().ok()) {
+        FAULT_AFTER.store(n, Ordering::SeqCst);
+    }
+}
+
+/// A point where the writer may be stopped by the test hook: called before each disk operation.
+pub fn fault_point() {
+    let n = FAULT_COUNT.fetch_add(1, Ordering::SeqCst);
+    if n >= FAULT_AFTER.load(Ordering::SeqCst) {
+        std::process::abort();
+    }
+}
+
+/// What one op does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "lowercase")]
+pub enum TxnAction {
+    /// Write new bytes.
+    Put {
+        /// sha256 of the new bytes.
+        sha256: String,
+        /// Mode of the new file.
+        mode: FileMode,
+    },
+    /// Remove the file.
+    Remove,
+}
+
+/// One operation on one path. (Not `deny_unknown_fields`: serde cannot combine it with the
+/// flattened action; paths are still validated as [`RelPath`]s.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TxnOp {
+    /// Path relative to the home.
+    pub path: RelPath,
+    /// What happens.
+    #[serde(flatten)]
+    pub action: TxnAction,
+    /// sha256 of the file when the plan was made, `None` when it did not exist.
+    pub old_sha256: Option<String>,
+}
+
+/// The journal: the whole transaction, written at the commit point.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Journal {
+    /// Format version.
+    pub schema_version: u32,
+    /// msd-install version that wrote it.
+    pub tool_version: String,
+    /// What the run was (`install claude global`), for messages.
+    pub label: String,
+    /// The ops, in the order they are applied.
+    pub ops: Vec<TxnOp>,
+}
+
+/// Errors of the swap.
+#[derive(Debug, thiserror::Error)]
+pub enum TxnError {
+    /// An io error on a path.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A destination changed between planning and writing.
+    #[error("{path} changed while msd-install was running")]
+    Conflict {
+        /// The path.
+        path: String,
+    },
+    /// The journal of an interrupted run is unreadable.
+    #[error("{path}: the journal of an interrupted run is unreadable: {message}")]
+    BadJournal {
+        /// The journal.
+        path: String,
+        /// Why.
+        message: String,
+    },
+    /// Completing an interrupted run failed and so did undoing it.
+    #[error("an interrupted run on {home} can be neither completed ({forward}) nor undone ({back})")]
+    Stuck {
+        /// The home.
+        home: String,
+        /// Why completing failed.
+        forward: String,
+        /// Why undoing failed.
+        back: String,
+    },
+    /// A path escapes the home through a symlink.
+    #[error(transparent)]
+    Confine(#[from] fsx::ConfineError),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TxnError + '_ {
+    move |source| TxnError::Io { path: path.display().to_string(), source }
+}
+
+/// What [`recover`] found and did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "recovered", rename_all = "kebab-case")]
+pub enum Recovery {
+    /// An interrupted run was completed.
+    Completed {
+        /// Its label.
+        label: String,
+        /// Its ops.
+        ops: usize,
+    },
+    /// An interrupted run could not be completed and was undone.
+    RolledBack {
+        /// Its label.
+        label: String,
+        /// Why it could not be completed.
+        reason: String,
+    },
+    /// A run stopped while staging; the target had not been touched. The staging was removed.
+    Discarded,
+}
+
+/// The staging area and journal of a home.
+#[derive(Debug, Clone)]
+pub struct Area {
+    home: PathBuf,
+    allow_symlinks: bool,
+}
+
+impl Area {
+    /// The area of `home`.
+    pub fn new(home: &Path, allow_symlinks: bool) -> Area {
+        Area { home: home.to_path_buf(), allow_symlinks }
+    }
+
+    fn work(&self) -> PathBuf {
+        self.home.join(fsx::WORK_DIR)
+    }
+
+    /// The journal's path.
+    pub fn journal_path(&self) -> PathBuf {
+        self.work().join("journal.json")
+    }
+
+    fn txn(&self) -> PathBuf {
+        self.work().join("txn")
+    }
+
+    fn new_of(&self, p: &RelPath) -> PathBuf {
+        self.txn().join("new").join(p.as_str())
+    }
+
+    fn old_of(&self, p: &RelPath) -> PathBuf {
+        self.txn().join("old").join(p.as_str())
+    }
+
+    fn dest(&self, p: &RelPath) -> Result<PathBuf, TxnError> {
+        Ok(fsx::confined(&self.home, p, self.allow_symlinks)?)
+    }
+
+    /// Whether an interrupted run left something to recover.
+    pub fn pending(&self) -> bool {
+        self.journal_path().exists() || self.txn().exists()
+    }
+
+    /// Reads the journal, if any.
+    pub fn journal(&self) -> Result<Option<Journal>, TxnError> {
+        let path = self.journal_path();
+        let Some(bytes) = fsx::read_if_exists(&path).map_err(io(&path))? else { return Ok(None) };
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| TxnError::BadJournal { path: path.display().to_string(), message: e.to_string() })
+    }
+}
+
+/// A staged op: the op and, for puts, its bytes.
+#[derive(Debug, Clone)]
+pub struct Staged {
+    /// The op.
+    pub op: TxnOp,
+    /// The new bytes of a put.
+    pub bytes: Option<Vec<u8>>,
+}
+
+impl Staged {
+    /// A put of `bytes` at `path`, which had `old_sha256` when planned.
+    pub fn put(path: RelPath, bytes: Vec<u8>, mode: FileMode, old_sha256: Option<String>) -> Staged {
+        let sha256 = fsx::sha256_hex(&bytes);
+        Staged::put_hashed(path, bytes, sha256, mode, old_sha256)
+    }
+
+    /// A put whose bytes were already hashed (the plan hashes every emitted file once).
+    pub fn put_hashed(
+        path: RelPath,
+        bytes: Vec<u8>,
+        sha256: String,
+        mode: FileMode,
+        old_sha256: Option<String>,
+    ) -> Staged {
+        Staged { op: TxnOp { path, action: TxnAction::Put { sha256, mode }, old_sha256 }, bytes: Some(bytes) }
+    }
+
+    /// A removal of `path`, whose bytes hashed to `old_sha256` when planned.
+    pub fn remove(path: RelPath, old_sha256: String) -> Staged {
+        Staged { op: TxnOp { path, action: TxnAction::Remove, old_sha256: Some(old_sha256) }, bytes: None }
+    }
+}
+
+/// Progress callbacks of a commit (the number of ops applied so far).
+pub trait Progress {
+    /// Staging starts: `n` files.
+    fn staging(&self, n: usize);
+    /// One more file staged or op applied.
+    fn tick(&self);
+    /// Applying starts: `n` ops.
+    fn applying(&self, n: usize);
+}
+
+/// A progress sink that shows nothing.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn staging(&self, _: usize) {}
+    fn tick(&self) {}
+    fn applying(&self, _: usize) {}
+}
+
+/// Carries out `ops` on `area` as one transaction: all of them, or (on error) none.
+pub fn commit(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progress) -> Result<(), TxnError> {
+    if ops.is_empty() {
+        return Ok(());
+    }
+    // A leftover from an interrupted run is recovered before planning; anything still here is
+    // stale staging and is cleared.
+    let txn = area.txn();
+    fsx::remove_dir_all_if_exists(&txn).map_err(io(&txn))?;
+    progress.staging(ops.iter().filter(|s| s.bytes.is_some()).count());
+    let staged = stage(area, &ops, progress);
+    if let Err(e) = staged {
+        let _ = fsx::remove_dir_all_if_exists(&txn);
+        return Err(e);
+    }
+    let journal = Journal {
+        schema_version: 1,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        label: label.to_string(),
+        ops: ops.into_iter().map(|s| s.op).collect(),
+    };
+    let jpath = area.journal_path();
+    let mut text = serde_json::to_string_pretty(&journal).expect("journal serializes");
+    text.push('\n');
+    fault_point();
+    if let Err(e) = fsx::write_atomic(&jpath, text.as_bytes(), FileMode::Regular) {
+        let _ = fsx::remove_dir_all_if_exists(&txn);
+        return Err(TxnError::Io { path: jpath.display().to_string(), source: e });
+    }
+    progress.applying(journal.ops.len());
+    match forward(area, &journal, progress) {
+        Ok(()) => finish(area),
+        Err(e) => {
+            undo(area, &journal)?;
+            finish(area)?;
+            Err(e)
+        }
+    }
+}
+
+fn stage(area: &Area, ops: &[Staged], progress: &dyn Progress) -> Result<(), TxnError> {
+    for s in ops {
+        // Destinations are checked before anything is staged.
+        area.dest(&s.op.path)?;
+    }
+    for s in ops {
+        if let (Some(bytes), TxnAction::Put { mode, .. }) = (&s.bytes, &s.op.action) {
+            let p = area.new_of(&s.op.path);
+            fault_point();
+            fsx::write_new(&p, bytes, *mode).map_err(io(&p))?;
+            progress.tick();
+        }
+    }
+    // The staged tree is durable before the journal says it is complete.
+    fsx::sync_fs(&area.work()).map_err(io(&area.work()))
+}
+
+fn finish(area: &Area) -> Result<(), TxnError> {
+    let jpath = area.journal_path();
+    fault_point();
+    fsx::remove_file_if_exists(&jpath).map_err(io(&jpath))?;
+    let txn = area.txn();
+    fault_point();
+    fsx::remove_dir_all_if_exists(&txn).map_err(io(&txn))
+}
+
+/// Applies every op not yet applied. Idempotent: an op whose destination already holds its
+/// result is skipped, so a crash anywhere in here is completed by running it again.
+fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<(), TxnError> {
+    let mut dirs = std::collections::BTreeSet::new();
+    for op in &journal.ops {
+        let dest = area.dest(&op.path)?;
+        let cur = fsx::sha256_file(&dest).map_err(io(&dest))?;
+        match &op.action {
+            TxnAction::Put { sha256, .. } => {
+                if cur.as_deref() == Some(sha256.as_str()) {
+                    progress.tick();
+                    continue;
+                }
+                if cur != op.old_sha256 {
+                    return Err(TxnError::Conflict { path: dest.display().to_string() });
+                }
+                let new = area.new_of(&op.path);
+                let old = area.old_of(&op.path);
+                if cur.is_some() && !old.exists() {
+                    fault_point();
+                    fsx::preserve(&dest, &old).map_err(io(&dest))?;
+                }
+                fault_point();
+                fsx::rename(&new, &dest).map_err(io(&dest))?;
+            }
+            TxnAction::Remove => {
+                let Some(cur) = cur else {
+                    progress.tick();
+                    continue;
+                };
+                if Some(&cur) != op.old_sha256.as_ref() {
+                    return Err(TxnError::Conflict { path: dest.display().to_string() });
+                }
+                let old = area.old_of(&op.path);
+                fault_point();
+                if old.exists() {
+                    fsx::remove_file_if_exists(&dest).map_err(io(&dest))?;
+                } else {
+                    fsx::rename(&dest, &old).map_err(io(&dest))?;
+                }
+                if let Some(parent) = dest.parent() {
+                    fsx::prune_empty_dirs(parent, &prune_stop(&area.home, &op.path));
+                }
+            }
+        }
+        if let Some(parent) = dest.parent() {
+            dirs.insert(parent.to_path_buf());
+        }
+        progress.tick();
+    }
+    // The staged bytes were flushed before the journal was written (the commit point). The
+    // moves are metadata the filesystem journals in order, so the journal's removal never
+    // reaches the disk before them; a power cut in between leaves the journal, and the next run
+    // re-applies (every op is idempotent). Filesystems without that ordering get each
+    // directory flushed.
+    if !cfg!(target_os = "linux") {
+        for d in &dirs {
+            fsx::sync_dir(d);
+        }
+    }
+    Ok(())
+}
+
+/// Empty directories are pruned up to the first segment of the path (`skills/msd-x/` goes,
+/// `skills/` stays).
+pub fn prune_stop(home: &Path, rel: &RelPath) -> PathBuf {
+    home.join(rel.as_str().split('/').next().unwrap_or_default())
+}
+
+/// Undoes every applied op, last first, from the copies kept in `txn/old/`.
+fn undo(area: &Area, journal: &Journal) -> Result<(), TxnError> {
+    for op in journal.ops.iter().rev() {
+        let dest = area.dest(&op.path)?;
+        let old = area.old_of(&op.path);
+        let cur = fsx::sha256_file(&dest).map_err(io(&dest))?;
+        match &op.action {
+            TxnAction::Put { sha256, .. } => {
+                if cur.as_deref() != Some(sha256.as_str()) {
+                    continue; // never applied (or changed by someone else: leave it)
+                }
+                fault_point();
+                if old.exists() {
+                    fsx::rename(&old, &dest).map_err(io(&dest))?;
+                } else if op.old_sha256.is_none() {
+                    fsx::remove_file_if_exists(&dest).map_err(io(&dest))?;
+                    if let Some(parent) = dest.parent() {
+                        fsx::prune_empty_dirs(parent, &prune_stop(&area.home, &op.path));
+                    }
+                }
+            }
+            TxnAction::Remove => {
+                if cur.is_none() && old.exists() {
+                    fault_point();
+                    fsx::rename(&old, &dest).map_err(io(&dest))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Completes or rolls back what an interrupted run left in `area`; `None` when it left nothing.
+pub fn recover(area: &Area) -> Result<Option<Recovery>, TxnError> {
+    if let Some(journal) = area.journal()? {
+        return match forward(area, &journal, &NoProgress) {
+            Ok(()) => {
+                finish(area)?;
+                Ok(Some(Recovery::Completed { label: journal.label, ops: journal.ops.len() }))
+            }
+            Err(fwd) => match undo(area, &journal) {
+                Ok(()) => {
+                    finish(area)?;
+                    Ok(Some(Recovery::RolledBack { label: journal.label, reason: fwd.to_string() }))
+                }
+                Err(back) => Err(TxnError::Stuck {
+                    home: area.home.display().to_string(),
+                    forward: fwd.to_string(),
+                    back: back.to_string(),
+                }),
+            },
+        };
+    }
+    let txn = area.txn();
+    if txn.exists() {
+        fault_point();
+        fsx::remove_dir_all_if_exists(&txn).map_err(io(&txn))?;
+        return Ok(Some(Recovery::Discarded));
+    }
+    Ok(None)
+}
+
+impl TxnError {
+    /// What to do about a failed swap or recovery.
+    pub fn hint(&self) -> String {
+        match self {
+            TxnError::Conflict { .. } => {
+                "another program changed the file during the run; every change was rolled back; run again".into()
+            }
+            TxnError::BadJournal { .. } => "move the .msd-install directory aside and run again (the target may then be half-updated: run install to make it whole)".into(),
+            TxnError::Stuck { .. } => "fix the cause (permissions, disk space) and run `msd-install recover`".into(),
+            TxnError::Confine(_) => "pass --allow-symlinks if the link is intended".into(),
+            TxnError::Io { .. } => "every change of this run was rolled back; fix the cause and run again".into(),
+        }
+    }
+}

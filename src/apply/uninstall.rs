@@ -1,0 +1,157 @@
+//! Uninstall: remove exactly the manifest's files the user did not edit (edited ones are backed
+//! up and stay), our settings entries, our metadata and the directories we created when empty.
+
+use std::path::PathBuf;
+
+use msd_core::fs::fsx::{self, FileMode};
+use msd_core::fs::relpath::RelPath;
+use msd_core::manifest::capability::{Capability, Scope};
+use serde::Serialize;
+
+use super::install::{change, hold, read_surface};
+use super::{ApplyError, LifecycleError, Progress, lio, migrate, record, state, surfaces, txn, write};
+use crate::apply::plan::{Action, SettingsChange};
+use crate::apply::record::FileManifest;
+use crate::apply::state::InstallState;
+use crate::apply::txn::{Area, Recovery, Staged};
+use crate::pipeline::target::Target;
+
+/// What an uninstall did (or, for a dry run, would do).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct UninstallReport {
+    /// Runtime id.
+    pub runtime: String,
+    /// Scope.
+    pub scope: Option<Scope>,
+    /// The home.
+    pub home: PathBuf,
+    /// Whether anything was installed there.
+    pub installed: bool,
+    /// Managed files removed.
+    pub removed: Vec<RelPath>,
+    /// Managed files the user edited: backed up and left in place.
+    pub kept_edited: Vec<RelPath>,
+    /// Managed files already gone.
+    pub missing: Vec<RelPath>,
+    /// Settings surfaces edited.
+    pub settings: Vec<SettingsChange>,
+    /// Our metadata files removed.
+    pub metadata: Vec<RelPath>,
+    /// Directories removed (empty ones we had created).
+    pub dirs_removed: Vec<RelPath>,
+    /// Where the edited files were copied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup_dir: Option<PathBuf>,
+    /// What recovery did first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<Recovery>,
+}
+
+/// Uninstalls `cap` from `target`: removes exactly the manifest's files the user did not edit
+/// (edited ones are backed up and stay), our settings entries, our metadata, and the
+/// directories we created when they are empty.
+pub fn uninstall(
+    cap: &Capability,
+    target: &Target,
+    allow_symlinks: bool,
+    dry_run: bool,
+    progress: &dyn Progress,
+) -> Result<UninstallReport, ApplyError> {
+    let home = &target.home;
+    let mut report = UninstallReport {
+        runtime: cap.id.clone(),
+        scope: Some(target.scope),
+        home: home.clone(),
+        ..Default::default()
+    };
+    if !home.is_dir() {
+        return Ok(report);
+    }
+    let held = if dry_run { None } else { Some(hold(&[home.as_path()], allow_symlinks)?) };
+    report.recovery = held.as_ref().and_then(|h| h.recoveries.get(home).cloned());
+    if !dry_run {
+        migrate::run(home, cap, target.scope, None, allow_symlinks).map_err(LifecycleError::from)?;
+    }
+    let manifest = FileManifest::read(home, cap, target.scope).map_err(crate::apply::plan::PlanError::from)?;
+    let state = InstallState::read(home, cap, target.scope).map_err(LifecycleError::from)?;
+    if manifest.is_none() && state.is_none() {
+        return Ok(report);
+    }
+    report.installed = true;
+    let mut staged = Vec::new();
+    let mut backups = Vec::new();
+    if let Some(m) = &manifest {
+        for e in &m.files {
+            let dest = fsx::confined(home, &e.path, allow_symlinks).map_err(LifecycleError::from)?;
+            match fsx::read_if_exists(&dest).map_err(lio(&dest))? {
+                None => report.missing.push(e.path.clone()),
+                Some(d) => {
+                    let sha = fsx::sha256_hex(&d);
+                    if sha == e.sha256 {
+                        staged.push(Staged::remove(e.path.clone(), e.sha256.clone()));
+                        report.removed.push(e.path.clone());
+                    } else {
+                        report.kept_edited.push(e.path.clone());
+                        backups.push(write::Backup {
+                            path: &e.path,
+                            bytes: d,
+                            sha256: sha,
+                            reason: crate::apply::plan::BackupReason::UserEdited,
+                            recorded_sha256: Some(&e.sha256),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    if !backups.is_empty() {
+        let from = manifest.as_ref().map(|m| m.tool_version.as_str());
+        let dir_rel = write::stage_backups(home, backups, from, &cap.id, &mut staged);
+        report.backup_dir = Some(home.join(dir_rel.as_str()));
+    }
+    if let Some(s) = &state {
+        for (file, l) in &s.settings {
+            let (cur, sha, display) = read_surface(home, file, allow_symlinks)?;
+            let edit = surfaces::remove(l.format, &display, cur.as_deref(), l).map_err(LifecycleError::from)?;
+            let c = change(file, cur.as_deref(), sha, edit);
+            match (c.action, &c.data) {
+                (Action::Change, Some(data)) => {
+                    staged.push(Staged::put(file.clone(), data.clone(), FileMode::Regular, c.old_sha256.clone()));
+                }
+                (Action::Remove, _) => {
+                    staged.push(Staged::remove(file.clone(), c.old_sha256.clone().expect("exists")));
+                }
+                _ => {}
+            }
+            report.settings.push(c);
+        }
+    }
+    for meta in [record::manifest_rel(cap, target.scope), state::state_rel(cap, target.scope)] {
+        let dest = fsx::confined(home, &meta, allow_symlinks).map_err(LifecycleError::from)?;
+        if let Some(sha) = fsx::sha256_file(&dest).map_err(lio(&dest))? {
+            staged.push(Staged::remove(meta.clone(), sha));
+            report.metadata.push(meta);
+        }
+    }
+    if dry_run {
+        return Ok(report);
+    }
+    let bars = progress.target(&format!("{} ({}) uninstall", cap.id, target.scope.as_str()));
+    let area = Area::new(home, allow_symlinks);
+    txn::commit(&area, &format!("uninstall {} {}", cap.id, target.scope.as_str()), staged, bars.as_ref())
+        .map_err(LifecycleError::from)?;
+    // Directories we created, deepest first, when empty.
+    let mut dirs = state.as_ref().map(|s| s.created_dirs.clone()).unwrap_or_default();
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.as_str().matches('/').count()));
+    for d in dirs {
+        let p = home.join(d.as_str());
+        if fsx::is_dir(&p) && fsx::remove_dir_if_empty(&p) {
+            report.dirs_removed.push(d);
+        }
+    }
+    drop(held);
+    if state.as_ref().is_some_and(|s| s.created_home) {
+        fsx::remove_dir_if_empty(home);
+    }
+    Ok(report)
+}

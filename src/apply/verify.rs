@@ -1,0 +1,146 @@
+//! Verify: compare an install with its manifest (modified, missing, extra files) and its settings
+//! entries; writes nothing.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use msd_core::fs::fsx::{self};
+use msd_core::fs::relpath::RelPath;
+use msd_core::manifest::capability::{Capability, Scope};
+use serde::Serialize;
+
+use super::install::plan_settings;
+use super::{ApplyError, LifecycleError, lio, record, state};
+use crate::apply::plan::{Action, Plan, SettingsChange};
+use crate::apply::record::FileManifest;
+use crate::apply::state::InstallState;
+use crate::apply::txn::Area;
+use crate::pipeline::target::Target;
+
+/// Drift between the manifest and the disk.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct VerifyReport {
+    /// No drift.
+    pub ok: bool,
+    /// Runtime id.
+    pub runtime: String,
+    /// Scope.
+    pub scope: Option<Scope>,
+    /// The home.
+    pub home: PathBuf,
+    /// Whether an install was found.
+    pub installed: bool,
+    /// An interrupted run awaits recovery.
+    pub interrupted: bool,
+    /// Managed files whose bytes differ from the manifest.
+    pub modified: Vec<RelPath>,
+    /// Managed files that are gone.
+    pub missing: Vec<RelPath>,
+    /// Files in our directories that the manifest does not list.
+    pub extra: Vec<RelPath>,
+    /// Settings surfaces whose msd entries are missing or differ.
+    pub settings: Vec<SettingsChange>,
+}
+
+/// Compares the manifest, the disk and our settings entries. Reads only.
+pub fn verify(cap: &Capability, target: &Target, allow_symlinks: bool) -> Result<VerifyReport, ApplyError> {
+    let home = &target.home;
+    let mut r =
+        VerifyReport { runtime: cap.id.clone(), scope: Some(target.scope), home: home.clone(), ..Default::default() };
+    r.interrupted = Area::new(home, allow_symlinks).pending();
+    let Some(manifest) = FileManifest::read(home, cap, target.scope).map_err(crate::apply::plan::PlanError::from)?
+    else {
+        return Ok(r);
+    };
+    r.installed = true;
+    let state = InstallState::read(home, cap, target.scope).map_err(LifecycleError::from)?;
+    for e in &manifest.files {
+        let dest = fsx::confined(home, &e.path, allow_symlinks).map_err(LifecycleError::from)?;
+        match fsx::sha256_file(&dest).map_err(lio(&dest))? {
+            None => r.missing.push(e.path.clone()),
+            Some(sha) if sha != e.sha256 => r.modified.push(e.path.clone()),
+            Some(_) => {}
+        }
+    }
+    let listed: BTreeSet<&str> = manifest.files.iter().map(|e| e.path.as_str()).collect();
+    let ours = [record::manifest_rel(cap, target.scope), state::state_rel(cap, target.scope)];
+    let mut areas: Vec<RelPath> = vec![cap.core_dir(target.scope).clone()];
+    for spec in cap.layout(target.scope) {
+        let dir = home.join(spec.dest.as_str());
+        let Ok(entries) = fsx::list_dir(&dir) else { continue };
+        for entry in entries {
+            let name = entry.name;
+            if name.starts_with(&spec.prefix)
+                && let Ok(rel) = RelPath::new(format!("{}/{name}", spec.dest))
+            {
+                areas.push(rel);
+            }
+        }
+    }
+    for area in areas {
+        let dir = home.join(area.as_str());
+        let files = if fsx::is_dir(&dir) {
+            fsx::list_files(&dir).map_err(lio(&dir))?.into_iter().map(|f| format!("{area}/{f}")).collect()
+        } else if dir.is_file() {
+            vec![area.to_string()]
+        } else {
+            Vec::new()
+        };
+        for f in files {
+            if !listed.contains(f.as_str())
+                && !ours.iter().any(|o| o.as_str() == f)
+                && let Ok(rel) = RelPath::new(f)
+                && !r.extra.contains(&rel)
+            {
+                r.extra.push(rel);
+            }
+        }
+    }
+    r.extra.sort();
+    let mut probe = Plan {
+        runtime: cap.id.clone(),
+        scope: target.scope,
+        home: home.clone(),
+        ops: Vec::new(),
+        manifest: manifest.clone(),
+        manifest_path: record::manifest_rel(cap, target.scope),
+        manifest_changed: false,
+        previous: None,
+        manifest_old_sha256: None,
+        settings: Vec::new(),
+        migrations: Vec::new(),
+        state: None,
+    };
+    match plan_settings(&mut probe, cap, target, state.as_ref(), allow_symlinks) {
+        Ok(_) => r.settings = probe.settings.into_iter().filter(|s| s.action != Action::Keep).collect(),
+        Err(LifecycleError::Settings(e)) => {
+            // An unparseable settings file is drift too: report it against its surface.
+            let file = cap
+                .settings
+                .iter()
+                .map(|s| &s.file)
+                .chain(state.iter().flat_map(|st| st.settings.keys()))
+                .find(|f| home.join(f.as_str()).display().to_string() == e.path)
+                .cloned()
+                .unwrap_or_else(|| state::state_rel(cap, target.scope));
+            r.settings.push(SettingsChange {
+                path: file,
+                action: Action::Change,
+                added: Vec::new(),
+                updated: Vec::new(),
+                removed: Vec::new(),
+                notes: vec![e.to_string()],
+                data: None,
+                old_sha256: None,
+            });
+        }
+        Err(e) => return Err(e.into()),
+    }
+    r.ok = r.installed
+        && !r.interrupted
+        && r.modified.is_empty()
+        && r.missing.is_empty()
+        && r.extra.is_empty()
+        && r.settings.is_empty();
+    Ok(r)
+}

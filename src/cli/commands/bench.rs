@@ -1,0 +1,82 @@
+//! `msd-install bench tokens [--check|--write]`: the compact-content token benchmark of
+//! [`crate::dev::tokens`]. Without a flag it prints the Markdown table (the one README.md shows);
+//! `--check` and `--write` compare or update the committed baseline
+//! `bench/tokens-baseline.json` through the one idiom of [`crate::dev::generated`].
+
+use std::path::PathBuf;
+
+use super::sources;
+use crate::cli::args::{BenchArgs, BenchWhat, GenOpts, ScaleArgs};
+use crate::cli::error::Error;
+use crate::dev::generated::{Generated, Mode};
+use crate::dev::tokens;
+use crate::pipeline;
+
+/// The committed baseline, relative to the repository root.
+pub const BASELINE: &str = "bench/tokens-baseline.json";
+
+/// Runs `bench`.
+pub fn run(args: &BenchArgs) -> Result<(), Error> {
+    match &args.what {
+        BenchWhat::Tokens(o) => tokens(o),
+        BenchWhat::Content(a) => content(a),
+    }
+}
+
+fn content(a: &ScaleArgs) -> Result<(), Error> {
+    let src = sources(&a.sources);
+    let tree = match &src.content {
+        Some(dir) => crate::pipeline::load::Tree::from_dir(dir)?,
+        None => crate::pipeline::load::Tree::embedded_content(),
+    };
+    let scaled = crate::dev::scale::scale(&tree, a.scale)
+        .map_err(|e| Error::Usage { message: e.to_string(), hint: "scale a valid content tree".into() })?;
+    super::emit::ensure_empty_dir(&a.out)?;
+    for (rel, bytes) in &scaled.files {
+        let dest = a.out.join(rel.as_str());
+        msd_core::fs::fsx::write_atomic(&dest, bytes, msd_core::fs::fsx::FileMode::Regular)
+            .map_err(|e| Error::Io { context: format!("writing {}", dest.display()), source: e })?;
+    }
+    // The copy must be as valid as the original: load it the way an install does.
+    let loaded = pipeline::load_content(&crate::pipeline::Sources { content: Some(a.out.clone()), runtimes: None })?;
+    eprintln!(
+        "wrote {} files ({} commands, {} agents) to {}",
+        scaled.files.len(),
+        loaded.commands.len(),
+        loaded.agents.len(),
+        a.out.display()
+    );
+    Ok(())
+}
+
+fn tokens(o: &GenOpts) -> Result<(), Error> {
+    let content = pipeline::load_content(&sources(&o.sources))?;
+    let b = tokens::measure(&content);
+    let mode = if o.check {
+        Mode::Check
+    } else if o.write {
+        Mode::Write
+    } else {
+        print!("{}", tokens::table(&b));
+        return Ok(());
+    };
+    let fresh = serde_json::to_string_pretty(&b).expect("json") + "\n";
+    let files = [Generated { path: PathBuf::from(BASELINE), fresh }];
+    let outcome = super::generate::apply_and_show(
+        &o.root,
+        &files,
+        mode,
+        "cargo run -q --bin msd-install -- bench tokens --write",
+    )?;
+    match mode {
+        Mode::Check => eprintln!("{BASELINE} is up to date"),
+        _ => eprintln!("{} written", outcome.stale.len() + outcome.current.len()),
+    }
+    eprintln!(
+        "all commands: {} -> {} tokens with compact content on ({})",
+        b.total_off.tokens,
+        b.total_on.tokens,
+        tokens::TOKENIZER
+    );
+    Ok(())
+}

@@ -1,0 +1,106 @@
+//! `msd-install check partition [--base REV] [--content DIR] [--json]`: reads the content tree's
+//! workflows (and, with a base, the same directory at the merge-base through git), runs the
+//! partition checks of [`crate::dev::partition`], prints every violation with its spine, part, line
+//! and kind, and fails (exit 1) when there is one.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::cli::args::{CheckArgs, CheckWhat, PartitionArgs};
+use crate::cli::error::Error;
+use crate::dev::gitx::{GitError, Repo};
+use crate::dev::partition::{self, Base, Check, GATE_PATH, Snapshot, TRAILER_KEY};
+use crate::pipeline::load::Tree;
+
+const WORKFLOWS: &str = "msd-core/workflows";
+
+/// Runs `check`.
+pub fn run(args: &CheckArgs) -> Result<(), Error> {
+    match &args.what {
+        CheckWhat::Partition(a) => partition(a),
+    }
+}
+
+fn snapshot(files: impl IntoIterator<Item = (String, String)>, prefix: &str) -> Snapshot {
+    let prefix = format!("{}/", prefix.trim_end_matches('/'));
+    let prefix = if prefix == "/" { String::new() } else { prefix };
+    Snapshot {
+        files: files
+            .into_iter()
+            .filter_map(|(p, t)| p.strip_prefix(prefix.as_str()).map(|r| (r.to_string(), t)))
+            .collect::<BTreeMap<_, _>>(),
+    }
+}
+
+/// The base side: merge-base of `rev` and HEAD, the workflows at it, the trailers since.
+fn base(content: &Path, rev: &str) -> Result<(Base, String), Error> {
+    let repo = Repo::discover(content)?;
+    repo.resolve(rev)?;
+    let merge_base = repo.merge_base(rev)?;
+    let canon = |p: &Path| {
+        msd_core::fs::fsx::canonicalize(p)
+            .map_err(|e| Error::Io { context: format!("resolving {}", p.display()), source: e })
+    };
+    let rel = canon(content)?
+        .strip_prefix(canon(&repo.root)?)
+        .map(|r| r.to_string_lossy().replace('\\', "/"))
+        .map_err(|_| GitError::NotARepo { dir: content.display().to_string() })?;
+    let workflows_path = if rel.is_empty() { WORKFLOWS.to_string() } else { format!("{rel}/{WORKFLOWS}") };
+    let files = repo.files_at(&merge_base, &workflows_path)?;
+    let trailers = repo.trailers(&merge_base, TRAILER_KEY)?;
+    Ok((Base { snapshot: snapshot(files, &workflows_path), workflows_path, trailers }, merge_base))
+}
+
+fn partition(a: &PartitionArgs) -> Result<(), Error> {
+    let tree = Tree::from_dir(&a.content)?;
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let now = snapshot(tree.files.iter().map(|(p, b)| (p.to_string(), text(b))), WORKFLOWS);
+    let gate = tree.files.iter().find(|(p, _)| p.as_str() == format!("msd-core/{GATE_PATH}")).map(|(_, b)| text(b));
+    let based = match &a.base {
+        Some(rev) => Some(base(&a.content, rev)?),
+        None => None,
+    };
+    let report = partition::check(&now, gate.as_deref(), based.as_ref().map(|(b, _)| b));
+    let workflows_dir = a.content.join(WORKFLOWS).display().to_string();
+    if a.json {
+        let doc = serde_json::json!({
+            "ok": report.violations.is_empty(),
+            "workflows_dir": workflows_dir,
+            "base": a.base,
+            "merge_base": based.as_ref().map(|(_, mb)| mb),
+            "checks_run": report.checks_run,
+            "checks_skipped": Check::ALL.iter().filter(|c| !report.checks_run.contains(c)).collect::<Vec<_>>(),
+            "splits": report.splits,
+            "new_splits": report.new_splits,
+            "violations": report.violations,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+    } else {
+        let mut out = format!("partition check of {workflows_dir}");
+        match &based {
+            Some((_, mb)) => out.push_str(&format!(
+                " against the merge-base {} of {}\n",
+                &mb[..12.min(mb.len())],
+                a.base.as_deref().unwrap_or_default()
+            )),
+            None => out.push_str(" (no --base: completeness and boundary moves not checked)\n"),
+        }
+        for s in &report.splits {
+            let new = if report.new_splits.contains(&s.name) { " (new)" } else { "" };
+            out.push_str(&format!("  {}{new}: {} part(s)\n", s.spine, s.parts.len()));
+        }
+        for v in &report.violations {
+            out.push_str(&format!("{}: {v}\n  hint: {}\n", v.check.as_str(), v.kind.hint()));
+        }
+        if report.violations.is_empty() {
+            let run: Vec<&str> = report.checks_run.iter().map(|c| c.as_str()).collect();
+            out.push_str(&format!("ok: {} split(s), checks: {}\n", report.splits.len(), run.join(", ")));
+        }
+        print!("{out}");
+    }
+    if report.violations.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::CheckFailed(format!("{} partition violation(s)", report.violations.len())))
+    }
+}

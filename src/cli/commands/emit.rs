@@ -1,0 +1,68 @@
+//! `msd-install emit`: write one runtime's emitted tree into a directory, and nothing else.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::{env, human_bytes, out, sources};
+use crate::cli::args::EmitArgs;
+use crate::cli::error::Error;
+use crate::pipeline;
+use msd_core::fs::fsx;
+use msd_core::manifest::capability::Scope;
+
+/// Runs `emit`.
+pub fn run(args: &EmitArgs) -> Result<(), Error> {
+    let src = sources(&args.sources);
+    let runtimes = pipeline::load_runtimes(&src)?;
+    let rt = pipeline::select(&runtimes, std::slice::from_ref(&args.runtime), false)?[0];
+    let content = pipeline::load_content(&src)?;
+    let scope = if args.local { Scope::Local } else { Scope::Global };
+    let env = env()?;
+    let pipeline::Emitted { target, emission, compose, .. } =
+        pipeline::emit(&content, rt, scope, args.config_dir.as_deref(), &env)?;
+    let out_dir = env.expand(&args.out.to_string_lossy());
+    ensure_empty_dir(&out_dir)?;
+    let mut bytes = 0u64;
+    for f in &emission.files {
+        let dest = fsx::confined(&out_dir, &f.path, false)
+            .map_err(|e| Error::Io { context: "emit".into(), source: std::io::Error::other(e.to_string()) })?;
+        fsx::write_atomic(&dest, &f.bytes, f.mode)
+            .map_err(|e| Error::Io { context: format!("writing {}", dest.display()), source: e })?;
+        bytes += f.bytes.len() as u64;
+    }
+    if args.output.json {
+        let files: Vec<_> = emission
+            .files
+            .iter()
+            .map(|f| json!({"path": f.path, "bytes": f.bytes.len(), "kind": f.kind, "sources": f.sources}))
+            .collect();
+        let doc = json!({"ok": true, "runtime": emission.runtime, "scope": scope, "rewritten_for": target.home, "out": out_dir, "files": files, "compose": compose});
+        println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+    } else {
+        out(
+            &format!(
+                "{} ({}) emitted {} files ({} bytes) into {} (paths rewritten for {})\n",
+                emission.runtime,
+                scope.as_str(),
+                emission.files.len(),
+                human_bytes(bytes),
+                out_dir.display(),
+                target.home.display()
+            ),
+            &args.output,
+        );
+    }
+    Ok(())
+}
+
+pub(crate) fn ensure_empty_dir(dir: &Path) -> Result<(), Error> {
+    match fsx::is_empty_dir(dir) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Error::Usage {
+            message: format!("{} is not empty", dir.display()),
+            hint: "emit into a new or empty directory".into(),
+        }),
+        Err(e) => Err(Error::Io { context: format!("reading {}", dir.display()), source: e }),
+    }
+}

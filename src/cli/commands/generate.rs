@@ -1,0 +1,234 @@
+//! `msd-install gen <target> [--check|--write]`: the repository's generated files, through the
+//! one idiom of `generated`.
+//!
+//! - `golden`: the emitted file list of every runtime x scope (`tests/golden/`).
+//! - `section-manifest`: `<content>/msd-core/workflows/section-manifest.json`
+//!   ([`crate::pipeline::section_manifest`]).
+//! - `context-index`: `<content>/CONTEXT-INDEX.json` from `CONTEXT.md` ([`msd_core::installed::predicates`]).
+//!   Duplicate ids and malformed declarations fail both `--check` and `--write`: an index of a
+//!   store with two values for one fact would answer either.
+//!
+//! The content generators read `--content DIR` (default `<root>/content`); their failures carry
+//! a typed reason (`--json` prints it as `reason`), and exit 1.
+
+use std::path::PathBuf;
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::sources;
+use crate::cli::args::{GenArgs, GenOpts, GenWhat};
+use crate::cli::error::Error;
+use crate::dev::generated::{self, GenError, Generated, Mode, Outcome, Output, Reason};
+use crate::pipeline;
+use crate::pipeline::load::Tree;
+use crate::pipeline::section_manifest::{self, SectionManifest};
+use crate::pipeline::target::Environment;
+use msd_core::fs::fsx;
+use msd_core::installed::predicates::{self, Index};
+use msd_core::manifest::capability::Scope;
+
+/// Runs `gen`.
+pub fn run(args: &GenArgs) -> Result<(), Error> {
+    match &args.what {
+        GenWhat::Golden(o) => finish(o, golden(o)?, "cargo run -q --bin msd-install -- gen golden --write"),
+        GenWhat::SectionManifest(o) => content_file(o, Target::SectionManifest),
+        GenWhat::ContextIndex(o) => content_file(o, Target::ContextIndex),
+    }
+}
+
+fn mode(o: &GenOpts) -> Mode {
+    if o.check {
+        Mode::Check
+    } else if o.write {
+        Mode::Write
+    } else {
+        Mode::Print
+    }
+}
+
+/// Applies `mode` to `files` and shows the result: the fresh text on stdout (print), the diffs of
+/// stale files on stderr and a failure naming `fix` (check).
+pub fn apply_and_show(root: &Path, files: &[Generated], mode: Mode, fix: &str) -> Result<Outcome, Error> {
+    let applied = generated::apply(root, files, mode)?;
+    if mode == Mode::Print {
+        print!("{}", applied.text);
+    } else {
+        eprint!("{}", applied.text);
+    }
+    if applied.failed(mode) {
+        return Err(Error::CheckFailed(format!(
+            "{} generated file(s) are stale; run `{fix}` and commit the result",
+            applied.outcome.stale.len()
+        )));
+    }
+    Ok(applied.outcome)
+}
+
+fn finish(o: &GenOpts, files: Vec<Generated>, fix: &str) -> Result<(), Error> {
+    let outcome = apply_and_show(&o.root, &files, mode(o), fix)?;
+    match mode(o) {
+        Mode::Check => eprintln!("{} generated file(s) up to date", outcome.current.len()),
+        Mode::Write => {
+            eprintln!("{} file(s) written, {} already up to date", outcome.stale.len(), outcome.current.len())
+        }
+        Mode::Print => {}
+    }
+    Ok(())
+}
+
+/// The sorted emitted file list of every runtime x scope.
+pub fn golden(o: &GenOpts) -> Result<Vec<Generated>, Error> {
+    let src = sources(&o.sources);
+    let runtimes = pipeline::load_runtimes(&src)?;
+    let content = pipeline::load_content(&src)?;
+    let env = Environment::golden();
+    let mut out = Vec::new();
+    for rt in &runtimes {
+        for scope in [Scope::Global, Scope::Local] {
+            if scope == Scope::Local && rt.capability.local.is_none() {
+                continue;
+            }
+            let emission = pipeline::emit(&content, rt, scope, None, &env)?.emission;
+            let mut text = String::new();
+            for f in &emission.files {
+                text.push_str(f.path.as_str());
+                text.push('\n');
+            }
+            out.push(Generated {
+                path: PathBuf::from(format!("tests/golden/{}-{}.txt", rt.capability.id, scope.as_str())),
+                fresh: text,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The context index, relative to the content root.
+pub const CONTEXT_INDEX: &str = "CONTEXT-INDEX.json";
+
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    SectionManifest,
+    ContextIndex,
+}
+
+/// A generated file of the content tree, checked, written or printed.
+fn content_file(args: &GenOpts, what: Target) -> Result<(), Error> {
+    let dir = args.sources.content.clone().unwrap_or_else(|| args.root.join("content"));
+    if !fsx::is_dir(&dir) {
+        return Err(Error::Usage {
+            message: format!("no content directory at {}", dir.display()),
+            hint: "run from the repository root (where content/ is), or pass --root DIR or --content DIR".into(),
+        });
+    }
+    let named = args.sources.content.as_deref().or((args.root != Path::new(".")).then_some(dir.as_path()));
+    let (name, fresh, out_spec, shape): (&str, String, Output, fn(&serde_json::Value) -> bool) = match what {
+        Target::SectionManifest => {
+            let fix = generated::fix_command("section-manifest", named);
+            let tree = Tree::from_dir(&dir)?;
+            let fresh = section_manifest::build(&tree)?.render();
+            ("section-manifest", fresh, section_manifest::output(&dir, fix), SectionManifest::has_shape)
+        }
+        Target::ContextIndex => {
+            let fix = generated::fix_command("context-index", named);
+            let fresh = context_index(&dir)?;
+            let out = Output {
+                path: dir.join(CONTEXT_INDEX),
+                fix,
+                missing: Reason::FailIndexMissing,
+                unparseable: Reason::FailIndexUnparseable,
+                malformed_shape: Reason::FailIndexUnparseable,
+            };
+            ("context-index", fresh, out, |v| serde_json::from_value::<Index>(v.clone()).is_ok())
+        }
+    };
+    let path = out_spec.path.display().to_string();
+    let (state, text) = if args.check {
+        out_spec.check(&fresh, shape)?;
+        ("ok_up_to_date", format!("{path} is up to date\n"))
+    } else if args.write {
+        if out_spec.write(&fresh)? {
+            ("written", format!("wrote {path}\n"))
+        } else {
+            ("unchanged", format!("{path} was already up to date\n"))
+        }
+    } else {
+        print!("{fresh}");
+        return Ok(());
+    };
+    if args.json {
+        println!("{}", json!({"ok": true, "gen": name, "reason": state, "path": path}));
+    } else {
+        eprint!("{text}");
+    }
+    Ok(())
+}
+
+/// Parses `<dir>/CONTEXT.md` and renders its index; duplicates and malformed lines fail.
+fn context_index(dir: &Path) -> Result<String, GenError> {
+    let path = dir.join("CONTEXT.md");
+    let disp = path.display().to_string();
+    let err = |reason: Reason, line: Option<usize>, message: String, detail: Option<String>, hint: &str| GenError {
+        reason,
+        path: disp.clone(),
+        line,
+        message,
+        detail,
+        hint: hint.to_string(),
+    };
+    let bytes = match fsx::read_if_exists(&path) {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            return Err(err(
+                Reason::FailContextMissing,
+                None,
+                "CONTEXT.md is missing".into(),
+                None,
+                "the predicate store lives at content/CONTEXT.md",
+            ));
+        }
+        Err(e) => {
+            return Err(err(Reason::FailContextUnreadable, None, e.to_string(), None, "check the file's permissions"));
+        }
+    };
+    let text = String::from_utf8(bytes).map_err(|_| {
+        err(Reason::FailContextUnreadable, None, "not valid UTF-8".into(), None, "save the file as UTF-8")
+    })?;
+    let parsed = predicates::parse(&text);
+    if let Some(first) = parsed.duplicates.first() {
+        let detail = parsed
+            .duplicates
+            .iter()
+            .map(|d| {
+                let lines: Vec<String> = d.lines.iter().map(usize::to_string).collect();
+                format!("  {} declared {} times, on lines {}", d.id, d.count, lines.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Err(err(
+            Reason::FailDuplicateIds,
+            first.lines.get(1).copied(),
+            format!("{} predicate id(s) declared more than once", parsed.duplicates.len()),
+            Some(detail),
+            "keep one declaration per id (merge the values or rename one), then run the fixing command",
+        ));
+    }
+    if let Some(first) = parsed.malformed.first() {
+        let detail = parsed
+            .malformed
+            .iter()
+            .map(|m| format!("  line {}: {}: {}", m.line, m.reason, m.text))
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Err(err(
+            Reason::FailMalformedPredicates,
+            Some(first.line),
+            format!("{} malformed declaration(s); first: {}", parsed.malformed.len(), first.reason),
+            Some(detail),
+            first.reason.hint(),
+        ));
+    }
+    Ok(Index::build(&parsed.predicates).render())
+}

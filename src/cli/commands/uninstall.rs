@@ -1,0 +1,64 @@
+//! `msd-install uninstall`: remove msd-core from one runtime and scope
+//! ([`crate::apply::uninstall`]), keeping the user's files, edits and settings.
+
+use serde_json::json;
+
+use super::{out, resolve_one};
+use crate::apply;
+use crate::cli::args::UninstallArgs;
+use crate::cli::error::Error;
+use crate::cli::output::{Bars, RunBars};
+
+/// Runs `uninstall`.
+pub fn run(args: &UninstallArgs) -> Result<(), Error> {
+    let (rt, target) = resolve_one(&args.target)?;
+    let r = apply::uninstall(
+        &rt.capability,
+        &target,
+        args.target.allow_symlinks,
+        args.dry_run,
+        &RunBars { enabled: Bars::enabled(args.output.quiet) },
+    )?;
+    if args.output.json {
+        let doc = json!({"ok": true, "dry_run": args.dry_run, "uninstall": r});
+        println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+        return Ok(());
+    }
+    let mut text = format!("{} ({}) -> {}\n", r.runtime, target.scope.as_str(), r.home.display());
+    if let Some(rec) = &r.recovery {
+        text.push_str(&super::install::recovery_line(rec));
+    }
+    if !r.installed {
+        text.push_str("  msd-core is not installed here; nothing to do\n");
+        out(&text, &args.output);
+        return Ok(());
+    }
+    let verb = if args.dry_run { "would be removed" } else { "removed" };
+    text.push_str(&format!("  {} file(s) {verb}\n", r.removed.len()));
+    if !r.kept_edited.is_empty() {
+        text.push_str(&format!("  {} file(s) you edited stay in place", r.kept_edited.len()));
+        if let Some(dir) = &r.backup_dir {
+            text.push_str(&format!(" (copies in {})", dir.display()));
+        }
+        text.push_str(":\n");
+        for p in &r.kept_edited {
+            text.push_str(&format!("    {p}\n"));
+        }
+    }
+    for c in &r.settings {
+        if !c.removed.is_empty() {
+            text.push_str(&format!("  settings {}: removed {}\n", c.path, c.removed.join(", ")));
+        }
+    }
+    if !r.dirs_removed.is_empty() {
+        let dirs: Vec<_> = r.dirs_removed.iter().map(ToString::to_string).collect();
+        text.push_str(&format!("  empty directories removed: {}\n", dirs.join(", ")));
+    }
+    if args.dry_run {
+        text.push_str("dry run: nothing was written\n");
+    } else {
+        text.push_str("  your other files and settings were not touched\n");
+    }
+    out(&text, &args.output);
+    Ok(())
+}

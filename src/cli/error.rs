@@ -1,0 +1,241 @@
+//! The library's top-level error, its exit codes and its rendering: one place.
+//!
+//! Every stage has its own `thiserror` enum that carries the path (and line:col where there is
+//! one): [`PipelineError`], [`ApplyError`], and the maintainers' tools' own; this module, the only
+//! place that combines them, wraps them, maps each to exactly one exit code, and renders `error:` /
+//! `hint:` lines for people or one JSON object for scripts.
+
+use std::process::ExitCode;
+
+use msd_core::fs::fsx;
+
+use crate::apply::plan::PlanError;
+use crate::apply::write::WriteError;
+use crate::apply::{ApplyError, LifecycleError};
+use crate::dev::attribution::AttributionError;
+use crate::dev::generated::{self, GenError};
+use crate::dev::gitx::GitError;
+use crate::pipeline::PipelineError;
+use crate::pipeline::convert::ConvertError;
+use crate::pipeline::fit::FitError;
+use crate::pipeline::guard::GuardError;
+use crate::pipeline::load::{ContentError, LoadError};
+use crate::pipeline::synth::HelperError;
+use crate::pipeline::target::TargetError;
+
+/// Exit codes. Each means one thing; `--help` documents them (`cli::AFTER_HELP`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Exit {
+    /// Success.
+    Ok = 0,
+    /// A check ran and found problems (verify drift, stale generated file, violations).
+    CheckFailed = 1,
+    /// Bad command-line usage.
+    Usage = 2,
+    /// Invalid input: a manifest, content file, marker or cap violation. Nothing was written.
+    Invalid = 3,
+    /// A filesystem error (unreadable, read-only, missing target, symlink refused).
+    Io = 4,
+    /// Another msd-install run holds the target's lock.
+    Locked = 5,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> ExitCode {
+        ExitCode::from(e as u8)
+    }
+}
+
+/// Any error of msd-install.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Loading, validating, composing, converting or guarding failed.
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    /// Planning failed.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// Writing failed.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// Locking, recovery, migrations, settings surfaces.
+    #[error(transparent)]
+    Lifecycle(#[from] LifecycleError),
+    /// Bad usage that clap cannot see.
+    #[error("{message}")]
+    Usage {
+        /// What is wrong.
+        message: String,
+        /// What to do.
+        hint: String,
+    },
+    /// A plain io error with context.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A check found problems (already reported).
+    #[error("{0}")]
+    CheckFailed(String),
+    /// A generated file or its sources failed (`msd-install gen`).
+    #[error(transparent)]
+    Gen(#[from] GenError),
+    /// Git could not answer a base-revision check.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// Emitted attribution could not run.
+    #[error(transparent)]
+    Attribution(#[from] AttributionError),
+}
+
+/// Each stage error converts through the pipeline's own.
+macro_rules! through_pipeline {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Error {
+            fn from(e: $t) -> Error {
+                Error::Pipeline(e.into())
+            }
+        }
+    )*};
+}
+through_pipeline!(LoadError, ContentError, TargetError, ConvertError, GuardError, FitError, HelperError);
+
+impl From<ApplyError> for Error {
+    fn from(e: ApplyError) -> Error {
+        match e {
+            ApplyError::Pipeline(e) => Error::Pipeline(e),
+            ApplyError::Plan(e) => Error::Plan(e),
+            ApplyError::Write(e) => Error::Write(e),
+            ApplyError::Lifecycle(e) => Error::Lifecycle(e),
+        }
+    }
+}
+
+fn pipeline_exit(e: &PipelineError) -> Exit {
+    match e {
+        PipelineError::Load(LoadError::Io { .. }) => Exit::Io,
+        PipelineError::Load(_)
+        | PipelineError::Content(_)
+        | PipelineError::Convert(_)
+        | PipelineError::Guard(_)
+        | PipelineError::Fit(_) => Exit::Invalid,
+        PipelineError::Target(TargetError::NotUtf8(_)) | PipelineError::Helper(_) => Exit::Io,
+        PipelineError::Target(_) | PipelineError::UnknownRuntime { .. } | PipelineError::NoPrimary => Exit::Usage,
+    }
+}
+
+fn pipeline_hint(e: &PipelineError) -> Option<String> {
+    match e {
+        PipelineError::Load(e) => e.hint(),
+        PipelineError::Content(e) => Some(e.hint.clone()),
+        PipelineError::Fit(e) => Some(e.hint()),
+        PipelineError::Guard(_) => Some(
+            "shrink the source (move text into steps or detail parts), or adjust the cap in the manifest or tiers.json"
+                .into(),
+        ),
+        PipelineError::UnknownRuntime { valid, .. } => Some(format!("valid runtimes: {}", valid.join(", "))),
+        PipelineError::NoPrimary => Some("name one with --runtime (see `msd-install runtimes`)".into()),
+        PipelineError::Helper(h) => Some(h.hint()),
+        PipelineError::Target(_) | PipelineError::Convert(_) => None,
+    }
+}
+
+fn attribution_exit(e: &AttributionError) -> Exit {
+    match e {
+        AttributionError::Git(GitError::Failed { .. })
+        | AttributionError::Io { .. }
+        | AttributionError::BaseBinary { .. } => Exit::Io,
+        AttributionError::Git(_) | AttributionError::NoDefaultBase => Exit::Usage,
+        AttributionError::Ack(_) => Exit::Invalid,
+        AttributionError::Side { source, .. } => pipeline_exit(source),
+    }
+}
+
+fn attribution_hint(e: &AttributionError) -> Option<String> {
+    Some(match e {
+        AttributionError::Git(e) => e.hint(),
+        AttributionError::NoDefaultBase => "pass --base REV (a commit, branch or tag)".into(),
+        AttributionError::Ack(e) => e.hint.clone(),
+        AttributionError::Io { .. } => "check that the repository's content/ and runtimes/ are readable".into(),
+        AttributionError::BaseBinary { .. } => {
+            "the base binary must be an msd-install build with the `inventory` subcommand; build it from the base revision, or drop --base-binary".into()
+        }
+        AttributionError::Side { source, side } => {
+            let inner = pipeline_hint(source);
+            if side.starts_with("base") {
+                format!("{}the base must install cleanly: pick another --base", inner.map(|h| format!("{h}; ")).unwrap_or_default())
+            } else {
+                return inner;
+            }
+        }
+    })
+}
+
+impl Error {
+    /// The exit code.
+    pub fn exit(&self) -> Exit {
+        match self {
+            Error::Pipeline(e) => pipeline_exit(e),
+            Error::Plan(PlanError::Record(_)) => Exit::Invalid,
+            Error::Plan(_) | Error::Write(_) | Error::Io { .. } => Exit::Io,
+            Error::Usage { .. } => Exit::Usage,
+            Error::CheckFailed(_) => Exit::CheckFailed,
+            Error::Gen(g) if g.reason == generated::Reason::FailWriteError => Exit::Io,
+            Error::Gen(_) => Exit::CheckFailed,
+            Error::Git(GitError::Failed { .. }) => Exit::Io,
+            Error::Git(_) => Exit::Usage,
+            Error::Lifecycle(LifecycleError::Locked(fsx::LockError::Busy { .. })) => Exit::Locked,
+            Error::Lifecycle(LifecycleError::Settings(_) | LifecycleError::State(_)) => Exit::Invalid,
+            Error::Lifecycle(_) => Exit::Io,
+            Error::Attribution(e) => attribution_exit(e),
+        }
+    }
+
+    /// What to do about it. Every variant is listed: a new one must decide.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::Pipeline(e) => pipeline_hint(e),
+            Error::Usage { hint, .. } => Some(hint.clone()),
+            Error::Plan(PlanError::Confine(_)) | Error::Write(WriteError::Confine(_)) => {
+                Some("pass --allow-symlinks if the link is intended".into())
+            }
+            Error::Plan(PlanError::Record(_)) => Some("the install manifest is damaged; move it aside and run again (files are then treated as unmanaged and backed up before they are replaced)".into()),
+            Error::Plan(_) => None,
+            Error::Write(WriteError::Txn(t)) => Some(t.hint()),
+            Error::Write(_) | Error::Io { .. } => Some("check that the target exists and is writable".into()),
+            Error::Gen(g) => Some(g.hint.clone()),
+            Error::Git(e) => Some(e.hint()),
+            Error::Lifecycle(e) => Some(e.hint()),
+            Error::Attribution(e) => attribution_hint(e),
+            Error::CheckFailed(_) => None,
+        }
+    }
+
+    /// Renders the error for people.
+    pub fn render(&self) -> String {
+        let mut s = format!("error: {self}");
+        if let Some(h) = self.hint() {
+            s.push_str("\nhint: ");
+            s.push_str(&h);
+        }
+        s
+    }
+
+    /// Renders the error as JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "ok": false,
+            "exit_code": self.exit() as u8,
+            "error": self.to_string(),
+            "hint": self.hint(),
+        });
+        if let Error::Gen(g) = self {
+            v["reason"] = serde_json::json!(g.reason);
+        }
+        v
+    }
+}

@@ -1,0 +1,79 @@
+//! The `msd-install` entry: parse arguments, resolve them into settings, run the command, print
+//! the result once (for people, or as one JSON document), map errors to exit codes.
+
+pub mod args;
+pub mod commands;
+pub mod error;
+pub mod output;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::args::{Cli, Command};
+use crate::cli::error::{Error, Exit};
+use msd_core::manifest::capability;
+
+/// Runs `msd-install` with `args` (including the program name).
+pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => Exit::Ok.into(),
+                _ => Exit::Usage.into(),
+            };
+        }
+    };
+    let json = match &cli.command {
+        None => cli.install.output.json,
+        Some(Command::Install(a)) => a.output.json,
+        Some(Command::Emit(a)) => a.output.json,
+        Some(Command::Runtimes(a)) => a.json,
+        Some(Command::Gen(a)) => a.what.opts().json,
+        Some(Command::Check(a)) => match &a.what {
+            crate::cli::args::CheckWhat::Partition(p) => p.json,
+        },
+        Some(Command::Schema) | Some(Command::Bench(_)) | Some(Command::Inventory(_)) => false,
+        Some(Command::Uninstall(a)) => a.output.json,
+        Some(Command::Verify(a)) => a.output.json,
+        Some(Command::Recover(a)) => a.output.json,
+        Some(Command::Attribution(a)) => a.json,
+    };
+    crate::apply::txn::init_fault_hook();
+    let result = match cli.command {
+        None => commands::install::run(&cli.install),
+        Some(Command::Install(a)) => commands::install::run(&a),
+        Some(Command::Emit(a)) => commands::emit::run(&a),
+        Some(Command::Runtimes(a)) => commands::runtimes::run(&a),
+        Some(Command::Gen(a)) => commands::generate::run(&a),
+        Some(Command::Check(a)) => commands::check::run(&a),
+        Some(Command::Bench(a)) => commands::bench::run(&a),
+        Some(Command::Attribution(a)) => commands::attribution::run(&a),
+        Some(Command::Inventory(a)) => commands::inventory::run(&a),
+        Some(Command::Schema) => {
+            print!("{}", capability::json_schema());
+            Ok(())
+        }
+        Some(Command::Uninstall(a)) => commands::uninstall::run(&a),
+        Some(Command::Verify(a)) => commands::verify::run(&a),
+        Some(Command::Recover(a)) => commands::recover::run(&a),
+    };
+    match result {
+        Ok(()) => Exit::Ok.into(),
+        // A failed check has already printed its report (on stdout, or as the JSON document).
+        Err(Error::CheckFailed(m)) if m.is_empty() => Exit::CheckFailed.into(),
+        Err(e) => {
+            if json && matches!(e, crate::cli::error::Error::CheckFailed(_)) {
+                // The command already printed its JSON report (with `"ok": false`).
+            } else if json {
+                println!("{}", serde_json::to_string_pretty(&e.to_json()).expect("json"));
+            } else {
+                eprintln!("{}", e.render());
+            }
+            e.exit().into()
+        }
+    }
+}

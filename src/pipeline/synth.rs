@@ -1,0 +1,124 @@
+//! Files the installer adds to every emission beside the converted content: the runtime helper
+//! `<core>/bin/msd_run` and `<core>/resolvers.json`.
+//!
+//! Why a step of its own: these files come from the build and from the manifest, not from
+//! `content/`, so they are neither converted nor rewritten nor held to the content caps (the
+//! pipeline adds them after the guard). Content calls the helper as
+//! `~/.claude/msd-core/bin/msd_run`, which the rewriter turns into each runtime's installed path.
+//!
+//! Input: one [`Emission`] and its [`Capability`]. Output: the same emission with
+//! `<core>/bin/msd_run` (mode 0755, the bytes of the msd_run binary built with this msd-install)
+//! and `<core>/resolvers.json` (the manifest's resolvers, an empty list when it has none).
+//!
+//! The binary is the `msd_run` next to the running msd-install (`std::env::current_exe()`'s
+//! directory), or the file [`MSD_RUN_BIN_ENV`] names. It is read once per process and shared by
+//! every runtime. A content file at either path is a collision error, never overwritten.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use crate::pipeline::convert::{ConvertError, Emission, EmittedFile, FileKind};
+use msd_core::fs::fsx::{self, FileMode};
+use msd_core::fs::relpath::RelPath;
+use msd_core::manifest::capability::Capability;
+use msd_core::manifest::resolver::{self, Installed};
+
+/// Environment variable naming the msd_run binary to install (default: beside msd-install).
+pub const MSD_RUN_BIN_ENV: &str = "MSD_RUN_BIN";
+
+/// Where the helper lands, relative to the core dir.
+pub const HELPER_PATH: &str = "bin/msd_run";
+
+/// The msd_run binary cannot be found or read.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("cannot read the msd_run binary to install at {path}: {message}")]
+pub struct HelperError {
+    /// Where it was looked for.
+    pub path: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl HelperError {
+    /// What to do about it.
+    pub fn hint(&self) -> String {
+        format!(
+            "msd-install installs the msd_run built with it: build both (`cargo build --release` builds both into target/release/), keep them in one directory, or set {MSD_RUN_BIN_ENV} to the msd_run to install"
+        )
+    }
+}
+
+fn locate() -> Result<PathBuf, HelperError> {
+    if let Some(p) = std::env::var_os(MSD_RUN_BIN_ENV).filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| HelperError { path: "<current executable>".into(), message: e.to_string() })?;
+    let dir = exe.parent().ok_or_else(|| HelperError {
+        path: exe.display().to_string(),
+        message: "the running executable has no directory".into(),
+    })?;
+    Ok(dir.join(format!("msd_run{}", std::env::consts::EXE_SUFFIX)))
+}
+
+/// The bytes of the msd_run binary to install, read once.
+pub fn helper_bytes() -> Result<Arc<[u8]>, HelperError> {
+    static BYTES: OnceLock<Result<Arc<[u8]>, HelperError>> = OnceLock::new();
+    BYTES
+        .get_or_init(|| {
+            let path = locate()?;
+            let err = |message: String| HelperError { path: path.display().to_string(), message };
+            if !fsx::is_file(&path) {
+                return Err(err("no such file".into()));
+            }
+            fsx::read(&path).map(Arc::from).map_err(|e| err(e.to_string()))
+        })
+        .clone()
+}
+
+/// Adds the synthesized files to `emission`.
+pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> Result<(), SynthError> {
+    let helper = helper_bytes()?;
+    let resolvers = Installed { schema_version: 1, runtime: cap.id.clone(), resolvers: cap.resolvers.clone() };
+    let manifest_source = format!("runtimes/{manifest_source}");
+    let files = [
+        EmittedFile {
+            path: cap.core_dir(emission.scope).join(&RelPath::new(HELPER_PATH).expect("static")),
+            bytes: helper.to_vec(),
+            mode: FileMode::Executable,
+            kind: FileKind::Program,
+            sources: vec!["src/bin/msd_run.rs".into()],
+        },
+        EmittedFile {
+            path: cap.core_dir(emission.scope).join(&RelPath::new(resolver::INSTALLED_PATH).expect("static")),
+            bytes: resolvers.render().into_bytes(),
+            mode: FileMode::Regular,
+            kind: FileKind::Core,
+            sources: vec![manifest_source],
+        },
+    ];
+    for f in files {
+        if let Some(existing) = emission.files.iter().find(|e| e.path == f.path) {
+            return Err(SynthError::Convert(ConvertError::PathCollision {
+                runtime: cap.id.clone(),
+                path: f.path.to_string(),
+                first: existing.sources.first().cloned().unwrap_or_default(),
+                second: f.sources[0].clone(),
+            }));
+        }
+        emission.files.push(f);
+    }
+    emission.files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(())
+}
+
+/// Errors of this step.
+#[derive(Debug, thiserror::Error)]
+pub enum SynthError {
+    /// The helper binary is missing.
+    #[error(transparent)]
+    Helper(#[from] HelperError),
+    /// A content file sits where a synthesized file goes.
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+}
