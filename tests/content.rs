@@ -354,6 +354,8 @@ fn content_core_process_shares_one_set_of_planning_files() {
         "quick",
         "milestones",
         "MILESTONES.md",
+        "INTEGRATION-CHECK.md",
+        "BACKLOG.md",
     ];
     for (file, text) in &files {
         for p in paths_after(text, ".planning/") {
