@@ -355,7 +355,11 @@ fn content_core_process_shares_one_set_of_planning_files() {
         "milestones",
         "MILESTONES.md",
         "INTEGRATION-CHECK.md",
+        "notes",
         "BACKLOG.md",
+        "spikes",
+        "LEARNINGS.md",
+        "WORKSTREAMS.md",
     ];
     for (file, text) in &files {
         for p in paths_after(text, ".planning/") {
