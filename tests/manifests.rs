@@ -141,3 +141,22 @@ fn manifests_schema_is_committed_and_current() {
         "runtimes/capability.schema.json is stale: run `msd-install schema > runtimes/capability.schema.json`"
     );
 }
+
+#[test]
+fn manifests_an_error_in_the_second_cap_rule_points_at_the_second() {
+    let w = World::new();
+    let dir = runtimes_copy(&w);
+    let path = dir.join("claude/capability.json");
+    let mut doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    doc["caps"] = serde_json::json!([
+        {"glob": "skills/*/SKILL.md", "max_bytes": 40000, "scopes": ["global"]},
+        {"glob": "agents/?.md", "max_bytes": 40000, "scopes": ["global"]}
+    ]);
+    let text = serde_json::to_string_pretty(&doc).unwrap();
+    std::fs::write(&path, &text).unwrap();
+    let out = install_with(&w, &dir);
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = text.lines().position(|l| l.contains("agents/?.md")).unwrap() + 1;
+    assert!(stderr.contains(&format!("capability.json:{line}:")), "points at line {line}: {stderr}");
+}

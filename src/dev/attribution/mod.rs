@@ -337,7 +337,7 @@ pub struct Counts {
 }
 
 /// The comparison of two inventories under the rules.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Outcome {
     /// No violation.
     pub ok: bool,
@@ -474,41 +474,68 @@ fn push_unique(v: &mut Vec<String>, s: &str) {
 pub fn attribute(base: Side<'_>, current: Side<'_>, changed: &BTreeMap<String, FileStatus>, acks: &[Ack]) -> Outcome {
     let before = index(base.inventory);
     let after = index(current.inventory);
-    let mut counts = Counts {
-        emissions_base: base.inventory.emissions.len(),
-        emissions_current: current.inventory.emissions.len(),
-        files_base: before.len(),
-        files_current: after.len(),
-        ..Counts::default()
+    let mut run = Attribution {
+        base: &base,
+        current: &current,
+        changed,
+        acks,
+        used: vec![0; acks.len()],
+        outcome: Outcome {
+            counts: Counts {
+                emissions_base: base.inventory.emissions.len(),
+                emissions_current: current.inventory.emissions.len(),
+                files_base: before.len(),
+                files_current: after.len(),
+                ..Counts::default()
+            },
+            ..Outcome::default()
+        },
     };
-    let mut used = vec![0usize; acks.len()];
-    let cover = |keys: &mut dyn Iterator<Item = &str>, used: &mut Vec<usize>| -> Vec<AckRef> {
-        let keys: BTreeSet<&str> = keys.collect();
+    let keys: BTreeSet<Key<'_>> = before.keys().chain(after.keys()).copied().collect();
+    for key in keys {
+        run.file(key, before.get(&key).copied(), after.get(&key).copied());
+    }
+    run.new_files(&before, &after);
+    run.finish()
+}
+
+/// One attribution in progress: the two sides, what changed, the acknowledgements and how often
+/// each was used, and the outcome so far. Each step handles one part of the rules.
+struct Attribution<'r, 'a> {
+    base: &'r Side<'a>,
+    current: &'r Side<'a>,
+    changed: &'r BTreeMap<String, FileStatus>,
+    acks: &'r [Ack],
+    used: Vec<usize>,
+    outcome: Outcome,
+}
+
+impl Attribution<'_, '_> {
+    /// The unspent acknowledgements whose key is one of `keys`, counted as used.
+    fn cover<'k>(&mut self, keys: impl IntoIterator<Item = &'k str>) -> Vec<AckRef> {
+        let keys: BTreeSet<&str> = keys.into_iter().collect();
         let mut refs = Vec::new();
-        for (i, a) in acks.iter().enumerate() {
+        for (i, a) in self.acks.iter().enumerate() {
             if !a.spent && keys.contains(a.key.as_str()) {
-                used[i] += 1;
+                self.used[i] += 1;
                 refs.push(AckRef { file: a.file.clone(), key: a.key.clone(), reason: a.reason.clone() });
             }
         }
         refs
-    };
-    let mut moved = Vec::new();
-    let mut growth = Vec::new();
-    let mut shrunk = Vec::new();
-    let mut violations = Vec::new();
-    let mut by_source: BTreeMap<String, SourceGroup> = BTreeMap::new();
-    let keys: BTreeSet<Key<'_>> = before.keys().chain(after.keys()).copied().collect();
-    for key @ (runtime, scope, path) in keys {
-        let (b, a) = (before.get(&key).copied(), after.get(&key).copied());
+    }
+
+    /// One emitted path on either side: counted, and when it moved, traced to a changed source
+    /// (its own or one its commands reference) or an acknowledgement, with its size change.
+    fn file(&mut self, (runtime, scope, path): Key<'_>, b: Option<&FileEntry>, a: Option<&FileEntry>) {
+        let counts = &mut self.outcome.counts;
         if b.is_some_and(FileEntry::is_build_output) || a.is_some_and(FileEntry::is_build_output) {
             counts.excluded += 1;
-            continue;
+            return;
         }
         let change = match (b, a) {
             (Some(b), Some(a)) if b.sha256 == a.sha256 => {
                 counts.unchanged += 1;
-                continue;
+                return;
             }
             (Some(_), Some(_)) => Change::Changed,
             (None, Some(_)) => Change::Added,
@@ -523,29 +550,11 @@ pub fn attribute(base: Side<'_>, current: Side<'_>, changed: &BTreeMap<String, F
         for s in a.iter().chain(b.iter()).flat_map(|f| &f.sources) {
             push_unique(&mut sources, s);
         }
-        let mut attributed_to: Vec<String> = Vec::new();
-        for s in &sources {
-            if changed.contains_key(s) {
-                push_unique(&mut attributed_to, s);
-            }
-        }
-        let referenced = a
-            .map(|f| current.refs.of(&f.sources).collect::<Vec<_>>())
-            .unwrap_or_default()
-            .into_iter()
-            .chain(b.map(|f| base.refs.of(&f.sources).collect::<Vec<_>>()).unwrap_or_default());
-        for s in referenced {
-            if changed.contains_key(s) {
-                push_unique(&mut attributed_to, s);
-            }
-        }
-        let acknowledged_by = if attributed_to.is_empty() {
-            cover(&mut sources.iter().map(String::as_str), &mut used)
-        } else {
-            Vec::new()
-        };
+        let attributed_to = self.changed_sources(&sources, b, a);
+        let acknowledged_by =
+            if attributed_to.is_empty() { self.cover(sources.iter().map(String::as_str)) } else { Vec::new() };
         if attributed_to.is_empty() && acknowledged_by.is_empty() {
-            violations.push(Violation::Unattributable {
+            self.outcome.violations.push(Violation::Unattributable {
                 runtime: runtime.into(),
                 scope,
                 path: path.into(),
@@ -554,9 +563,10 @@ pub fn attribute(base: Side<'_>, current: Side<'_>, changed: &BTreeMap<String, F
             });
         }
         for s in &attributed_to {
-            by_source
+            self.outcome
+                .by_source
                 .entry(s.clone())
-                .or_insert_with(|| SourceGroup { status: changed[s], touched: Vec::new() })
+                .or_insert_with(|| SourceGroup { status: self.changed[s], touched: Vec::new() })
                 .touched
                 .push(Touch {
                     runtime: runtime.into(),
@@ -567,38 +577,10 @@ pub fn attribute(base: Side<'_>, current: Side<'_>, changed: &BTreeMap<String, F
                     after: a.map(|f| f.bytes),
                 });
         }
-        if let (Some(b), Some(a)) = (b, a)
-            && let Some(subj) = subject(a.kind, &a.sources)
-            && subject(b.kind, &b.sources) == Some(subj)
-            && a.bytes != b.bytes
-        {
-            let mut size = SizeChange {
-                key: subj.to_string(),
-                runtime: runtime.into(),
-                scope,
-                path: path.into(),
-                before: b.bytes,
-                after: a.bytes,
-                acknowledged_by: Vec::new(),
-            };
-            if a.bytes > b.bytes {
-                size.acknowledged_by = cover(&mut std::iter::once(subj), &mut used);
-                if size.acknowledged_by.is_empty() {
-                    violations.push(Violation::UnacknowledgedGrowth {
-                        key: subj.into(),
-                        runtime: runtime.into(),
-                        scope,
-                        path: path.into(),
-                        before: b.bytes,
-                        after: a.bytes,
-                    });
-                }
-                growth.push(size);
-            } else {
-                shrunk.push(size);
-            }
+        if let (Some(b), Some(a)) = (b, a) {
+            self.size_change((runtime, scope, path), b, a);
         }
-        moved.push(Moved {
+        self.outcome.moved.push(Moved {
             runtime: runtime.into(),
             scope,
             path: path.into(),
@@ -611,19 +593,83 @@ pub fn attribute(base: Side<'_>, current: Side<'_>, changed: &BTreeMap<String, F
             acknowledged_by,
         });
     }
-    // NEW_FILE_CAP: workflows and agents no emitted file had as its source at the base.
-    let known: BTreeSet<&str> = before.values().filter_map(|f| subject(f.kind, &f.sources)).collect();
-    let mut new_files = Vec::new();
-    for ((runtime, scope, path), f) in &after {
-        if f.is_build_output() {
-            continue;
+
+    /// The changed files among `sources` and the sources their commands reference.
+    fn changed_sources(&self, sources: &[String], b: Option<&FileEntry>, a: Option<&FileEntry>) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for s in sources {
+            if self.changed.contains_key(s) {
+                push_unique(&mut out, s);
+            }
         }
-        let Some(subj) = subject(f.kind, &f.sources) else { continue };
-        if known.contains(subj) {
-            continue;
+        let referenced = a
+            .map(|f| self.current.refs.of(&f.sources).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .chain(b.map(|f| self.base.refs.of(&f.sources).collect::<Vec<_>>()).unwrap_or_default());
+        for s in referenced {
+            if self.changed.contains_key(s) {
+                push_unique(&mut out, s);
+            }
         }
-        if f.bytes > NEW_FILE_CAP {
-            violations.push(Violation::NewFileCap {
+        out
+    }
+
+    /// A workflow or agent whose size moved: growth needs an acknowledgement.
+    fn size_change(&mut self, (runtime, scope, path): Key<'_>, b: &FileEntry, a: &FileEntry) {
+        let Some(subj) = subject(a.kind, &a.sources) else { return };
+        if subject(b.kind, &b.sources) != Some(subj) || a.bytes == b.bytes {
+            return;
+        }
+        let mut size = SizeChange {
+            key: subj.to_string(),
+            runtime: runtime.into(),
+            scope,
+            path: path.into(),
+            before: b.bytes,
+            after: a.bytes,
+            acknowledged_by: Vec::new(),
+        };
+        if a.bytes > b.bytes {
+            size.acknowledged_by = self.cover(std::iter::once(subj));
+            if size.acknowledged_by.is_empty() {
+                self.outcome.violations.push(Violation::UnacknowledgedGrowth {
+                    key: subj.into(),
+                    runtime: runtime.into(),
+                    scope,
+                    path: path.into(),
+                    before: b.bytes,
+                    after: a.bytes,
+                });
+            }
+            self.outcome.growth.push(size);
+        } else {
+            self.outcome.shrunk.push(size);
+        }
+    }
+
+    /// NEW_FILE_CAP: workflows and agents no emitted file had as its source at the base.
+    fn new_files(&mut self, before: &BTreeMap<Key<'_>, &FileEntry>, after: &BTreeMap<Key<'_>, &FileEntry>) {
+        let known: BTreeSet<&str> = before.values().filter_map(|f| subject(f.kind, &f.sources)).collect();
+        for ((runtime, scope, path), f) in after {
+            if f.is_build_output() {
+                continue;
+            }
+            let Some(subj) = subject(f.kind, &f.sources) else { continue };
+            if known.contains(subj) {
+                continue;
+            }
+            if f.bytes > NEW_FILE_CAP {
+                self.outcome.violations.push(Violation::NewFileCap {
+                    key: subj.into(),
+                    runtime: (*runtime).into(),
+                    scope: *scope,
+                    path: (*path).into(),
+                    bytes: f.bytes,
+                    cap: NEW_FILE_CAP,
+                });
+            }
+            self.outcome.new_files.push(NewFile {
                 key: subj.into(),
                 runtime: (*runtime).into(),
                 scope: *scope,
@@ -632,43 +678,29 @@ pub fn attribute(base: Side<'_>, current: Side<'_>, changed: &BTreeMap<String, F
                 cap: NEW_FILE_CAP,
             });
         }
-        new_files.push(NewFile {
-            key: subj.into(),
-            runtime: (*runtime).into(),
-            scope: *scope,
-            path: (*path).into(),
-            bytes: f.bytes,
-            cap: NEW_FILE_CAP,
-        });
     }
-    let mut ack_uses = Vec::new();
-    for (i, a) in acks.iter().enumerate() {
-        let status = match (a.spent, used[i]) {
-            (true, _) => AckStatus::Spent,
-            (false, 0) => AckStatus::Stale,
-            _ => AckStatus::Used,
-        };
-        if status == AckStatus::Stale {
-            violations.push(Violation::StaleAck { file: a.file.clone(), key: a.key.clone() });
+
+    /// Every acknowledgement's status (a stale one is a violation), and the verdict.
+    fn finish(mut self) -> Outcome {
+        for (i, a) in self.acks.iter().enumerate() {
+            let status = match (a.spent, self.used[i]) {
+                (true, _) => AckStatus::Spent,
+                (false, 0) => AckStatus::Stale,
+                _ => AckStatus::Used,
+            };
+            if status == AckStatus::Stale {
+                self.outcome.violations.push(Violation::StaleAck { file: a.file.clone(), key: a.key.clone() });
+            }
+            self.outcome.acks.push(AckUse {
+                file: a.file.clone(),
+                key: a.key.clone(),
+                reason: a.reason.clone(),
+                status,
+                covered: self.used[i],
+            });
         }
-        ack_uses.push(AckUse {
-            file: a.file.clone(),
-            key: a.key.clone(),
-            reason: a.reason.clone(),
-            status,
-            covered: used[i],
-        });
-    }
-    Outcome {
-        ok: violations.is_empty(),
-        counts,
-        by_source,
-        moved,
-        growth,
-        shrunk,
-        new_files,
-        acks: ack_uses,
-        violations,
+        self.outcome.ok = self.outcome.violations.is_empty();
+        self.outcome
     }
 }
 

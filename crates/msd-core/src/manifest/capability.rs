@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use super::{ManifestError, Scope};
-use crate::fs::json::locate;
+use crate::fs::json::{Seg, locate_path};
 use crate::fs::relpath::RelPath;
 
 /// One runtime's capability manifest.
@@ -423,42 +423,42 @@ fn is_id(s: &str) -> bool {
 
 /// Checks one parsed manifest beyond its schema. `dir_name` is the directory it came from.
 pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Result<(), ManifestError> {
-    let err = |needle: &str, message: String, hint: &str| {
-        let (line, col) = locate(text, needle);
+    let err = |path: &[Seg<'_>], message: String, hint: &str| {
+        let (line, col) = locate_path(text, path);
         ManifestError { file: file.to_string(), line, col, message, hint: hint.to_string() }
     };
     if !is_id(&cap.id) {
         return Err(err(
-            "\"id\"",
+            &[Seg::Key("id")],
             format!("invalid runtime id `{}`", cap.id),
             "use lowercase letters, digits and hyphens",
         ));
     }
     if cap.id != dir_name {
         return Err(err(
-            "\"id\"",
+            &[Seg::Key("id")],
             format!("runtime id `{}` does not match its directory `{dir_name}`", cap.id),
             "rename the directory or the id so they agree",
         ));
     }
-    for e in &cap.home.env {
+    for (i, e) in cap.home.env.iter().enumerate() {
         if e.var.is_empty() || !e.var.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_') {
             return Err(err(
-                "\"env\"",
+                &[Seg::Key("home"), Seg::Key("env"), Seg::Index(i), Seg::Key("var")],
                 format!("invalid environment variable name `{}`", e.var),
                 "use UPPER_SNAKE_CASE",
             ));
         }
         if cap.home.kind == HomeKind::DotHome && e.parent {
             return Err(err(
-                &format!("\"{}\"", e.var),
+                &[Seg::Key("home"), Seg::Key("env"), Seg::Index(i), Seg::Key("parent")],
                 format!("home kind `dot-home` takes directory variables, but `{}` has `parent`", e.var),
                 "use kind `xdg` for variables that name a config file",
             ));
         }
         if e.parent && e.join.is_some() {
             return Err(err(
-                &format!("\"{}\"", e.var),
+                &[Seg::Key("home"), Seg::Key("env"), Seg::Index(i)],
                 format!("`{}` has both `parent` and `join`", e.var),
                 "use one of them",
             ));
@@ -467,14 +467,14 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     match cap.home.kind {
         HomeKind::DotHome | HomeKind::Xdg if !cap.home.probes.is_empty() => {
             return Err(err(
-                "\"probes\"",
+                &[Seg::Key("home"), Seg::Key("probes")],
                 "probes are only allowed for `nested` and `agents-root` homes".into(),
                 "remove `probes` or change `kind`",
             ));
         }
         HomeKind::AgentsRoot if cap.home.probes.is_empty() || cap.home.probes.iter().any(|p| p.contains.is_none()) => {
             return Err(err(
-                "\"probes\"",
+                &[Seg::Key("home"), Seg::Key("probes")],
                 "an `agents-root` home needs probes, each with `contains`".into(),
                 "list the candidate roots and the path that marks the right one",
             ));
@@ -484,35 +484,35 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     if let Some(local) = &cap.local {
         if local.dir != "." {
             RelPath::new(local.dir.clone()).map_err(|e| {
-                err("\"local\"", format!("local dir: {e}"), "use a relative directory such as `.claude`, or `.`")
+                err(
+                    &[Seg::Key("local"), Seg::Key("dir")],
+                    format!("local dir: {e}"),
+                    "use a relative directory such as `.claude`, or `.`",
+                )
             })?;
         }
     } else if !cap.artifacts.local.is_empty() {
         return Err(err(
-            "\"local\"",
+            &[Seg::Key("artifacts"), Seg::Key("local")],
             "a local layout is given but `local` is absent".into(),
             "add `\"local\": {\"dir\": ...}` or remove `artifacts.local`",
         ));
     }
     if !cap.command_ref.contains("{stem}") {
         return Err(err(
-            "\"command_ref\"",
+            &[Seg::Key("command_ref")],
             format!("`command_ref` `{}` lacks `{{stem}}`", cap.command_ref),
             "write e.g. \"/msd-{stem}\"",
         ));
     }
     for (scope, layout) in [(Scope::Global, &cap.artifacts.global), (Scope::Local, &cap.artifacts.local)] {
         let mut seen = BTreeSet::new();
-        for a in layout {
+        for (i, a) in layout.iter().enumerate() {
+            let at =
+                |key: &'static str| [Seg::Key("artifacts"), Seg::Key(scope.as_str()), Seg::Index(i), Seg::Key(key)];
             if !a.converter.accepts(a.kind) {
                 return Err(err(
-                    &format!(
-                        "\"{}\"",
-                        serde_json::to_value(a.converter)
-                            .ok()
-                            .and_then(|v| v.as_str().map(str::to_string))
-                            .unwrap_or_default()
-                    ),
+                    &at("converter"),
                     format!(
                         "converter `{:?}` cannot produce {} ({} layout)",
                         a.converter,
@@ -524,14 +524,14 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
             }
             if !seen.insert(a.kind) {
                 return Err(err(
-                    "\"artifacts\"",
+                    &at("kind"),
                     format!("artifact kind `{}` listed twice in the {} layout", a.kind.as_str(), scope.as_str()),
                     "list each kind once per scope",
                 ));
             }
             if !a.prefix.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
                 return Err(err(
-                    "\"prefix\"",
+                    &at("prefix"),
                     format!("invalid prefix `{}`", a.prefix),
                     "use lowercase letters, digits and hyphens",
                 ));
@@ -539,7 +539,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
             for file in a.adapter.iter().chain(a.stub.as_ref().map(|s| &s.template)) {
                 if RelPath::new(file.clone()).map_or(true, |p| p.as_str().contains('/')) {
                     return Err(err(
-                        &format!("\"{file}\""),
+                        &at(if a.adapter.as_ref() == Some(file) { "adapter" } else { "stub" }),
                         format!("data file `{file}` must be a plain file name beside the manifest"),
                         "name a file in the runtime's directory",
                     ));
@@ -547,7 +547,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
             }
             if (a.converter == Converter::WorkflowStub) != a.stub.is_some() {
                 return Err(err(
-                    "\"stub\"",
+                    &at("stub"),
                     "`stub` goes with the `workflow-stub` converter, and that converter needs it".into(),
                     "add or remove `stub`",
                 ));
@@ -556,17 +556,17 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
                 && (!suffix.starts_with('.') || suffix.contains('/'))
             {
                 return Err(err(
-                    "\"suffix\"",
+                    &at("suffix"),
                     format!("suffix `{suffix}` must start with `.` and hold no `/`"),
                     "write e.g. \".agent.md\"",
                 ));
             }
         }
     }
-    for r in &cap.rewrites {
+    for (i, r) in cap.rewrites.iter().enumerate() {
         if r.from.is_empty() {
             return Err(err(
-                "\"rewrites\"",
+                &[Seg::Key("rewrites"), Seg::Index(i), Seg::Key("from")],
                 "a rewrite has an empty `from`".into(),
                 "remove it or give the text to replace",
             ));
@@ -576,26 +576,31 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
         && d.max <= d.ellipsis.chars().count()
     {
         return Err(err(
-            "\"description_limit\"",
+            &[Seg::Key("description_limit"), Seg::Key("max")],
             format!("description limit {} leaves no room for the ellipsis", d.max),
             "raise `max`",
         ));
     }
-    for c in &cap.caps {
+    for (i, c) in cap.caps.iter().enumerate() {
         crate::manifest::caps::check_glob(&c.glob).map_err(|m| {
-            err("\"glob\"", m, "use `*` within a segment and `**` across segments, relative paths only")
+            err(
+                &[Seg::Key("caps"), Seg::Index(i), Seg::Key("glob")],
+                m,
+                "use `*` within a segment and `**` across segments, relative paths only",
+            )
         })?;
         if c.scopes.is_empty() {
             return Err(err(
-                "\"scopes\"",
+                &[Seg::Key("caps"), Seg::Index(i), Seg::Key("scopes")],
                 "a cap rule with no scopes guards nothing".into(),
                 "list `global`, `local` or both",
             ));
         }
     }
     crate::manifest::resolver::validate(file, text, &cap.resolvers)?;
-    crate::manifest::surfaces::validate(&cap.settings)
-        .map_err(|m| err("\"settings\"", m, "see `msd-install schema` for settings surfaces and their entry kinds"))?;
+    crate::manifest::surfaces::validate(&cap.settings).map_err(|m| {
+        err(&[Seg::Key("settings")], m, "see `msd-install schema` for settings surfaces and their entry kinds")
+    })?;
     Ok(())
 }
 

@@ -122,37 +122,39 @@ fn placeholders(s: &str) -> Vec<&str> {
 
 /// Checks the resolvers of one manifest. `text` is the manifest source, for locations.
 pub fn validate(file: &str, text: &str, resolvers: &[Resolver]) -> Result<(), ManifestError> {
-    let err = |needle: &str, message: String, hint: &str| {
-        let (line, col) = crate::fs::json::locate(text, needle);
+    use crate::fs::json::{Seg, locate_path};
+    let err = |path: &[Seg<'_>], message: String, hint: &str| {
+        let (line, col) = locate_path(text, path);
         ManifestError { file: file.to_string(), line, col, message, hint: hint.to_string() }
     };
     let mut seen: BTreeMap<String, &str> = BTreeMap::new();
-    for r in resolvers {
-        let at = format!("\"{}\"", r.tracker_prefix);
+    for (i, r) in resolvers.iter().enumerate() {
+        let key = |k: &'static str| [Seg::Key("resolvers"), Seg::Index(i), Seg::Key(k)];
+        let invoke = |k: &'static str| [Seg::Key("resolvers"), Seg::Index(i), Seg::Key("invoke"), Seg::Key(k)];
         if !is_prefix(&r.tracker_prefix) {
             return Err(err(
-                &at,
+                &key("tracker_prefix"),
                 format!("invalid resolver tracker_prefix `{}`", r.tracker_prefix),
                 "use letters, digits, `-` and `_`, starting with a letter or digit (no `:`)",
             ));
         }
         if let Some(prev) = seen.insert(r.tracker_prefix.to_ascii_lowercase(), &r.tracker_prefix) {
             return Err(err(
-                &at,
+                &key("tracker_prefix"),
                 format!("resolver tracker_prefix `{}` collides with `{prev}` in the same manifest", r.tracker_prefix),
                 "declare one resolver per tracker prefix",
             ));
         }
         if r.invoke.binary.trim().is_empty() || r.invoke.binary.contains('\0') {
             return Err(err(
-                &at,
+                &invoke("binary"),
                 format!("resolver `{}` has no binary", r.tracker_prefix),
                 "name the program that fetches a task: `\"binary\": \"linear-task\"`",
             ));
         }
         if !r.invoke.args.iter().any(|a| a.contains(ID_PLACEHOLDER)) {
             return Err(err(
-                &at,
+                &invoke("args"),
                 format!(
                     "resolver `{}` never passes the task id: no argument contains {ID_PLACEHOLDER}",
                     r.tracker_prefix
@@ -166,14 +168,14 @@ pub fn validate(file: &str, text: &str, resolvers: &[Resolver]) -> Result<(), Ma
             .find(|p| *p != ID_PLACEHOLDER)
         {
             return Err(err(
-                &at,
+                &invoke("args"),
                 format!("resolver `{}` uses the unknown placeholder `{bad}`", r.tracker_prefix),
                 "the only placeholder is {{id}}",
             ));
         }
         if r.invoke.timeout_ms == 0 || r.invoke.timeout_ms > MAX_TIMEOUT_MS {
             return Err(err(
-                &at,
+                &invoke("timeout_ms"),
                 format!(
                     "resolver `{}` has timeout_ms {}; it must be between 1 and {MAX_TIMEOUT_MS}",
                     r.tracker_prefix, r.invoke.timeout_ms
