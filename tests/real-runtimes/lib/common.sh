@@ -38,6 +38,11 @@
 #     rt_log_our_warnings <logfile> [regex] -> warning/error lines of a CLI log that name our files
 #                                          (msd-); each is recorded with rt_fail
 #     rt_json <file> <python-expr>      -> evaluates a python expression over the JSON `d` of a file
+#     rt_mock_text <record.jsonl> <out.txt> -> every string the CLI sent (JSON-unescaped), to grep
+#     rt_includes <command-file> [base] -> the files a command includes (@path, @{path}), absolute
+#     rt_text_has_file <text> <file>    -> 0 when the file's text reached the model
+#     rt_check_workflow <command-file> <text> [base] -> rt_flag workflow_text (+ failures)
+#     rt_frontmatter <file> <key>       -> a frontmatter value; lists comma-separated
 
 RT_LIB=${RT_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 RT_ROOT=${RT_ROOT:-$(cd "$RT_LIB/.." && pwd)}
@@ -58,7 +63,9 @@ RT_HOME_VARS=(CLAUDE_CONFIG_DIR CLAUDE_PROJECT_DIR OPENCODE_CONFIG_DIR OPENCODE_
   ANTIGRAVITY_CONFIG_DIR CODEBUDDY_CONFIG_DIR GITHUB_TOKEN GH_TOKEN COPILOT_GITHUB_TOKEN
   AUGMENT_SESSION_AUTH)
 
-rt_cache_dir() { printf '%s\n' "${MSD_RT_CACHE:-$HOME/.cache/msd-real-runtimes}"; }
+: "${MSD_RT_CACHE:=${HOME}/.cache/msd-real-runtimes}"
+export MSD_RT_CACHE
+rt_cache_dir() { printf '%s\n' "$MSD_RT_CACHE"; }
 
 rt_probe_pin() { sed -n 's/^# pin:[[:space:]]*\([^[:space:]]*\).*/\1/p' "$1" | head -n1; }
 
@@ -333,4 +340,117 @@ rt_log_our_warnings() {
 
 rt_json() {
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=eval(sys.argv[2]); print(r if not isinstance(r,(list,dict)) else json.dumps(r))' "$1" "$2"
+}
+
+# rt_mock_text <record.jsonl> <out.txt>: every string of every recorded request body, one after
+# another (JSON unescaped), for plain-text searches of what a CLI sent to the model.
+rt_mock_text() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+out = []
+def walk(x):
+    if isinstance(x, str):
+        out.append(x)
+    elif isinstance(x, dict):
+        for v in x.values():
+            walk(v)
+    elif isinstance(x, list):
+        for v in x:
+            walk(v)
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    try:
+        walk(json.loads(line).get("body"))
+    except ValueError:
+        pass
+    out.append("\n<<<END-OF-REQUEST>>>\n")
+open(sys.argv[2], "w").write("\n".join(out))
+PY
+}
+
+# rt_includes <command-file> [base-dir]: the files a command/skill includes (`@path` or `@{path}`,
+# absolute, ~/ or relative to base-dir, default PROJECT), one absolute path per line.
+rt_includes() {
+  python3 - "$1" "${2:-$PROJECT}" "$HOME" <<'PY'
+import os, re, sys
+src, base, home = sys.argv[1:4]
+text = open(src, encoding="utf-8").read()
+seen = []
+for m in re.finditer(r'@\{([^}\s]+)\}|(?:^|\s)@((?:~|\.{1,2}|/)[^\s`\'")]+)', text, re.M):
+    p = m.group(1) or m.group(2)
+    p = os.path.expanduser(p.replace("~", home, 1) if p.startswith("~") else p)
+    if not os.path.isabs(p):
+        p = os.path.normpath(os.path.join(base, p))
+    if p not in seen:
+        seen.append(p)
+        print(p)
+PY
+}
+
+# rt_text_has_file <text-file> <included-file>: 0 when the included file's text arrived (its
+# first three lines of 30+ characters each appear in the text), else 1 with a reason on stdout.
+rt_text_has_file() {
+  python3 - "$1" "$2" <<'PY'
+import sys
+text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+try:
+    lines = [l.strip() for l in open(sys.argv[2], encoding="utf-8") if len(l.strip()) >= 30]
+except OSError as e:
+    print("included file unreadable: %s" % e); sys.exit(1)
+probe = lines[:3]
+miss = [l for l in probe if l not in text]
+if not probe or miss:
+    print("text of %s did not reach the model (missing: %r)" % (sys.argv[2], (miss or ["<no lines>"])[0][:80]))
+    sys.exit(1)
+PY
+}
+
+# rt_check_workflow <command-file> <text-file> [base-dir]: records workflow_text true/false: every
+# file the command includes arrived, and no literal include placeholder (`@{...}`) was sent.
+rt_check_workflow() {
+  local cmd=$1 text=$2 base=${3:-$PROJECT} inc ok=true why n=0
+  while IFS= read -r inc; do
+    n=$((n + 1))
+    if ! why=$(rt_text_has_file "$text" "$inc"); then ok=false; rt_fail "workflow: $why"; fi
+  done < <(rt_includes "$cmd" "$base")
+  [ "$n" -gt 0 ] || { ok=false; rt_fail "workflow: $cmd includes no file (nothing to check)"; }
+  if grep -qE '@\{[^}]*msd-core[^}]*\}' "$text"; then
+    ok=false; rt_fail "workflow: a literal @{...msd-core...} placeholder reached the model"
+  fi
+  rt_flag workflow_text "$ok"
+}
+
+# rt_frontmatter <file> <key>: one frontmatter value (YAML scalar, flow list or block list, or
+# TOML key = value), printed as a comma-separated list for lists.
+rt_frontmatter() {
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+key = sys.argv[2]
+m = re.match(r'^---\n(.*?)\n---', text, re.S)
+fm = m.group(1) if m else text
+lines = fm.split("\n")
+for i, l in enumerate(lines):
+    mm = re.match(r'^%s\s*[:=]\s*(.*)$' % re.escape(key), l)
+    if not mm:
+        continue
+    v = mm.group(1).strip()
+    if v == "":
+        items = []
+        for l2 in lines[i + 1:]:
+            m2 = re.match(r'^\s+-\s*(.*)$', l2)
+            m3 = re.match(r'^\s+([^:\s]+)\s*:\s*(.*)$', l2)
+            if m2:
+                items.append(m2.group(1).strip().strip('"\''))
+            elif m3:
+                items.append("%s=%s" % (m3.group(1).strip('"\''), m3.group(2).strip()))
+            else:
+                break
+        print(",".join(items))
+    else:
+        v = v.strip()
+        if v.startswith("["):
+            v = v.strip("[]")
+        print(",".join(x.strip().strip('"\'') for x in v.split(",") if x.strip()) if "," in v or not v.startswith(('"', "'")) else v.strip('"\''))
+    break
+PY
 }
