@@ -48,7 +48,7 @@ fi
 RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)-$$
 OUT_BASE=${MSD_RT_OUT:-$RT_ROOT/out}/$RUN_ID
 mkdir -p "$OUT_BASE"
-SB_BASE=$(mktemp -d "${TMPDIR:-/tmp}/msd-rt.XXXXXX")
+SB_BASE=$(mktemp -d "${TMPDIR:-/tmp}/rt-sbx.XXXXXX")
 HOST_HOME=$HOME
 export MSD_RT_CACHE=${MSD_RT_CACHE:-$HOST_HOME/.cache/msd-real-runtimes}
 
