@@ -26,7 +26,8 @@
 #     rt_warn "text"   rt_fail "text"   rt_note "text"
 #     rt_emit                           -> prints the result JSON as the last stdout line; returns
 #                                          0 when there are no failures, 1 otherwise
-#     rt_expect_names <kind>            -> the expected names of a kind, one per line
+#     rt_expect_names <kind>            -> the expected names of a kind, one per line (kinds:
+#                                          commands skills agents skill_roots skill_nested)
 #     rt_expect_field <key>             -> a top-level string of RT_EXPECT (home, core, scope, ...)
 #     rt_compare_names <kind> <seen-file> -> counts names of <kind> from RT_EXPECT present in
 #                                          <seen-file> (one name per line), records rt_count and a
@@ -224,6 +225,14 @@ for f in m["files"]:
         break
 for k in ("commands", "skills", "agents"):
     res[k].sort()
+# Nested skill layouts (e.g. cline: skills/<group>/SKILL.md with skills/<group>/skills/<cmd>/SKILL.md):
+# skill_roots are the skills directly under a skills dest, skill_nested the ones below them.
+res["skill_roots"], res["skill_nested"] = [], []
+for name, p in sorted(res["paths"]["skills"].items()):
+    rel = os.path.relpath(p, home_dir)
+    deep = any(rel.startswith(a["dest"].strip("/") + "/") and rel[len(a["dest"].strip("/")) + 1:].count("/") > 1
+               for a in arts if a["kind"] == "skills")
+    res["skill_nested" if deep else "skill_roots"].append(name)
 json.dump(res, open(out, "w"), indent=1)
 PY
 }

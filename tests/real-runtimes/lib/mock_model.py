@@ -2,7 +2,7 @@
 """A tiny mock model endpoint for the real-runtime acceptance tier (python3 stdlib only).
 
     python3 mock_model.py --port 0 --record FILE [--max-seconds 60] [--max-requests 50]
-                          [--reply TEXT] [--tool-call NAME [--tool-args JSON] [--tool-times N]]
+                          [--reply TEXT] [--tool-call NAME [--tool-args JSON] [--tool-times N]]...
 
 Listens on 127.0.0.1 only and prints its port on the first stdout line. Answers
   Anthropic  POST .../v1/messages (and .../count_tokens)
@@ -11,7 +11,8 @@ Listens on 127.0.0.1 only and prints its port on the first stdout line. Answers
   models     GET  .../models (a one-model list)
 with a short final text reply, as SSE when the client asks for a stream. With --tool-call NAME it
 answers the first N requests that offer a tool called NAME (and carry no tool result yet) with a
-call of that tool instead. Every request is appended to FILE as one JSON line
+call of that tool instead; with several --tool-call/--tool-args pairs, a request that already
+carries k tool results is answered with the k-th call (a scripted sequence). Every request is appended to FILE as one JSON line
 {"t", "method", "path", "headers", "body"}. Exits by itself after --max-seconds or after
 --max-requests requests.
 """
@@ -57,16 +58,38 @@ def has_tool_result(body):
                                 '"functionResponse"'))
 
 
+def count_tool_results(body):
+    s = json.dumps(body) if not isinstance(body, str) else body
+    return sum(s.count(k) for k in ('"type": "tool_result"', '"role": "tool"',
+                                    '"type": "function_call_output"', '"functionResponse"'))
+
+
+CALL = {"name": None, "args": "{}"}
+
+
 def want_tool(body):
-    if not ARGS.tool_call:
-        return False
-    if ARGS.tool_call not in tools_offered(body) or has_tool_result(body):
-        return False
-    with LOCK:
-        if STATE["tool_calls"] >= ARGS.tool_times:
-            return False
-        STATE["tool_calls"] += 1
-    return True
+    """The call to answer this request with, or None. With one --tool-call: the first
+    --tool-times requests that offer the tool and carry no tool result yet. With several
+    --tool-call/--tool-args pairs: a request that already carries k tool results gets the k-th
+    call (a scripted sequence within one conversation)."""
+    calls = ARGS.tool_call or []
+    if not calls:
+        return None
+    offered = tools_offered(body)
+    if len(calls) == 1:
+        if calls[0] not in offered or has_tool_result(body):
+            return None
+        with LOCK:
+            if STATE["tool_calls"] >= ARGS.tool_times:
+                return None
+            STATE["tool_calls"] += 1
+        k = 0
+    else:
+        k = count_tool_results(body)
+        if k >= len(calls) or calls[k] not in offered:
+            return None
+    args = ARGS.tool_args[k] if k < len(ARGS.tool_args) else "{}"
+    return {"name": calls[k], "args": args}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -170,7 +193,7 @@ class Handler(BaseHTTPRequestHandler):
         usage = {"input_tokens": 10, "output_tokens": 5}
         if tool:
             block = {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:20],
-                     "name": ARGS.tool_call, "input": json.loads(ARGS.tool_args)}
+                     "name": tool["name"], "input": json.loads(tool["args"])}
             stop = "tool_use"
         else:
             block = {"type": "text", "text": ARGS.reply}
@@ -182,7 +205,7 @@ class Handler(BaseHTTPRequestHandler):
         start_block = dict(block)
         if tool:
             start_block["input"] = {}
-            delta = {"type": "input_json_delta", "partial_json": ARGS.tool_args}
+            delta = {"type": "input_json_delta", "partial_json": tool["args"]}
         else:
             start_block["text"] = ""
             delta = {"type": "text_delta", "text": ARGS.reply}
@@ -206,7 +229,7 @@ class Handler(BaseHTTPRequestHandler):
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
         if tool:
             call = {"index": 0, "id": "call_" + uuid.uuid4().hex[:16], "type": "function",
-                    "function": {"name": ARGS.tool_call, "arguments": ARGS.tool_args}}
+                    "function": {"name": tool["name"], "arguments": tool["args"]}}
             msg = {"role": "assistant", "content": None, "tool_calls": [call]}
             finish = "tool_calls"
         else:
@@ -231,8 +254,8 @@ class Handler(BaseHTTPRequestHandler):
         tool = want_tool(body)
         if tool:
             item = {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:16], "status": "completed",
-                    "call_id": "call_" + uuid.uuid4().hex[:16], "name": ARGS.tool_call,
-                    "arguments": ARGS.tool_args}
+                    "call_id": "call_" + uuid.uuid4().hex[:16], "name": tool["name"],
+                    "arguments": tool["args"]}
         else:
             item = {"type": "message", "id": "msg_" + uuid.uuid4().hex[:16], "status": "completed",
                     "role": "assistant",
@@ -277,7 +300,7 @@ class Handler(BaseHTTPRequestHandler):
     def gemini(self, body, stream):
         tool = want_tool(body)
         if tool:
-            part = {"functionCall": {"name": ARGS.tool_call, "args": json.loads(ARGS.tool_args)}}
+            part = {"functionCall": {"name": tool["name"], "args": json.loads(tool["args"])}}
         else:
             part = {"text": ARGS.reply}
         resp = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP",
@@ -299,11 +322,14 @@ def main():
     ap.add_argument("--max-seconds", type=float, default=60)
     ap.add_argument("--max-requests", type=int, default=50)
     ap.add_argument("--reply", default="MOCK-REPLY: done.")
-    ap.add_argument("--tool-call", default=None)
-    ap.add_argument("--tool-args", default="{}")
+    ap.add_argument("--tool-call", action="append", default=[],
+                    help="tool to call (repeat for a scripted sequence)")
+    ap.add_argument("--tool-args", action="append", default=[],
+                    help="JSON arguments of the matching --tool-call")
     ap.add_argument("--tool-times", type=int, default=1)
     ARGS = ap.parse_args()
-    json.loads(ARGS.tool_args)
+    for a in ARGS.tool_args:
+        json.loads(a)
     open(ARGS.record, "a").close()
     SERVER = ThreadingHTTPServer(("127.0.0.1", ARGS.port), Handler)
     SERVER.daemon_threads = True
