@@ -84,6 +84,9 @@ bad=$(awk -F'\t' -v w="$want" '$1 ~ /^msd-/ && $2 != w {print $1 "(" $2 ")"}' "$
 [ -z "$bad" ] || rt_fail "skills loaded from the wrong source (want $want): $bad"
 dups=$(cut -f1 "$RT_OUT/skills.tsv" | grep '^msd-' | sort | uniq -d | tr '\n' ' ')
 [ -z "$dups" ] || rt_fail "skills loaded twice: $dups"
+home=$(rt_expect_field home)
+foreign=$(awk -F'\t' -v h="$home/" '$1 ~ /^msd-/ && index($3, h) != 1 {print $1 "(" $3 ")"}' "$RT_OUT/skills.tsv" | head -n6 | tr '\n' ' ')
+[ -z "$foreign" ] || rt_fail "Auggie loads msd skills from outside this install (.claude or .agents dirs of another runtime): $foreign"
 our_warnings "$RT_OUT/hi.log"
 # the turn itself fails against the mock (Augment's API is not implemented there): expected
 grep -q "API Error" "$RT_OUT/hi.out" "$RT_OUT/hi.err" 2>/dev/null &&

@@ -80,6 +80,10 @@ awk -v w="$want" '/^[A-Z][a-z]+ skills:/{sec=$1; next} /^  [^ ]/{n=$1; if (sec==
 rt_compare_names skills "$RT_OUT/seen-skills.txt"
 awk '/^  [^ ]/{print $1}' "$RT_OUT/skill-list.out" | grep '^msd-' | sort | uniq -d >"$RT_OUT/dup-skills.txt"
 [ -s "$RT_OUT/dup-skills.txt" ] && rt_fail "skills listed twice: $(tr '\n' ' ' <"$RT_OUT/dup-skills.txt")"
+awk -v w="$want" '/^[A-Z][a-z]+ skills:/{sec=$1; next} /^  msd-/{if (sec!=w) print $1 "(" sec ")"}' \
+  "$RT_OUT/skill-list.out" >"$RT_OUT/foreign-skills.txt"
+[ -s "$RT_OUT/foreign-skills.txt" ] &&
+  rt_fail "copilot lists msd skills from outside this install (another runtime's ~/.agents/skills, .claude/skills, ...): $(head -n6 "$RT_OUT/foreign-skills.txt" | tr '\n' ' ')"
 our_warnings "$RT_OUT/skill-list.err" '.'
 
 # 2. A plain session: the agents of the task tool.

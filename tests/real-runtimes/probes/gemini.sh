@@ -254,6 +254,23 @@ print(",".join(t for t in decl if t not in got))' "$declared" "$got")
 done <"$RT_OUT/agents-declared.tsv"
 if [ $ran -gt 0 ]; then rt_flag agent_tools "$tools_ok"; fi
 
+# Gemini also loads skills from ~/.agents/skills and .agents/skills: msd writes no Gemini
+# skills, so any msd-* skill it offers comes from another runtime's install (Codex, Kimi).
+python3 - $(ls "$RT_OUT"/mock-agent-*.jsonl 2>/dev/null | head -n1) <<'PY' >"$RT_OUT/foreign-skills.txt" 2>/dev/null
+import json, sys
+names = set()
+for f in sys.argv[1:2]:
+    b = json.loads(open(f).readline())["body"]
+    for t in b.get("tools", []):
+        for d in t.get("functionDeclarations", []):
+            if d.get("name") == "activate_skill":
+                names |= set(d.get("parametersJsonSchema", {}).get("properties", {}).get("name", {}).get("enum", []))
+print("\n".join(sorted(n for n in names if n.startswith("msd-"))))
+PY
+if [ -s "$RT_OUT/foreign-skills.txt" ]; then
+  rt_fail "Gemini offers $(wc -l <"$RT_OUT/foreign-skills.txt") msd skills written for another runtime (~/.agents/skills or .agents/skills): $(head -n5 "$RT_OUT/foreign-skills.txt" | tr '\n' ' ')"
+fi
+
 rt_flag hooks null
 rt_note "msd registers no Gemini hooks (runtimes/gemini has no settings surface); Gemini has hooks (evidence/hooks.md)"
 

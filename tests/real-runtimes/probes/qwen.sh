@@ -140,6 +140,21 @@ for n in exp["skills"]:
 PY
 rt_compare_names skills "$RT_OUT/seen-skills.txt"
 rt_compare_names agents "$RT_OUT/seen-agents.txt"
+# msd-* skills listed that msd did not write as top-level Qwen skills: another runtime's install
+# seen through ~/.agents/skills or .agents/skills (or a nested skill listed on its own).
+foreign=$(python3 - "$RT_EXPECT" "$RT_OUT/skill-locations.tsv" <<'PY'
+import json, os, sys
+exp = json.load(open(sys.argv[1]))
+top = set()
+for n in exp["skills"]:
+    parts = exp["paths"]["skills"][n].split(os.sep)
+    if not (len(parts) >= 5 and parts[-3] == "skills" and parts[-5] == "skills"):
+        top.add(n)
+seen = [l.rstrip("\n").split("\t") for l in open(sys.argv[2]) if l.startswith("msd-")]
+print(" ".join("%s(%s)" % (n, loc) for n, loc in seen if n not in top))
+PY
+)
+[ -z "$foreign" ] || rt_fail "Qwen lists msd skills msd did not write for Qwen (another runtime's install?): $foreign"
 rt_note "Qwen lists top-level skills only: $(grep -c '^msd-' "$RT_OUT/seen-top-skills.txt") msd groups listed; nested skills counted when their group lists them (nested.txt)"
 
 # 3. Workflow text: invoke a group skill, then read a nested skill's included workflow.
