@@ -196,4 +196,78 @@ if [ "$RT_SCOPE" = global ]; then
   fi
 fi
 
+# 6. An MCP tool in Claude's spelling (mcp__server__tool) in an agent's tools, with a real
+# (stub, stdio) MCP server configured: does the subagent get the tool? (global only)
+if [ "$RT_SCOPE" = global ] && [ -d "$RT_REPO/content/agents" ]; then
+  cat >"$RT_OUT/mcp_stub.py" <<'PY'
+import json, sys, time
+# Minimal MCP stdio server "context7" with one tool; ends on EOF or after 120 s.
+start = time.time()
+def send(o):
+    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
+for line in sys.stdin:
+    if time.time() - start > 120:
+        break
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    mid, meth = m.get("id"), m.get("method")
+    if meth == "initialize":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": m.get("params", {}).get("protocolVersion", "2024-11-05"),
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "context7", "version": "0.0.1"}}})
+    elif meth == "tools/list":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [{"name": "resolve-library-id", "description": "probe tool",
+              "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}]}})
+    elif mid is not None:
+        send({"jsonrpc": "2.0", "id": mid, "result": {}})
+PY
+  MC=$RT_OUT/mcp-content
+  rm -rf "$MC" && cp -r "$RT_REPO/content" "$MC"
+  src=$(ls "$MC/agents"/*.md | head -n1)
+  python3 - "$src" "$MC/agents/msd-mcp-probe.md" "$MC/tiers.json" <<'PY'
+import json, re, sys
+t = open(sys.argv[1]).read()
+t = re.sub(r"^name: .*$", "name: msd-mcp-probe", t, count=1, flags=re.M)
+t = re.sub(r"^tools: (.*)$", "tools: Read, mcp__context7__resolve-library-id", t, count=1, flags=re.M)
+open(sys.argv[2], "w").write(t)
+d = json.load(open(sys.argv[3]))
+d.setdefault("agents", {})["msd-mcp-probe"] = "DEFAULT"
+json.dump(d, open(sys.argv[3], "w"), indent=2)
+PY
+  ALT=$HOME/alt-copilot-mcp
+  mkdir -p "$ALT"
+  if COPILOT_HOME=$ALT "$MSD_INSTALL" -r copilot --runtimes "$RT_REPO/runtimes" --content "$MC" >"$RT_OUT/mcp-install.log" 2>&1; then
+    written=$(rt_frontmatter "$ALT/agents/msd-mcp-probe.agent.md" tools)
+    printf '{"mcpServers":{"context7":{"type":"local","command":"python3","args":["%s"],"tools":["*"]}}}\n' \
+      "$RT_OUT/mcp_stub.py" >"$ALT/mcp-config.json"
+    probe_line=$(python3 -c 'import sys; b=open(sys.argv[1]).read().split("\n---",2)[-1]; print([l.strip() for l in b.split("\n") if len(l.strip())>=30][0])' "$ALT/agents/msd-mcp-probe.agent.md")
+    COPILOT_HOME=$ALT MOCK_REQUESTS=12 cp_run mcp "delegate" --tool-call task \
+      --tool-args '{"description":"probe","prompt":"probe","agent_type":"msd-mcp-probe","name":"probe"}'
+    res=$(python3 - "$MOCK_REC" "$probe_line" <<'PY'
+import json, sys
+main, sub = set(), None
+for l in open(sys.argv[1]):
+    b = json.loads(l)["body"]
+    names = [(t.get("function") or {}).get("name") for t in b.get("tools", [])]
+    sysmsg = "".join(m["content"] if isinstance(m.get("content"), str) else "" for m in b.get("messages", []) if m.get("role") == "system")
+    if sys.argv[2] in sysmsg:
+        sub = names
+        break
+    main |= set(names)
+mcp = sorted(n for n in main if "resolve-library-id" in n)
+print("main_mcp=%s sub=%s" % (mcp, sub))
+print("OK" if sub is not None and any(n in (sub or []) for n in mcp) else "MISSING")
+PY
+    )
+    case $res in
+      *OK) rt_note "MCP tool names: written as [$written]; the subagent got the MCP tool ($(echo "$res" | head -n1))" ;;
+      *) rt_fail "MCP tool names: an agent declaring mcp__context7__resolve-library-id is written with tools [$written]; Copilot silently drops it (the subagent lacks the tool; $(echo "$res" | head -n1)); Copilot grants it as context7/resolve-library-id" ;;
+    esac
+    COPILOT_HOME=$ALT "$MSD_INSTALL" uninstall -r copilot --runtimes "$RT_REPO/runtimes" >>"$RT_OUT/mcp-install.log" 2>&1 || true
+  else
+    rt_warn "MCP probe: msd-install --content failed ($(tail -n2 "$RT_OUT/mcp-install.log" | tr '\n' ' '))"
+  fi
+fi
+
 rt_emit
