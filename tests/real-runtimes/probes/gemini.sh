@@ -267,8 +267,8 @@ for f in sys.argv[1:2]:
                 names |= set(d.get("parametersJsonSchema", {}).get("properties", {}).get("name", {}).get("enum", []))
 print("\n".join(sorted(n for n in names if n.startswith("msd-"))))
 PY
-if [ -s "$RT_OUT/foreign-skills.txt" ]; then
-  rt_fail "Gemini offers $(wc -l <"$RT_OUT/foreign-skills.txt") msd skills written for another runtime (~/.agents/skills or .agents/skills): $(head -n5 "$RT_OUT/foreign-skills.txt" | tr '\n' ' ')"
+if grep -q '^msd-' "$RT_OUT/foreign-skills.txt" 2>/dev/null; then
+  rt_fail "Gemini offers $(grep -c '^msd-' "$RT_OUT/foreign-skills.txt") msd skills written for another runtime (~/.agents/skills or .agents/skills): $(head -n5 "$RT_OUT/foreign-skills.txt" | tr '\n' ' ')"
 fi
 
 rt_flag hooks null
