@@ -131,6 +131,9 @@ if [ "$RT_SCOPE" = local ]; then
     claude_run both "hi"
     both=$(hook_runs "$RT_OUT/both.debug" SessionStart)
     [ "$both" -eq 1 ] || rt_fail "global+local: msd SessionStart hook ran $both times in one session (want 1)"
+    # Leave the sandbox as the driver made it (other probes of a --pair run share it).
+    (cd "$PROJECT" && "$(rt_msd_bin)" uninstall -r claude --runtimes "$RT_REPO/runtimes") \
+      >>"$RT_OUT/msd-install-global.log" 2>&1 || rt_fail "global+local: msd-install uninstall -r claude (global) failed"
   else
     rt_fail "global+local: msd-install -r claude (global) failed: $(tail -n2 "$RT_OUT/msd-install-global.log")"
   fi
