@@ -39,6 +39,8 @@ qwen_run() {
   # Without --approval-mode the CLI's own headless default applies (it reads ~/.qwen/msd-core
   # without asking; an explicit "default" declines every read outside the workspace).
   if [ "${1:-}" = --yolo ]; then mode=(--approval-mode yolo); shift; fi
+  # --strict: the interactive default ("ask" is declined headless), as a user without yolo has
+  if [ "${1:-}" = --strict ]; then mode=(--approval-mode default); shift; fi
   MOCK_TAG=$tag rt_mock_start "$@" || { rt_fail "$tag: mock model did not start"; return 1; }
   OPENAI_BASE_URL=$MOCK_URL/v1 rt_timeout 120 qwen -p "$prompt" "${mode[@]}" --debug \
     --output-format json </dev/null >"$RT_OUT/$tag.out" 2>"$RT_OUT/$tag.err"
@@ -184,7 +186,9 @@ PY
     rt_fail "skill $gname: invoking it did not bring its SKILL.md body to the model ($(head -c 200 "$RT_OUT/skill.results.txt" | tr '\n' ' '))"
   inc=$(rt_includes "$sfile" "$PROJECT" | head -n1)
   if [ -n "$inc" ]; then
-    qwen_run read "read the workflow" --tool-call read_file --tool-args "{\"file_path\":\"$inc\"}"
+    # In the strict default mode: a read that would ask the user is declined, so the text only
+    # arrives when msd-core is inside the workspace (local) or in context.includeDirectories.
+    qwen_run read "read the workflow" --strict --tool-call read_file --tool-args "{\"file_path\":\"$inc\"}"
     tool_results "$MOCK_REC" >"$RT_OUT/read.results.txt"
     if why=$(rt_text_has_file "$RT_OUT/read.results.txt" "$inc"); then
       rt_flag workflow_text true
