@@ -130,6 +130,25 @@ while IFS= read -r a; do grep -aq -- "- $a:" "$RT_OUT/help.txt" || miss=$((miss 
 grep -av 'duplicate skill name' "$RT_OUT/help.log" >"$RT_OUT/help.other.log" || true
 rt_log_our_warnings "$RT_OUT/help.other.log"
 
+# 3b. A file the workflow tells the model to read (required_reading under msd-core) is readable
+#     by the CLI's read tool without a permission prompt (`external_directory` defaults to ask,
+#     and `run` auto-rejects what would ask).
+wf_file=$(rt_includes "$help_file" "$PROJECT" | head -n1)
+req=$(grep -oE "$(rt_expect_field core)/[A-Za-z0-9_./-]+\.md" "$wf_file" 2>/dev/null | grep -v "^$wf_file\$" | head -n1)
+if [ -n "$req" ] && [ -f "$req" ]; then
+  MOCK_TAG=read rt_mock_start --tool-call read --tool-args "{\"filePath\":\"$req\"}"
+  export "${OC_ENV}_CONFIG_CONTENT={\"provider\":{\"anthropic\":{\"options\":{\"baseURL\":\"$MOCK_URL/v1\",\"apiKey\":\"sk-test\"}}},\"model\":\"anthropic/claude-sonnet-4-5\",\"small_model\":\"anthropic/claude-sonnet-4-5\"}"
+  oc run --print-logs --log-level WARN --command msd-help >"$RT_OUT/read.out" 2>"$RT_OUT/read.log"
+  unset "${OC_ENV}_CONFIG_CONTENT"
+  rt_mock_stop
+  rt_mock_text "$MOCK_REC" "$RT_OUT/read.txt"
+  if ! why=$(rt_text_has_file "$RT_OUT/read.txt" "$req"); then
+    rt_fail "read: the model cannot read $req that the workflow requires ($(grep -aoE 'permission requested: [^;]*; [a-z-]+' "$RT_OUT/read.out" "$RT_OUT/read.log" | head -n1 | cut -d: -f2-)): msd-core is outside every directory $OC_CLI allows without asking"
+  fi
+else
+  rt_note "read: the msd-help workflow names no other msd-core file"
+fi
+
 # 4. The env overrides the CLI reads move msd-install and the CLI to the same place.
 if [ "$RT_SCOPE" = global ]; then
   env_check() { # env_check <VAR> <value> <dir msd should use>
