@@ -143,10 +143,11 @@ one_case() {
   shift 2
   local ids=("$@") sb="$SB_BASE/${label:-single}-${ids[*]// /-}-$scope" id out
   sb=${sb// /-}
+  sb=${sb//[:+]/-}
   (
     rt_sandbox "$sb"
     for id in "${ids[@]}"; do
-      out="$OUT_BASE/${id}-${scope}${label:+-$label}"
+      out="$OUT_BASE/${id}-${scope}${label:+-${label//[:+]/-}}"
       mkdir -p "$out"
       if [ -z "${BIN[$id]}" ] || [ -z "${NODE[$id]}" ]; then
         printf '{"failures":["could not install %s or its node (see %s/%s/.install.log)"]}\n' \
@@ -160,7 +161,7 @@ one_case() {
       fi
     done
     for id in "${ids[@]}"; do
-      out="$OUT_BASE/${id}-${scope}${label:+-$label}"
+      out="$OUT_BASE/${id}-${scope}${label:+-${label//[:+]/-}}"
       [ -s "$out/result.json" ] && continue
       if ! rt_make_expect "$id" "$scope" "$out/expect.json" 2>"$out/expect.err"; then
         printf '{"failures":["no manifest of what msd wrote: %s"]}\n' "$(tr '\n"\\' ' ..' <"$out/expect.err")" \
@@ -172,7 +173,7 @@ one_case() {
     done
   )
   for id in "${ids[@]}"; do
-    out="$OUT_BASE/${id}-${scope}${label:+-$label}"
+    out="$OUT_BASE/${id}-${scope}${label:+-${label//[:+]/-}}"
     if [ "$JSON" = 1 ]; then
       verdict "$id" "$scope" "$label" "$(cat "$out/result.json" 2>/dev/null)" "" >/dev/null || FAILED=1
     else

@@ -134,7 +134,13 @@ rt_log_our_warnings "$RT_OUT/help.other.log"
 #     by the CLI's read tool without a permission prompt (`external_directory` defaults to ask,
 #     and `run` auto-rejects what would ask).
 wf_file=$(rt_includes "$help_file" "$PROJECT" | head -n1)
-req=$(grep -oE "$(rt_expect_field core)/[A-Za-z0-9_./-]+\.md" "$wf_file" 2>/dev/null | grep -v "^$wf_file\$" | head -n1)
+req=$(python3 -c 'import re,sys
+core, wf = sys.argv[1], sys.argv[2]
+try: t = open(wf).read()
+except OSError: sys.exit(0)
+for m in re.finditer(re.escape(core) + r"/[A-Za-z0-9_./-]+\.md", t):
+    if m.group(0) != wf:
+        print(m.group(0)); break' "$(rt_expect_field core)" "$wf_file")
 if [ -n "$req" ] && [ -f "$req" ]; then
   MOCK_TAG=read rt_mock_start --tool-call read --tool-args "{\"filePath\":\"$req\"}"
   export "${OC_ENV}_CONFIG_CONTENT={\"provider\":{\"anthropic\":{\"options\":{\"baseURL\":\"$MOCK_URL/v1\",\"apiKey\":\"sk-test\"}}},\"model\":\"anthropic/claude-sonnet-4-5\",\"small_model\":\"anthropic/claude-sonnet-4-5\"}"
