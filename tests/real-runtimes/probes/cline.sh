@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# pin: cline@3.0.65
+# node: 20
+#
+# Cline CLI, offline: `cline auth -p openai` points the openai-compatible provider at the mock
+# model (base URL on 127.0.0.1, dummy key); `cline --json "<prompt>"` runs one task. What the
+# first request carries proves what loaded: the `skills` tool lists the skills Cline found; a
+# "/name" prompt is replaced by the workflow's (or skill's) instructions when Cline knows the
+# name, and `@path` mentions in it arrive as <file_content>. Global skills are nested groups:
+# the mock drives skills(group) -> read_files(the command's SKILL.md) -> read_files(the workflow
+# it includes), so the last request shows whether the paths msd wrote lead to the workflow text.
+set -u
+. "$RT_LIB/common.sh"
+
+cline_dir=${CLINE_DIR:-$HOME/.cline}
+
+# cline_task <tag> <prompt> [mock args...]: one task against a fresh mock.
+cline_task() {
+  local tag=$1 prompt=$2 rc
+  shift 2
+  MOCK_TAG=$tag rt_mock_start "$@" || { rt_fail "$tag: mock did not start"; return 1; }
+  rt_timeout 60 cline auth -p openai -k sk-test -m mock-model -b "$MOCK_URL/v1" </dev/null \
+    >"$RT_OUT/$tag.auth" 2>&1 || rt_fail "$tag: cline auth exited $? ($(tail -c 200 "$RT_OUT/$tag.auth" | tr '\n' ' '))"
+  rt_timeout 120 cline --json "$prompt" </dev/null >"$RT_OUT/$tag.out" 2>"$RT_OUT/$tag.err"
+  rc=$?
+  rt_mock_stop
+  rt_mock_text "$MOCK_REC" "$RT_OUT/$tag.txt"
+  [ $rc -eq 0 ] || rt_fail "$tag: cline exited $rc ($(tail -c 300 "$RT_OUT/$tag.err" | tr '\n' ' '))"
+  [ -s "$MOCK_REC" ] || rt_fail "$tag: cline sent nothing to the mock model"
+  return 0
+}
+
+# first_user <record> : the text of the first user message of the first request
+first_user() {
+  python3 - "$1" <<'PY'
+import json, sys
+try:
+    b = json.loads(open(sys.argv[1]).readline())["body"]
+except Exception:
+    sys.exit(0)
+for m in b.get("messages", []):
+    if m.get("role") == "user":
+        c = m.get("content")
+        if isinstance(c, list):
+            c = "\n".join(x.get("text", "") for x in c if isinstance(x, dict))
+        print(c)
+        break
+PY
+}
+
+# warnings of Cline's own log that name our files
+cline_log_scan() {
+  local log
+  for log in "$cline_dir"/data/logs/*.log; do
+    [ -f "$log" ] && rt_log_our_warnings "$log" '"level":(40|50)|\b(warn|error)\b'
+  done
+}
+
+# 1. A task with a plain prompt: the skills Cline offers the model.
+cline_task hi "hello there"
+python3 - "$RT_OUT/mock-hi.jsonl" >"$RT_OUT/seen-skills.txt" <<'PY'
+import json, re, sys
+b = json.loads(open(sys.argv[1]).readline())["body"]
+for t in b.get("tools", []):
+    f = t.get("function", t)
+    if f.get("name") == "skills":
+        m = re.search(r"Available skills: (.*?)\.?$", f.get("description", ""), re.S)
+        if m:
+            print("\n".join(x.strip() for x in m.group(1).split(",")))
+PY
+
+if [ "$RT_SCOPE" = global ]; then
+  rt_compare_names skill_roots "$RT_OUT/seen-skills.txt"
+  # Report under "skills" (the roots are the skills Cline loads; nested ones are read on demand).
+  n=$(grep -cxFf <(rt_expect_names skill_roots) "$RT_OUT/seen-skills.txt" || true)
+  rt_count skills "$n" "$(rt_expect_names skill_roots | wc -l)"
+  ndup=$(sort "$RT_OUT/seen-skills.txt" | uniq -d | grep -c '^msd' || true)
+  [ "$ndup" -eq 0 ] || rt_fail "skills: $ndup msd skill names offered twice"
+
+  # 2. The group skill -> the command's SKILL.md -> the workflow it includes.
+  group=$(grep -l '/msd-help ' "$cline_dir"/skills/msd-*/SKILL.md 2>/dev/null | head -n1)
+  group_name=$(basename "$(dirname "$group")")
+  nested=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["paths"]["skills"].get("msd-help",""))' "$RT_EXPECT")
+  wf=$(rt_includes "$nested" "$PROJECT" | head -n1)
+  if [ -z "$group" ] || [ -z "$nested" ] || [ -z "$wf" ]; then
+    rt_fail "workflow: no group skill lists /msd-help, or its SKILL.md includes no workflow"
+    rt_flag workflow_text false
+  else
+    cline_task help "Show me the msd help." \
+      --tool-call skills --tool-args "{\"skill\":\"$group_name\",\"args\":null}" \
+      --tool-call read_files --tool-args "{\"files\":[{\"path\":\"$nested\"}]}" \
+      --tool-call read_files --tool-args "{\"files\":[{\"path\":\"$wf\"}]}"
+    grep -aqF "$(sed -n '5p' "$group")" "$RT_OUT/help.txt" || rt_fail "workflow: the $group_name skill's body did not reach the model"
+    rt_check_workflow "$nested" "$RT_OUT/help.txt" "$PROJECT"
+  fi
+
+  # 3. CLINE_DIR (the variable Cline reads) moves both Cline and msd-install.
+  alt="$HOME/alt-cline-dir"
+  if CLINE_DIR=$alt rt_msd_install cline global >"$RT_OUT/msd-install-env.log" 2>&1; then
+    if [ ! -d "$alt/skills" ]; then
+      rt_fail "CLINE_DIR=$alt: msd-install ignored it (installed into $(sed -n 's/.*-> //p' "$RT_OUT/msd-install-env.log" | head -n1)); Cline reads CLINE_DIR"
+    else
+      CLINE_DIR=$alt cline_task env "hello there"
+      python3 - "$RT_OUT/mock-env.jsonl" "$alt" >"$RT_OUT/env-check.txt" <<'PY'
+import json, sys
+b = json.loads(open(sys.argv[1]).readline())["body"]
+print(sum(1 for t in b.get("tools", []) if "msd-" in json.dumps(t)))
+PY
+      [ "$(cat "$RT_OUT/env-check.txt")" -ge 1 ] || rt_fail "CLINE_DIR=$alt: Cline does not offer the msd skills installed there"
+    fi
+  else
+    rt_fail "CLINE_DIR=$alt: msd-install failed ($(tail -n1 "$RT_OUT/msd-install-env.log"))"
+  fi
+else
+  # Local: workflows in .clinerules/workflows are slash commands. Each "/msd-<name>" must be
+  # replaced by its workflow's instructions.
+  : >"$RT_OUT/seen-commands.txt"
+  MOCK_TAG=cmds MOCK_REQUESTS=200 MOCK_SECONDS=600 rt_mock_start
+  rt_timeout 60 cline auth -p openai -k sk-test -m mock-model -b "$MOCK_URL/v1" </dev/null >"$RT_OUT/cmds.auth" 2>&1
+  while IFS= read -r name; do
+    : >"$MOCK_REC"
+    rt_timeout 60 cline --json "/$name probe-arg" </dev/null >"$RT_OUT/cmd-$name.out" 2>"$RT_OUT/cmd-$name.err"
+    first_user "$MOCK_REC" >"$RT_OUT/cmd-$name.txt"
+    file=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["paths"]["commands"][sys.argv[2]])' "$RT_EXPECT" "$name")
+    line=$(awk 'NR>1 && /^---$/{on=1;next} on && NF{print; exit}' "$file")
+    if [ -n "$line" ] && grep -aqF -- "$line" "$RT_OUT/cmd-$name.txt" && ! grep -aq "^/$name probe-arg" "$RT_OUT/cmd-$name.txt"; then
+      echo "$name" >>"$RT_OUT/seen-commands.txt"
+    fi
+    [ "$name" = msd-help ] && cp "$MOCK_REC" "$RT_OUT/mock-help.jsonl"
+  done < <(rt_expect_names commands)
+  rt_mock_stop
+  rt_compare_names commands "$RT_OUT/seen-commands.txt"
+  rt_mock_text "$RT_OUT/mock-help.jsonl" "$RT_OUT/help.txt"
+  help_file=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["paths"]["commands"]["msd-help"])' "$RT_EXPECT")
+  rt_check_workflow "$help_file" "$RT_OUT/help.txt" "$PROJECT"
+  # $ARGUMENTS: Cline appends the text after the command name; it substitutes nothing.
+  if grep -aq 'Arguments: \$ARGUMENTS' "$RT_OUT/help.txt"; then
+    rt_fail "arguments: Cline keeps a literal \$ARGUMENTS in the workflow text (it appends the arguments after the instructions instead)"
+  fi
+fi
+
+cline_log_scan
+rt_emit
