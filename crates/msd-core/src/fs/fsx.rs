@@ -120,6 +120,15 @@ pub fn read_if_exists(path: &Path) -> io::Result<Option<Vec<u8>>> {
 /// Writes `bytes` to `dest` atomically: a temp file in the same directory, fsync, explicit
 /// mode, rename over the destination. Parent directories are created.
 pub fn write_atomic(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
+    write_atomic_bits(dest, bytes, mode.bits())
+}
+
+/// Writes like [`write_atomic`] with mode `0o600`: a file only this user may read.
+pub fn write_atomic_private(dest: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_bits(dest, bytes, 0o600)
+}
+
+fn write_atomic_bits(dest: &Path, bytes: &[u8], bits: u32) -> io::Result<()> {
     let dir = dest.parent().ok_or_else(|| {
         io::Error::new(io::ErrorKind::InvalidInput, format!("no parent directory: {}", dest.display()))
     })?;
@@ -129,7 +138,7 @@ pub fn write_atomic(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()>
         .tempfile_in(dir)
         .map_err(|e| io::Error::new(e.kind(), format!("creating a temp file in {}: {e}", dir.display())))?;
     tmp.write_all(bytes)?;
-    set_mode(tmp.as_file(), mode)?;
+    set_mode(tmp.as_file(), bits)?;
     tmp.as_file().sync_all()?;
     tmp.persist(dest)
         .map_err(|e| io::Error::new(e.error.kind(), format!("renaming into {}: {}", dest.display(), e.error)))?;
@@ -137,14 +146,64 @@ pub fn write_atomic(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()>
 }
 
 #[cfg(unix)]
-fn set_mode(file: &std::fs::File, mode: FileMode) -> io::Result<()> {
+fn set_mode(file: &std::fs::File, bits: u32) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    file.set_permissions(std::fs::Permissions::from_mode(mode.bits()))
+    file.set_permissions(std::fs::Permissions::from_mode(bits))
 }
 
 #[cfg(not(unix))]
-fn set_mode(_file: &std::fs::File, _mode: FileMode) -> io::Result<()> {
+fn set_mode(_file: &std::fs::File, _bits: u32) -> io::Result<()> {
     Ok(())
+}
+
+/// Creates `dir` (its parent must exist) with mode `0o700`, or checks that an existing one is
+/// private: a directory, not a symlink, owned by this user, with no group or other permissions.
+/// Another user's or a shared directory is refused (`PermissionDenied`), never written into.
+pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    match builder.create(dir) {
+        Ok(()) => return Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(io::Error::new(e.kind(), format!("creating {}: {e}", dir.display()))),
+    }
+    let meta = std::fs::symlink_metadata(dir)?;
+    let refuse =
+        |why: String| Err(io::Error::new(io::ErrorKind::PermissionDenied, format!("{}: {why}", dir.display())));
+    if !meta.is_dir() {
+        return refuse("exists and is not a directory (a symlink or a file)".into());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let me = rustix::process::geteuid().as_raw();
+        if meta.uid() != me {
+            return refuse(format!("owned by uid {}, not by this user ({me})", meta.uid()));
+        }
+        if meta.mode() & 0o077 != 0 {
+            return refuse(format!("mode {:o} lets other users in (expected 700)", meta.mode() & 0o777));
+        }
+    }
+    Ok(())
+}
+
+/// The effective user id, `None` where there is none (not Unix).
+pub fn current_uid() -> Option<u32> {
+    #[cfg(unix)]
+    return Some(rustix::process::geteuid().as_raw());
+    #[cfg(not(unix))]
+    None
+}
+
+/// When `path` (not followed through a symlink) was last modified.
+pub fn modified(path: &Path) -> io::Result<std::time::SystemTime> {
+    fs_err::symlink_metadata(path)?.modified()
+}
+
+/// Sets the modification time of the file at `path` to now.
+pub fn touch(path: &Path) -> io::Result<()> {
+    fs_err::OpenOptions::new().write(true).open(path)?.file().set_modified(std::time::SystemTime::now())
 }
 
 /// Creates a directory and its parents.
@@ -340,7 +399,7 @@ pub fn write_new(path: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
     }
     let mut f = fs_err::File::create(path)?;
     f.write_all(bytes)?;
-    set_mode(f.file(), mode)?;
+    set_mode(f.file(), mode.bits())?;
     if !cfg!(target_os = "linux") {
         f.sync_all()?;
     }
