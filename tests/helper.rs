@@ -291,3 +291,44 @@ fn helper_spill_that_cannot_be_written_exits_nine() {
         assert!(!path.exists());
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn helper_is_one_file_per_filesystem_and_one_uninstall_leaves_the_others() {
+    use std::os::unix::fs::MetadataExt;
+    let w = World::new();
+    let runtimes = ["claude", "opencode", "codex"];
+    let mut args = vec!["--content".to_string(), fixture("seams").display().to_string()];
+    for r in runtimes {
+        args.extend(["--runtime".into(), r.into()]);
+    }
+    w.install().args(&args).assert().success();
+    let helpers = [
+        w.home.join(".claude/msd-core/bin/msd_run"),
+        w.home.join(".config/opencode/msd-core/bin/msd_run"),
+        w.home.join(".codex/msd-core/bin/msd_run"),
+    ];
+    let ids: Vec<(u64, u64, u64)> = helpers
+        .iter()
+        .map(|h| {
+            let m = std::fs::metadata(h).unwrap();
+            (m.dev(), m.ino(), m.nlink())
+        })
+        .collect();
+    assert!(ids.iter().all(|i| (i.0, i.1) == (ids[0].0, ids[0].1)), "one file, linked: {ids:?}");
+    assert_eq!(ids[0].2, 3, "three names for one inode");
+    assert_eq!(std::fs::read(&helpers[0]).unwrap(), built_msd_run());
+    // Uninstalling one runtime removes its name only; the others still run and verify clean.
+    w.install().args(["uninstall", "--runtime", "claude"]).assert().success();
+    assert!(!helpers[0].exists());
+    assert_eq!(std::fs::metadata(&helpers[1]).unwrap().nlink(), 2);
+    for (h, r) in helpers[1..].iter().zip(&runtimes[1..]) {
+        let out = std::process::Command::new(h).arg("--version").output().unwrap();
+        assert!(out.status.success());
+        w.install().args(["verify", "--runtime", r]).assert().success();
+    }
+    // Reinstalling it (a new process) puts a whole file back and leaves the others untouched.
+    w.install().args(["--runtime", "claude", "--content"]).arg(fixture("seams")).assert().success();
+    assert_eq!(std::fs::read(&helpers[0]).unwrap(), built_msd_run());
+    w.install().args(["verify", "--runtime", "opencode"]).assert().success();
+}

@@ -228,6 +228,9 @@ pub struct Staged {
     pub op: TxnOp,
     /// The new bytes of a put.
     pub bytes: Option<Vec<u8>>,
+    /// Many targets receive these bytes alike: stage a hard link to the copy this process
+    /// already wrote, where it can ([`fsx::write_new_shared`]).
+    pub shared: bool,
 }
 
 impl Staged {
@@ -245,12 +248,26 @@ impl Staged {
         mode: FileMode,
         old_sha256: Option<String>,
     ) -> Staged {
-        Staged { op: TxnOp { path, action: TxnAction::Put { sha256, mode }, old_sha256 }, bytes: Some(bytes) }
+        Staged {
+            op: TxnOp { path, action: TxnAction::Put { sha256, mode }, old_sha256 },
+            bytes: Some(bytes),
+            shared: false,
+        }
+    }
+
+    /// This put, staged as a link to an identical file already written ([`Staged::shared`]).
+    pub fn shared(mut self) -> Staged {
+        self.shared = true;
+        self
     }
 
     /// A removal of `path`, whose bytes hashed to `old_sha256` when planned.
     pub fn remove(path: RelPath, old_sha256: String) -> Staged {
-        Staged { op: TxnOp { path, action: TxnAction::Remove, old_sha256: Some(old_sha256) }, bytes: None }
+        Staged {
+            op: TxnOp { path, action: TxnAction::Remove, old_sha256: Some(old_sha256) },
+            bytes: None,
+            shared: false,
+        }
     }
 }
 
@@ -319,10 +336,15 @@ fn stage(area: &Area, ops: &[Staged], progress: &dyn Progress) -> Result<(), Txn
         area.dest(&s.op.path)?;
     }
     for s in ops {
-        if let (Some(bytes), TxnAction::Put { mode, .. }) = (&s.bytes, &s.op.action) {
+        if let (Some(bytes), TxnAction::Put { mode, sha256 }) = (&s.bytes, &s.op.action) {
             let p = area.new_of(&s.op.path);
             fault_point();
-            fsx::write_new(&p, bytes, *mode).map_err(io(&p))?;
+            if s.shared {
+                let dest = area.dest(&s.op.path)?;
+                fsx::write_new_shared(&p, bytes, sha256, *mode, &dest).map_err(io(&p))?;
+            } else {
+                fsx::write_new(&p, bytes, *mode).map_err(io(&p))?;
+            }
             progress.tick();
         }
     }

@@ -406,6 +406,86 @@ pub fn write_new(path: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes a new file at `path` like [`write_new`], for bytes that many targets receive alike (the
+/// helper binary goes into every runtime's tree). The first call for a `sha256` writes the file;
+/// later calls hard-link the file already written when it is on the same filesystem, is still the
+/// same inode and has the same size, and write a copy otherwise (another filesystem, or a file
+/// that moved away or changed). `also_at` is where the written file will be renamed to (its
+/// final destination), so a later call still finds it after the move. Returns whether it linked.
+///
+/// The targets stay independent: a link is a name, so removing or replacing one target's file
+/// (uninstall, upgrade: both unlink or rename over the name) leaves every other name intact.
+pub fn write_new_shared(path: &Path, bytes: &[u8], sha256: &str, mode: FileMode, also_at: &Path) -> io::Result<bool> {
+    if let Some(dir) = path.parent() {
+        create_dir_all(dir)?;
+    }
+    if shared::link(sha256, bytes.len() as u64, path) {
+        return Ok(true);
+    }
+    write_new(path, bytes, mode)?;
+    shared::remember(sha256, path, also_at);
+    Ok(false)
+}
+
+/// The files [`write_new_shared`] wrote in this process, by content.
+mod shared {
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
+
+    struct Written {
+        sha256: String,
+        #[cfg(unix)]
+        ino: (u64, u64),
+        len: u64,
+        names: Vec<PathBuf>,
+    }
+
+    static WRITTEN: Mutex<Vec<Written>> = Mutex::new(Vec::new());
+
+    #[cfg(unix)]
+    fn id(m: &std::fs::Metadata) -> (u64, u64) {
+        use std::os::unix::fs::MetadataExt;
+        (m.dev(), m.ino())
+    }
+
+    /// Links `to` to a remembered file of these bytes; false when none can be linked.
+    pub(super) fn link(sha256: &str, len: u64, to: &Path) -> bool {
+        let Ok(mut written) = WRITTEN.lock() else { return false };
+        for w in written.iter_mut().filter(|w| w.sha256 == sha256 && w.len == len) {
+            let from = w.names.iter().find(|n| {
+                std::fs::symlink_metadata(n).is_ok_and(|m| {
+                    #[cfg(unix)]
+                    let same = id(&m) == w.ino;
+                    #[cfg(not(unix))]
+                    let same = true;
+                    m.is_file() && m.len() == len && same
+                })
+            });
+            if let Some(from) = from.cloned()
+                && std::fs::hard_link(&from, to).is_ok()
+            {
+                w.names.push(to.to_path_buf());
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Remembers the file just written at `path` (to be renamed to `also_at`).
+    pub(super) fn remember(sha256: &str, path: &Path, also_at: &Path) {
+        let Ok(m) = std::fs::symlink_metadata(path) else { return };
+        if let Ok(mut written) = WRITTEN.lock() {
+            written.push(Written {
+                sha256: sha256.to_string(),
+                #[cfg(unix)]
+                ino: id(&m),
+                len: m.len(),
+                names: vec![path.to_path_buf(), also_at.to_path_buf()],
+            });
+        }
+    }
+}
+
 /// Flushes the filesystem holding `path` to disk (`syncfs`), so that everything written there
 /// so far survives a power cut: one call for a staged tree instead of an fsync per file.
 pub fn sync_fs(path: &Path) -> io::Result<()> {
