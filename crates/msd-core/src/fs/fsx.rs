@@ -68,9 +68,13 @@ pub fn confined(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<Path
         return Ok(dest);
     }
     let mut cur = root.to_path_buf();
+    let last = dest.clone();
     let check = |p: &Path| -> Result<bool, ConfineError> {
         if known_dirs::contains(p) {
             return Ok(true);
+        }
+        if known_dirs::absent(p) {
+            return Ok(false);
         }
         match std::fs::symlink_metadata(p) {
             Ok(m) if m.file_type().is_symlink() => {
@@ -82,7 +86,13 @@ pub fn confined(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<Path
                 }
                 Ok(true)
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                // A missing directory on the way: nothing under it exists either.
+                if p != last {
+                    known_dirs::insert_absent(p);
+                }
+                Ok(false)
+            }
             Err(e) => Err(ConfineError::Io(e)),
         }
     };
@@ -107,6 +117,9 @@ pub fn read(path: &Path) -> io::Result<Vec<u8>> {
 
 /// Reads a whole file, `None` when it does not exist.
 pub fn read_if_exists(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    if path.parent().is_some_and(known_dirs::absent) {
+        return Ok(None);
+    }
     match std::fs::read(path) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -160,6 +173,7 @@ fn set_mode(_file: &std::fs::File, _bits: u32) -> io::Result<()> {
 /// private: a directory, not a symlink, owned by this user, with no group or other permissions.
 /// Another user's or a shared directory is refused (`PermissionDenied`), never written into.
 pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
+    known_dirs::appeared(dir);
     let mut builder = std::fs::DirBuilder::new();
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
@@ -221,33 +235,132 @@ pub fn create_dir_all(dir: &Path) -> io::Result<()> {
 /// Directories this process created or checked to be real directories (not symlinks), so a
 /// run of thousands of files does not stat and mkdir the same parents thousands of times. Every
 /// removal or move through this module forgets what it removed.
+/// What this process knows about directories, so that a path is looked at once per run, not once
+/// per file: which exist (and need no `mkdir` or symlink check) and which are absent (so nothing
+/// under them exists and need not be opened or stat'ed). Keyed by the path's components joined
+/// with `/` as bytes: a memcmp per comparison, and a directory's subtree is one range.
+///
+/// Absence is only claimed for directories this process looked up and found missing; every way
+/// this module creates something ([`create_dir_all`], [`rename`], a link) clears the created path
+/// and its ancestors first. The target home is held under the install lock meanwhile.
 mod known_dirs {
     use std::collections::BTreeSet;
-    use std::path::{Path, PathBuf};
+    use std::path::{Component, Path};
     use std::sync::Mutex;
 
-    static KNOWN: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+    static KNOWN: Mutex<BTreeSet<Vec<u8>>> = Mutex::new(BTreeSet::new());
+    static ABSENT: Mutex<BTreeSet<Vec<u8>>> = Mutex::new(BTreeSet::new());
+
+    fn key(p: &Path) -> Vec<u8> {
+        let mut k = Vec::with_capacity(p.as_os_str().len());
+        for c in p.components() {
+            let part = match c {
+                Component::RootDir => {
+                    k.push(b'/');
+                    continue;
+                }
+                Component::CurDir => continue,
+                Component::Prefix(pr) => pr.as_os_str().as_encoded_bytes(),
+                Component::ParentDir => b"..".as_slice(),
+                Component::Normal(n) => n.as_encoded_bytes(),
+            };
+            if !k.is_empty() && !k.ends_with(b"/") {
+                k.push(b'/');
+            }
+            k.extend_from_slice(part);
+        }
+        k
+    }
+
+    /// `k` and every key under it, in a set ordered by bytes.
+    fn subtree(set: &mut BTreeSet<Vec<u8>>, k: &[u8]) {
+        set.remove(k);
+        let mut lo = k.to_vec();
+        lo.push(b'/');
+        let mut hi = k.to_vec();
+        hi.push(b'/' + 1);
+        let gone: Vec<Vec<u8>> = set.range(lo..hi).cloned().collect();
+        for g in gone {
+            set.remove(&g);
+        }
+    }
 
     pub(super) fn contains(dir: &Path) -> bool {
-        KNOWN.lock().map(|k| k.contains(dir)).unwrap_or(false)
+        KNOWN.lock().map(|k| k.contains(&key(dir))).unwrap_or(false)
     }
 
     pub(super) fn insert(dir: &Path) {
-        if let Ok(mut k) = KNOWN.lock() {
-            k.insert(dir.to_path_buf());
+        let k = key(dir);
+        appeared_key(&k);
+        if let Ok(mut known) = KNOWN.lock() {
+            known.insert(k);
         }
     }
 
-    /// Forgets `path` and everything under it. Paths order component by component, so the
-    /// descendants of `path` follow it in the set: this costs a lookup, not a scan.
+    /// Forgets `path` and everything under it.
     pub(super) fn forget(path: &Path) {
-        if let Ok(mut k) = KNOWN.lock() {
-            let gone: Vec<PathBuf> =
-                k.range(path.to_path_buf()..).take_while(|d| d.starts_with(path)).cloned().collect();
-            for d in gone {
-                k.remove(&d);
+        if let Ok(mut known) = KNOWN.lock() {
+            subtree(&mut known, &key(path));
+        }
+    }
+
+    /// Records that nothing is at `dir`.
+    pub(super) fn insert_absent(dir: &Path) {
+        if let Ok(mut absent) = ABSENT.lock() {
+            absent.insert(key(dir));
+        }
+    }
+
+    /// Whether `path` is, or is under, a directory recorded absent.
+    pub(super) fn absent(path: &Path) -> bool {
+        let Ok(absent) = ABSENT.lock() else { return false };
+        if absent.is_empty() {
+            return false;
+        }
+        let k = key(path);
+        absent.contains(&k) || k.iter().enumerate().any(|(i, b)| *b == b'/' && i > 0 && absent.contains(&k[..i]))
+    }
+
+    /// Something now exists at `path`: neither it nor an ancestor is absent any more.
+    pub(super) fn appeared(path: &Path) {
+        appeared_key(&key(path));
+    }
+
+    fn appeared_key(k: &[u8]) {
+        let Ok(mut absent) = ABSENT.lock() else { return };
+        if absent.is_empty() {
+            return;
+        }
+        absent.remove(k);
+        for (i, b) in k.iter().enumerate() {
+            if *b == b'/' && i > 0 {
+                absent.remove(&k[..i]);
             }
         }
+    }
+}
+
+/// Whether `dir` is a directory (following symlinks), asked of the disk once per process: the
+/// answer, present or absent, is remembered (see `known_dirs`), and a path under an absent
+/// directory is absent without a look.
+pub fn dir_exists(dir: &Path) -> bool {
+    if known_dirs::contains(dir) {
+        return true;
+    }
+    if known_dirs::absent(dir) {
+        return false;
+    }
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {
+            known_dirs::insert(dir);
+            true
+        }
+        Ok(_) => false,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            known_dirs::insert_absent(dir);
+            false
+        }
+        Err(_) => false,
     }
 }
 
@@ -512,6 +625,7 @@ pub fn preserve(src: &Path, dst: &Path) -> io::Result<()> {
     if let Some(dir) = dst.parent() {
         create_dir_all(dir)?;
     }
+    known_dirs::appeared(dst);
     match std::fs::hard_link(src, dst) {
         Ok(()) => Ok(()),
         Err(_) => {
@@ -545,6 +659,7 @@ pub fn rename(src: &Path, dst: &Path) -> io::Result<()> {
     // A moved directory is no longer where it was, and the target may have been replaced.
     known_dirs::forget(src);
     known_dirs::forget(dst);
+    known_dirs::appeared(dst);
     match std::fs::rename(src, dst) {
         Ok(()) => Ok(()),
         Err(e) if e.raw_os_error() == Some(EXDEV) => {
@@ -715,6 +830,28 @@ impl Drop for Lock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fsx_absent_directories_are_looked_at_once_and_cleared_by_creation() {
+        let t = tempfile::tempdir().unwrap();
+        let gone = t.path().join("gone");
+        assert!(!dir_exists(&gone));
+        assert!(known_dirs::absent(&gone.join("a/b.md")), "under an absent directory");
+        assert!(!known_dirs::absent(&t.path().join("gone-too")), "a sibling is not under it");
+        assert_eq!(read_if_exists(&gone.join("x")).unwrap(), None);
+        // Creating anything under it clears it and its ancestors.
+        write_atomic(&gone.join("a/b.md"), b"x", FileMode::Regular).unwrap();
+        assert!(!known_dirs::absent(&gone.join("a/b.md")) && dir_exists(&gone));
+        assert_eq!(read_if_exists(&gone.join("a/b.md")).unwrap().as_deref(), Some(&b"x"[..]));
+        // confined() records a missing component, and a rename into it clears it.
+        let other = t.path().join("other");
+        let rel = RelPath::new("d/e/f.md").unwrap();
+        confined(&other, &rel, false).unwrap();
+        assert!(known_dirs::absent(&other.join("d")));
+        std::fs::create_dir(t.path().join("src")).unwrap();
+        rename(&t.path().join("src"), &other.join("d")).unwrap();
+        assert!(!known_dirs::absent(&other.join("d")) && dir_exists(&other.join("d")));
+    }
 
     #[test]
     fn fsx_forgetting_a_directory_forgets_exactly_its_subtree() {
