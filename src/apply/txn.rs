@@ -206,6 +206,14 @@ impl Area {
         Ok(fsx::confined(&self.home, p, self.allow_symlinks)?)
     }
 
+    /// The destination of a file that is to be new, its directories checked for symlinks but
+    /// not the file itself (a no-replace move never follows or replaces what is there); `None`
+    /// for a file directly in the home.
+    fn dest_of_new(&self, p: &RelPath) -> Result<Option<PathBuf>, TxnError> {
+        let Some(parent) = p.parent() else { return Ok(None) };
+        Ok(Some(fsx::confined(&self.home, &parent, self.allow_symlinks)?.join(p.file_name())))
+    }
+
     /// Whether an interrupted run left something to recover.
     pub fn pending(&self) -> bool {
         self.journal_path().exists() || self.txn().exists()
@@ -366,6 +374,21 @@ fn finish(area: &Area) -> Result<(), TxnError> {
 fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<(), TxnError> {
     let mut dirs = std::collections::BTreeSet::new();
     for op in &journal.ops {
+        if op.old_sha256.is_none()
+            && matches!(op.action, TxnAction::Put { .. })
+            && let Some(dest) = area.dest_of_new(&op.path)?
+        {
+            // A new file moves in only if nothing is there (one atomic call, no look first);
+            // otherwise it is checked below like any other put.
+            fault_point();
+            if fsx::rename_new(&area.new_of(&op.path), &dest).map_err(io(&dest))? {
+                if let Some(parent) = dest.parent() {
+                    dirs.insert(parent.to_path_buf());
+                }
+                progress.tick();
+                continue;
+            }
+        }
         let dest = area.dest(&op.path)?;
         let cur = fsx::sha256_file(&dest).map_err(io(&dest))?;
         match &op.action {

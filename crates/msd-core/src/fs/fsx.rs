@@ -671,6 +671,35 @@ pub fn rename(src: &Path, dst: &Path) -> io::Result<()> {
     }
 }
 
+/// Moves `src` to `dst` (parents of `dst` created) only if nothing is at `dst`, atomically
+/// (`renameat2` with `RENAME_NOREPLACE` on Linux). `Ok(false)` when it did not move: something
+/// is at `dst`, `src` is gone, or the filesystem cannot (another device, no such flag, not
+/// Linux); the caller then looks at `dst` and moves it with [`rename`].
+pub fn rename_new(src: &Path, dst: &Path) -> io::Result<bool> {
+    #[cfg(target_os = "linux")]
+    {
+        if let Some(dir) = dst.parent() {
+            create_dir_all(dir)?;
+        }
+        known_dirs::appeared(dst);
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        match renameat_with(CWD, src, CWD, dst, RenameFlags::NOREPLACE) {
+            Ok(()) => Ok(true),
+            Err(rustix::io::Errno::EXIST | rustix::io::Errno::NOENT | rustix::io::Errno::XDEV)
+            | Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS | rustix::io::Errno::OPNOTSUPP) => Ok(false),
+            Err(e) => Err(io::Error::new(
+                io::Error::from(e).kind(),
+                format!("moving {} to {}: {e}", src.display(), dst.display()),
+            )),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (src, dst);
+        Ok(false)
+    }
+}
+
 /// `EXDEV`, "cross-device link", the same number on every Unix and unused elsewhere.
 const EXDEV: i32 = 18;
 
