@@ -1,8 +1,10 @@
 //! The installer puts `msd_run` into every install at `<home>/msd-core/bin/msd_run`: executable,
 //! recorded in the file manifest, and called by the content through its rewritten installed path
-//! in every runtime and scope.
+//! in every runtime and scope. And what the helper answers survives the harness: a long answer
+//! spills to a private `@file:` file (ADR-1671's pointer-passing channel).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Output;
 
 use crate::support::{World, fixture, json, sha256};
 
@@ -106,4 +108,227 @@ fn helper_is_called_by_its_installed_path_in_other_runtimes_and_scopes() {
     let read = json(&out)["section_manifest"]["read"].clone();
     assert_eq!(read, serde_json::json!(["./.cline/msd-core/workflows/plan-phase/steps/plan-research.md"]));
     assert!(w.project.join(read[0].as_str().unwrap()).is_file());
+}
+
+/// The shipped content installed for claude, with a project; msd_run pointed at its core.
+fn shipped() -> (World, PathBuf) {
+    let w = World::new();
+    w.install().arg("-q").assert().success();
+    let core = w.home.join(".claude/msd-core");
+    std::fs::create_dir_all(w.project.join(".planning")).unwrap();
+    std::fs::write(w.project.join(".planning/ROADMAP.md"), "### Phase 1: Setup\n").unwrap();
+    let w = w.env("MSD_CORE_DIR", &core);
+    (w, core)
+}
+
+/// Every answering command, one per query and subcommand that prints.
+const ANSWERS: &[&[&str]] = &[
+    &["query", "agent-skills", "msd-executor"],
+    &["query", "agent-skills", "msd-executor", "--json"],
+    &["query", "context-predicates", "--class", "RULE"],
+    &["query", "init.plan-phase", "1", "--research"],
+    &["query", "init.progress"],
+    &["config-get", "mode", "--default", "interactive"],
+];
+
+fn spawn(w: &World, args: &[&str], spill: Option<&str>) -> Output {
+    let mut cmd = w.run();
+    if let Some(n) = spill {
+        cmd.env("MSD_RUN_SPILL_BYTES", n);
+    }
+    let out = cmd.args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+/// The spill file an `@file:` answer names, checked: one line, absolute, private, in this
+/// world's per-user spill directory, named by the sha256 of its bytes.
+fn spilled(w: &World, out: &Output) -> PathBuf {
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    let path = text.strip_prefix("@file:").and_then(|p| p.strip_suffix('\n')).unwrap_or_else(|| panic!("{text}"));
+    assert!(!path.contains('\n'), "exactly one line: {text:?}");
+    let path = PathBuf::from(path);
+    assert!(path.is_absolute(), "{}", path.display());
+    let dir = path.parent().unwrap();
+    assert_eq!(dir.parent().unwrap(), w.tmp_dir(), "under TMPDIR");
+    assert!(dir.file_name().unwrap().to_str().unwrap().starts_with("msd_run-"), "{}", dir.display());
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(path.file_name().unwrap().to_str().unwrap(), format!("{}.txt", sha256(&bytes)));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::metadata(dir).unwrap().permissions().mode() & 0o777, 0o700);
+    }
+    path
+}
+
+#[test]
+fn helper_spill_at_zero_every_answer_is_a_file_of_the_same_bytes() {
+    let (w, _) = shipped();
+    for args in ANSWERS {
+        let plain = spawn(&w, args, None);
+        assert!(!plain.stdout.starts_with(b"@file:"), "{args:?} is short enough to print");
+        let out = spawn(&w, args, Some("0"));
+        assert_eq!(std::fs::read(spilled(&w, &out)).unwrap(), plain.stdout, "{args:?}");
+    }
+    // A threshold at the answer's length prints it; one byte less spills it.
+    let args = ANSWERS[2];
+    let len = spawn(&w, args, None).stdout.len();
+    assert!(!spawn(&w, args, Some(&len.to_string())).stdout.starts_with(b"@file:"));
+    spilled(&w, &spawn(&w, args, Some(&(len - 1).to_string())));
+    // A threshold that is not a number is a usage error, and nothing is printed.
+    let out = w.run().env("MSD_RUN_SPILL_BYTES", "50k").args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty() && String::from_utf8_lossy(&out.stderr).contains("MSD_RUN_SPILL_BYTES"));
+}
+
+#[test]
+fn helper_spill_a_52_kb_answer_spills_by_default() {
+    let (w, _) = shipped();
+    let args = ["query", "agent-skills", "msd-planner"];
+    let out = spawn(&w, &args, None);
+    let path = spilled(&w, &out);
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(bytes.len() > 50 * 1024, "{} bytes", bytes.len());
+    // The same answer again reuses the one file.
+    assert_eq!(spawn(&w, &args, None).stdout, out.stdout);
+    assert_eq!(std::fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
+    // Raised above its length, it prints whole.
+    assert_eq!(spawn(&w, &args, Some("1000000")).stdout, bytes);
+}
+
+#[test]
+fn helper_spill_concurrent_calls_share_one_file() {
+    let (w, _) = shipped();
+    let args = ["query", "context-predicates", "--class", "RULE"];
+    let expected = spawn(&w, &args, None).stdout;
+    let children: Vec<_> = (0..8)
+        .map(|_| {
+            let mut cmd = w.spawnable("msd_run");
+            cmd.env("MSD_RUN_SPILL_BYTES", "0").args(args).stdout(std::process::Stdio::piped());
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    let outs: Vec<Output> = children.into_iter().map(|c| c.wait_with_output().unwrap()).collect();
+    for out in &outs {
+        assert!(out.status.success());
+        assert_eq!(out.stdout, outs[0].stdout, "one name for one answer");
+    }
+    let path = spilled(&w, &outs[0]);
+    assert_eq!(std::fs::read(&path).unwrap(), expected);
+    let names: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 1, "no second copy and no temp file left: {names:?}");
+}
+
+#[test]
+fn helper_spill_files_older_than_a_day_are_swept() {
+    let (w, _) = shipped();
+    let args = ["query", "init.progress"];
+    let path = spilled(&w, &spawn(&w, &args, Some("0")));
+    let dir = path.parent().unwrap();
+    let stale = dir.join(format!("{}.txt", "a".repeat(64)));
+    let fresh = dir.join(format!("{}.txt", "b".repeat(64)));
+    let foreign = dir.join("notes.txt");
+    for p in [&stale, &fresh, &foreign] {
+        std::fs::write(p, "x").unwrap();
+    }
+    let two_days = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 24 * 3600);
+    for p in [&stale, &foreign] {
+        std::fs::File::options().write(true).open(p).unwrap().set_modified(two_days).unwrap();
+    }
+    // The next call, even one that prints, sweeps; a reused answer's file gets a fresh mtime.
+    std::fs::File::options().write(true).open(&path).unwrap().set_modified(two_days).unwrap();
+    spawn(&w, &args, Some("0"));
+    assert!(!stale.exists(), "a day-old spill file is removed");
+    assert!(fresh.exists() && foreign.exists(), "young files and names msd_run never makes stay");
+    assert!(path.exists());
+    assert!(std::fs::metadata(&path).unwrap().modified().unwrap() > two_days);
+}
+
+#[test]
+fn helper_spill_that_cannot_be_written_exits_nine() {
+    let (w, core) = shipped();
+    let args = ["query", "init.progress"];
+    // A read-only temporary directory. Root writes anyway, so then the helper runs as nobody.
+    let ro = w.tmp.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let mut cmd = w.spawnable("msd_run");
+    cmd.env("TMPDIR", &ro).env("MSD_RUN_SPILL_BYTES", "0").args(args);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        use std::os::unix::process::CommandExt;
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+        if std::fs::write(ro.join("probe"), "").is_ok() {
+            std::fs::remove_file(ro.join("probe")).unwrap();
+            // nobody must reach the binary, the core and the project, and only TMPDIR is closed.
+            for d in [w.tmp.path(), &w.home, &w.home.join(".claude"), &core, &w.project] {
+                let m = std::fs::metadata(d).unwrap().permissions().mode();
+                std::fs::set_permissions(d, std::fs::Permissions::from_mode(m | 0o755)).unwrap();
+            }
+            cmd.uid(65534).gid(65534);
+        }
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(9), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty(), "no cut answer on stdout");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot spill the answer to") && err.contains(&ro.display().to_string()), "{err}");
+    assert!(err.contains("hint:") && err.contains("MSD_RUN_SPILL_BYTES"), "{err}");
+
+    // A spill directory someone else could enter is refused, never written into.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let path = spilled(&w, &spawn(&w, &args, Some("0")));
+        let dir = path.parent().unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let out = w.run().env("MSD_RUN_SPILL_BYTES", "0").args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(9));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("lets other users in"));
+        assert!(!path.exists());
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn helper_is_one_file_per_filesystem_and_one_uninstall_leaves_the_others() {
+    use std::os::unix::fs::MetadataExt;
+    let w = World::new();
+    let runtimes = ["claude", "opencode", "codex"];
+    let mut args = vec!["--content".to_string(), fixture("seams").display().to_string()];
+    for r in runtimes {
+        args.extend(["--runtime".into(), r.into()]);
+    }
+    w.install().args(&args).assert().success();
+    let helpers = [
+        w.home.join(".claude/msd-core/bin/msd_run"),
+        w.home.join(".config/opencode/msd-core/bin/msd_run"),
+        w.home.join(".codex/msd-core/bin/msd_run"),
+    ];
+    let ids: Vec<(u64, u64, u64)> = helpers
+        .iter()
+        .map(|h| {
+            let m = std::fs::metadata(h).unwrap();
+            (m.dev(), m.ino(), m.nlink())
+        })
+        .collect();
+    assert!(ids.iter().all(|i| (i.0, i.1) == (ids[0].0, ids[0].1)), "one file, linked: {ids:?}");
+    assert_eq!(ids[0].2, 3, "three names for one inode");
+    assert_eq!(std::fs::read(&helpers[0]).unwrap(), built_msd_run());
+    // Uninstalling one runtime removes its name only; the others still run and verify clean.
+    w.install().args(["uninstall", "--runtime", "claude"]).assert().success();
+    assert!(!helpers[0].exists());
+    assert_eq!(std::fs::metadata(&helpers[1]).unwrap().nlink(), 2);
+    for (h, r) in helpers[1..].iter().zip(&runtimes[1..]) {
+        let out = std::process::Command::new(h).arg("--version").output().unwrap();
+        assert!(out.status.success());
+        w.install().args(["verify", "--runtime", r]).assert().success();
+    }
+    // Reinstalling it (a new process) puts a whole file back and leaves the others untouched.
+    w.install().args(["--runtime", "claude", "--content"]).arg(fixture("seams")).assert().success();
+    assert_eq!(std::fs::read(&helpers[0]).unwrap(), built_msd_run());
+    w.install().args(["verify", "--runtime", "opencode"]).assert().success();
 }

@@ -322,19 +322,10 @@ fn init_help_documents_every_exit_code() {
     let out = w.run().arg("--help").output().unwrap();
     assert!(out.status.success());
     let help = String::from_utf8_lossy(&out.stdout);
-    for code in [
-        RunExit::Ok,
-        RunExit::Usage,
-        RunExit::Core,
-        RunExit::Project,
-        RunExit::Io,
-        RunExit::ResolverFailed,
-        RunExit::ResolverTimeout,
-        RunExit::ResolverMalformed,
-    ] {
-        assert!(help.contains(&format!("\n  {}  ", code as u8)), "help lacks exit code {code:?}:\n{help}");
+    for code in RunExit::ALL {
+        assert!(help.contains(&format!("\n{:>3}  ", code as u8)), "help lacks exit code {code:?}:\n{help}");
     }
-    assert!(help.contains("MSD_CORE_DIR"));
+    assert!(help.contains("MSD_CORE_DIR") && help.contains("MSD_RUN_SPILL_BYTES") && help.contains("@file:"));
     let out = w.run().args(["query", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(help.contains("init.<workflow> [args...]") && help.contains("context-predicates"), "{help}");

@@ -1,4 +1,5 @@
-//! `msd_run query prompt-budget`: flags, outputs and exit codes through the real binary.
+//! `msd_run query prompt-budget`: flags, outputs and exit codes through the real binary. Its
+//! codes are the helper's (2 usage, 5 a file, 10 no fit), not the reference's 1 and 2.
 //! The arithmetic is characterised in `src/budget/tests.rs`; these cases pin the CLI contract.
 
 use std::path::{Path, PathBuf};
@@ -85,12 +86,12 @@ fn prompt_budget_writes_prompt_and_exact_metadata() {
 }
 
 #[test]
-fn prompt_budget_hard_fail_writes_both_files_and_exits_two() {
+fn prompt_budget_hard_fail_writes_both_files_and_exits_ten() {
     let w = World::new();
     let f = Files::new(&w);
     // Budget 30, margin 10: effective 27 < minimum set 10 + 10 + 10.
     let (c, err) = code(&w, &f.args("30"));
-    assert_eq!(c, Some(2), "{err}");
+    assert_eq!(c, Some(10), "{err}");
     assert!(err.contains("no review prompt fits 30 tokens"), "{err}");
     assert_eq!(f.prompt(), "");
     let m = f.meta();
@@ -142,7 +143,7 @@ fn prompt_budget_first_occurrence_wins() {
 }
 
 #[test]
-fn prompt_budget_usage_errors_exit_one() {
+fn prompt_budget_usage_errors_exit_two() {
     let w = World::new();
     let f = Files::new(&w);
     let without = |flag: &str| {
@@ -155,22 +156,22 @@ fn prompt_budget_usage_errors_exit_one() {
         ["--budget", "--instructions-file", "--roadmap-file", "--plan-file", "--output-prompt", "--output-metadata"]
     {
         let (c, err) = code(&w, &without(flag));
-        assert_eq!(c, Some(1), "{flag}: {err}");
+        assert_eq!(c, Some(2), "{flag}: {err}");
         assert!(err.contains(flag), "{flag}: {err}");
     }
     for budget in ["0", "-5", "abc", "1.5", ""] {
         let (c, err) = code(&w, &f.args(budget));
-        assert_eq!(c, Some(1), "budget {budget:?}: {err}");
+        assert_eq!(c, Some(2), "budget {budget:?}: {err}");
         assert!(err.contains("--budget must be a positive integer"), "{err}");
     }
     let mut unknown = f.args("100");
     unknown.push("--frobnicate".into());
-    assert_eq!(code(&w, &unknown).0, Some(1));
+    assert_eq!(code(&w, &unknown).0, Some(2));
     assert!(!Path::new(&f.p("out/meta.json")).exists(), "nothing is written on a usage error");
 }
 
 #[test]
-fn prompt_budget_unreadable_files_exit_one() {
+fn prompt_budget_unreadable_files_exit_five() {
     let w = World::new();
     let f = Files::new(&w);
     // A required file that does not exist.
@@ -178,16 +179,16 @@ fn prompt_budget_unreadable_files_exit_one() {
     let i = args.iter().position(|x| x == "--roadmap-file").unwrap();
     args[i + 1] = f.p("nope.md");
     let (c, err) = code(&w, &args);
-    assert_eq!(c, Some(1));
+    assert_eq!(c, Some(5));
     assert!(err.contains("nope.md"), "{err}");
     // An optional file that exists but cannot be read (a directory).
     let mut args = f.args("100");
     args.extend(["--project-file".into(), f.p("plans")]);
     let (c, err) = code(&w, &args);
-    assert_eq!(c, Some(1), "{err}");
+    assert_eq!(c, Some(5), "{err}");
     // Not UTF-8.
     std::fs::write(f.dir.join("bad.md"), [0xff, 0xfe, 0x00]).unwrap();
     let mut args = f.args("100");
     args.extend(["--context-file".into(), f.p("bad.md")]);
-    assert_eq!(code(&w, &args).0, Some(1));
+    assert_eq!(code(&w, &args).0, Some(5));
 }

@@ -243,7 +243,7 @@ fn probe_destinations(plan: &Plan, allow_symlinks: bool) -> Result<(), ApplyErro
     for p in puts {
         let dest = fsx::confined(home, p, allow_symlinks).map_err(LifecycleError::from)?;
         let mut d = dest.parent().map(Path::to_path_buf).unwrap_or_else(|| home.clone());
-        while !d.exists() {
+        while !fsx::dir_exists(&d) {
             match d.parent() {
                 Some(p) => d = p.to_path_buf(),
                 None => break,
@@ -372,7 +372,7 @@ fn next_state(
     for p in new_paths {
         let mut anc = p.parent();
         while let Some(a) = anc {
-            if !plan.home.join(a.as_str()).exists() {
+            if !fsx::dir_exists(&plan.home.join(a.as_str())) {
                 dirs.insert(a.clone());
             }
             anc = a.parent();

@@ -206,6 +206,14 @@ impl Area {
         Ok(fsx::confined(&self.home, p, self.allow_symlinks)?)
     }
 
+    /// The destination of a file that is to be new, its directories checked for symlinks but
+    /// not the file itself (a no-replace move never follows or replaces what is there); `None`
+    /// for a file directly in the home.
+    fn dest_of_new(&self, p: &RelPath) -> Result<Option<PathBuf>, TxnError> {
+        let Some(parent) = p.parent() else { return Ok(None) };
+        Ok(Some(fsx::confined(&self.home, &parent, self.allow_symlinks)?.join(p.file_name())))
+    }
+
     /// Whether an interrupted run left something to recover.
     pub fn pending(&self) -> bool {
         self.journal_path().exists() || self.txn().exists()
@@ -228,6 +236,9 @@ pub struct Staged {
     pub op: TxnOp,
     /// The new bytes of a put.
     pub bytes: Option<Vec<u8>>,
+    /// Many targets receive these bytes alike: stage a hard link to the copy this process
+    /// already wrote, where it can ([`fsx::write_new_shared`]).
+    pub shared: bool,
 }
 
 impl Staged {
@@ -245,12 +256,26 @@ impl Staged {
         mode: FileMode,
         old_sha256: Option<String>,
     ) -> Staged {
-        Staged { op: TxnOp { path, action: TxnAction::Put { sha256, mode }, old_sha256 }, bytes: Some(bytes) }
+        Staged {
+            op: TxnOp { path, action: TxnAction::Put { sha256, mode }, old_sha256 },
+            bytes: Some(bytes),
+            shared: false,
+        }
+    }
+
+    /// This put, staged as a link to an identical file already written ([`Staged::shared`]).
+    pub fn shared(mut self) -> Staged {
+        self.shared = true;
+        self
     }
 
     /// A removal of `path`, whose bytes hashed to `old_sha256` when planned.
     pub fn remove(path: RelPath, old_sha256: String) -> Staged {
-        Staged { op: TxnOp { path, action: TxnAction::Remove, old_sha256: Some(old_sha256) }, bytes: None }
+        Staged {
+            op: TxnOp { path, action: TxnAction::Remove, old_sha256: Some(old_sha256) },
+            bytes: None,
+            shared: false,
+        }
     }
 }
 
@@ -319,10 +344,15 @@ fn stage(area: &Area, ops: &[Staged], progress: &dyn Progress) -> Result<(), Txn
         area.dest(&s.op.path)?;
     }
     for s in ops {
-        if let (Some(bytes), TxnAction::Put { mode, .. }) = (&s.bytes, &s.op.action) {
+        if let (Some(bytes), TxnAction::Put { mode, sha256 }) = (&s.bytes, &s.op.action) {
             let p = area.new_of(&s.op.path);
             fault_point();
-            fsx::write_new(&p, bytes, *mode).map_err(io(&p))?;
+            if s.shared {
+                let dest = area.dest(&s.op.path)?;
+                fsx::write_new_shared(&p, bytes, sha256, *mode, &dest).map_err(io(&p))?;
+            } else {
+                fsx::write_new(&p, bytes, *mode).map_err(io(&p))?;
+            }
             progress.tick();
         }
     }
@@ -344,6 +374,21 @@ fn finish(area: &Area) -> Result<(), TxnError> {
 fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<(), TxnError> {
     let mut dirs = std::collections::BTreeSet::new();
     for op in &journal.ops {
+        if op.old_sha256.is_none()
+            && matches!(op.action, TxnAction::Put { .. })
+            && let Some(dest) = area.dest_of_new(&op.path)?
+        {
+            // A new file moves in only if nothing is there (one atomic call, no look first);
+            // otherwise it is checked below like any other put.
+            fault_point();
+            if fsx::rename_new(&area.new_of(&op.path), &dest).map_err(io(&dest))? {
+                if let Some(parent) = dest.parent() {
+                    dirs.insert(parent.to_path_buf());
+                }
+                progress.tick();
+                continue;
+            }
+        }
         let dest = area.dest(&op.path)?;
         let cur = fsx::sha256_file(&dest).map_err(io(&dest))?;
         match &op.action {

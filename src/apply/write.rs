@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use crate::apply::plan::{Action, Plan};
 use crate::apply::txn::{self, Staged};
+use crate::pipeline::convert::FileKind;
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
 
@@ -110,7 +111,9 @@ pub fn apply(plan: &Plan, allow_symlinks: bool, progress: &dyn txn::Progress) ->
             Action::Add | Action::Change => {
                 let data = op.data.clone().expect("add/change carry data");
                 let sha = op.sha256.clone().expect("add/change carry their digest");
-                staged.push(Staged::put_hashed(op.path.clone(), data, sha, op.mode, op.old_sha256.clone()));
+                let put = Staged::put_hashed(op.path.clone(), data, sha, op.mode, op.old_sha256.clone());
+                // The helper is the same binary in every runtime: one copy per filesystem.
+                staged.push(if op.kind == Some(FileKind::Program) { put.shared() } else { put });
                 report.written += 1;
             }
             Action::Remove => {

@@ -53,6 +53,7 @@ impl World {
         let project = tmp.path().join("project");
         std::fs::create_dir_all(&home).unwrap();
         std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(tmp.path().join("tmp")).unwrap();
         World { tmp, home, project, extra_env: Vec::new() }
     }
 
@@ -63,7 +64,7 @@ impl World {
     }
 
     /// Gives `cmd` this world's environment and directory: every runtime variable cleared,
-    /// HOME and XDG_* in the temp dir, the project as the current directory.
+    /// HOME, XDG_* and TMPDIR in the temp dir, the project as the current directory.
     pub fn isolate(&self, cmd: &mut std::process::Command) {
         for v in runtime_env_vars() {
             cmd.env_remove(v);
@@ -73,10 +74,17 @@ impl World {
             .env("XDG_DATA_HOME", self.home.join(".local/share"))
             .env("XDG_STATE_HOME", self.home.join(".local/state"))
             .env("XDG_CACHE_HOME", self.home.join(".cache"))
+            .env("TMPDIR", self.tmp_dir())
+            .env_remove("MSD_RUN_SPILL_BYTES")
             .current_dir(&self.project);
         for (k, v) in &self.extra_env {
             cmd.env(k, v);
         }
+    }
+
+    /// This world's temporary directory (`TMPDIR` of every spawn), where msd_run spills.
+    pub fn tmp_dir(&self) -> PathBuf {
+        self.tmp.path().join("tmp")
     }
 
     /// A plain `std` command of `bin` (a binary of this package) in this world, for spawning.

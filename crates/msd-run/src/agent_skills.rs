@@ -14,7 +14,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::config::{self, read_config};
-use super::{RunError, core_dir, read_core};
+use super::{Answer, RunError, core_dir, read_core};
 use msd_core::installed::compact::{self, AGENTS_DIR, COMPACT_SUFFIX, Variant};
 use msd_core::installed::config_keys;
 
@@ -33,7 +33,7 @@ fn is_agent_name(s: &str) -> bool {
 }
 
 /// Runs the query.
-pub fn run(core: Option<&Path>, a: &Args) -> Result<(), RunError> {
+pub fn run(core: Option<&Path>, a: &Args) -> Result<Answer, RunError> {
     let core = core_dir(core)?;
     let unknown = || RunError::Usage {
         message: format!("unknown agent `{}`", a.agent),
@@ -102,9 +102,8 @@ pub fn run(core: Option<&Path>, a: &Args) -> Result<(), RunError> {
             "warnings": warnings,
             "payload": payload,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+        Ok(Answer::json(&doc, false))
     } else {
-        print!("{payload}");
+        Ok(Answer::text(payload))
     }
-    Ok(())
 }

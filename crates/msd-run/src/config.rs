@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{RunError, core_dir, read_core};
+use super::{Answer, RunError, core_dir, read_core};
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::installed::config_keys::{self, KeySpec, SCHEMA_PATH, Schema};
 
@@ -89,7 +89,7 @@ pub fn read_config() -> Result<Option<Map<String, Value>>, RunError> {
 }
 
 /// Runs `config-get`.
-pub fn get(core: Option<&Path>, a: &GetArgs) -> Result<(), RunError> {
+pub fn get(core: Option<&Path>, a: &GetArgs) -> Result<Answer, RunError> {
     let core = core_dir(core)?;
     let schema = schema(&core)?;
     let spec = lookup(&core, &schema, &a.key)?;
@@ -104,14 +104,10 @@ pub fn get(core: Option<&Path>, a: &GetArgs) -> Result<(), RunError> {
                     hint: format!("allowed: {}; fix it with `msd_run config-set {} <value>`", spec.allowed(), a.key),
                 })
             })?;
-            println!("{}", config_keys::render(v));
-            Ok(())
+            Ok(Answer::line(config_keys::render(v)))
         }
         None => match &a.default {
-            Some(d) => {
-                println!("{d}");
-                Ok(())
-            }
+            Some(d) => Ok(Answer::line(d)),
             None => Err(RunError::Unset {
                 message: format!("`{}` is not set in {CONFIG}", a.key),
                 hint: match spec.default() {
@@ -126,7 +122,7 @@ pub fn get(core: Option<&Path>, a: &GetArgs) -> Result<(), RunError> {
 }
 
 /// Runs `config-set`.
-pub fn set(core: Option<&Path>, a: &SetArgs) -> Result<(), RunError> {
+pub fn set(core: Option<&Path>, a: &SetArgs) -> Result<Answer, RunError> {
     let core = core_dir(core)?;
     let schema = schema(&core)?;
     let spec = lookup(&core, &schema, &a.key)?;
@@ -154,6 +150,5 @@ pub fn set(core: Option<&Path>, a: &SetArgs) -> Result<(), RunError> {
     let text = serde_json::to_string_pretty(&Value::Object(doc)).expect("json") + "\n";
     fsx::write_atomic(&config_path(), text.as_bytes(), FileMode::Regular)
         .map_err(|e| RunError::Io { path: CONFIG.into(), source: e })?;
-    println!("{}", config_keys::render(&value));
-    Ok(())
+    Ok(Answer::line(config_keys::render(&value)))
 }

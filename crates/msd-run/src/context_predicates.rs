@@ -12,7 +12,7 @@ use std::path::Path;
 use clap::builder::NonEmptyStringValueParser;
 use serde_json::json;
 
-use super::{RunError, core_dir, print_json, read_core};
+use super::{Answer, RunError, core_dir, read_core};
 use msd_core::installed::predicates::{self, Selector};
 
 /// Selectors, ANDed.
@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 /// Runs the query.
-pub fn run(core: Option<&Path>, args: &Args) -> Result<(), RunError> {
+pub fn run(core: Option<&Path>, args: &Args) -> Result<Answer, RunError> {
     let core = core_dir(core)?;
     let text = read_core(&core, "CONTEXT.md")?.ok_or_else(|| RunError::Core {
         path: core.join("CONTEXT.md").display().to_string(),
@@ -48,6 +48,5 @@ pub fn run(core: Option<&Path>, args: &Args) -> Result<(), RunError> {
     }
     let selector = Selector { class: args.class.clone(), prefix: args.prefix.clone(), contains: args.contains.clone() };
     let matched = selector.select(&parsed.predicates);
-    print_json(&json!({"matched": matched.len(), "predicates": matched}), false);
-    Ok(())
+    Ok(Answer::json(&json!({"matched": matched.len(), "predicates": matched}), false))
 }

@@ -33,25 +33,55 @@ pub enum RunExit {
     ResolverTimeout = 7,
     /// A task-content resolver answered something other than the reply JSON.
     ResolverMalformed = 8,
+    /// An answer over the spill threshold could not be written to its spill file.
+    Spill = 9,
+    /// `query prompt-budget`: no prompt fits the budget (both files are written, the prompt empty).
+    NoFit = 10,
+}
+
+impl RunExit {
+    /// Every code, in order (the `--help` table lists each).
+    pub const ALL: [RunExit; 11] = [
+        RunExit::Ok,
+        RunExit::Unset,
+        RunExit::Usage,
+        RunExit::Core,
+        RunExit::Project,
+        RunExit::Io,
+        RunExit::ResolverFailed,
+        RunExit::ResolverTimeout,
+        RunExit::ResolverMalformed,
+        RunExit::Spill,
+        RunExit::NoFit,
+    ];
 }
 
 /// The exit-code table of `msd_run --help`.
-pub const EXIT_CODES: &str = "Exit codes:
+pub const EXIT_CODES: &str = "Exit codes (each means one thing, for every subcommand):
   0  success
   1  config-get: the key is not set and no --default was given
   2  usage error (unknown query, workflow, key or agent; a flag without its value; a bad phase
-     number; a value the key does not allow)
+     number or budget; a value the key does not allow; a bad MSD_RUN_SPILL_BYTES)
   3  the installed msd-core tree is missing or damaged (reinstall with msd-install)
   4  a project file is invalid (.planning/config.json, a PLAN.md task), or no .planning/ here
-  5  a file could not be read or written
+  5  a file could not be read or written (prompt-budget's input and output files included)
   6  a task-content resolver failed (could not start, or exited non-zero)
   7  a task-content resolver timed out
   8  a task-content resolver's reply is not the reply JSON
-  (query prompt-budget keeps its own: 1 usage or an unreadable file, 2 no prompt fits)
+  9  an answer too long for stdout could not be written to its @file: spill file
+ 10  query prompt-budget: no prompt fits the budget (the prompt file is written empty)
+  Compatibility: the reference's prompt-budget exited 1 for usage or an unreadable file and 2
+  when nothing fits; msd_run uses 2, 5 and 10 for those, as for every other subcommand.
+  `hook` speaks the runtime's hook protocol instead: 0 allow, 2 block (reason on stderr).
+
+Answers longer than MSD_RUN_SPILL_BYTES are not printed: msd_run writes them to a private file
+and prints one line, @file:<absolute path>; read that file for the answer.
 
 Environment:
-  MSD_CORE_DIR  the installed msd-core tree (same as --core; default: the parent of the
-                directory holding msd_run, i.e. <core>/bin/msd_run -> <core>)";
+  MSD_CORE_DIR         the installed msd-core tree (same as --core; default: the parent of the
+                       directory holding msd_run, i.e. <core>/bin/msd_run -> <core>)
+  MSD_RUN_SPILL_BYTES  spill answers longer than this many bytes (default 51200; 0 spills every
+                       answer); spill files live in $TMPDIR/msd_run-<uid>/ for a day";
 
 impl From<RunExit> for ExitCode {
     fn from(e: RunExit) -> ExitCode {
@@ -157,6 +187,24 @@ pub enum RunError {
     /// A task-content resolver failed, timed out or answered garbage.
     #[error("{0}")]
     Resolver(Box<ResolverError>),
+    /// An answer over the spill threshold could not be written to its spill file.
+    #[error("cannot spill the answer to {path}: {reason}")]
+    Spill {
+        /// The spill file.
+        path: String,
+        /// Why not.
+        reason: String,
+    },
+    /// `query prompt-budget`: not even the minimum fits.
+    #[error("no review prompt fits {budget} tokens (effective {effective}; the prompt needs {needed})")]
+    NoFit {
+        /// The budget asked for.
+        budget: i64,
+        /// The budget less the safety margin.
+        effective: i64,
+        /// What the minimum prompt needs.
+        needed: u64,
+    },
 }
 
 impl RunError {
@@ -173,6 +221,8 @@ impl RunError {
                 ResolverFailure::Timeout { .. } => RunExit::ResolverTimeout,
                 ResolverFailure::Malformed { .. } => RunExit::ResolverMalformed,
             },
+            RunError::Spill { .. } => RunExit::Spill,
+            RunError::NoFit { .. } => RunExit::NoFit,
         }
     }
 
@@ -182,6 +232,11 @@ impl RunError {
             RunError::Unset { hint, .. } | RunError::Usage { hint, .. } | RunError::Core { hint, .. } => hint.clone(),
             RunError::Project(p) => p.hint.clone(),
             RunError::Io { .. } => "check that the file exists and is readable and writable".into(),
+            RunError::Spill { .. } => format!(
+                "the answer was not printed; make the temporary directory (TMPDIR, else /tmp) writable, with a path of letters, digits and / . _ -, or raise {}",
+                crate::answer::SPILL_ENV
+            ),
+            RunError::NoFit { .. } => "raise --budget, or review fewer plans at once".into(),
             RunError::Resolver(_) => {
                 "halt this task: fix the tracker, the resolver or the task's tracker-id; never fall back to the PLAN.md text".into()
             }
@@ -210,5 +265,33 @@ impl RunError {
         }
         s.push_str(&format!("hint: {}", self.hint()));
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_exit_code_is_in_all_and_in_the_help_table() {
+        // A new variant fails to compile here until it is listed.
+        let listed = |c: RunExit| match c {
+            RunExit::Ok
+            | RunExit::Unset
+            | RunExit::Usage
+            | RunExit::Core
+            | RunExit::Project
+            | RunExit::Io
+            | RunExit::ResolverFailed
+            | RunExit::ResolverTimeout
+            | RunExit::ResolverMalformed
+            | RunExit::Spill
+            | RunExit::NoFit => RunExit::ALL.contains(&c),
+        };
+        for (i, c) in RunExit::ALL.into_iter().enumerate() {
+            assert!(listed(c));
+            assert_eq!(c as usize, i, "codes are dense and in order");
+            assert!(EXIT_CODES.contains(&format!("\n{:>3}  ", c as u8)), "the table lacks {c:?}");
+        }
     }
 }

@@ -27,7 +27,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use super::{RunError, core_dir, print_json, read_core};
+use super::{Answer, RunError, core_dir, read_core};
 use crate::project::{PLANNING, Project, roadmap_phases, slug};
 use msd_core::installed::invocation::{self, Invocation, PhaseNumber};
 use msd_core::installed::section_manifest::{CORE_PATH, SectionManifest};
@@ -92,7 +92,7 @@ fn truthy(config: &Map<String, Value>, section: &str, key: &str) -> bool {
 }
 
 /// Runs `query init.<stem>`.
-pub fn run(core: Option<&Path>, stem: &str, args: &[String]) -> Result<(), RunError> {
+pub fn run(core: Option<&Path>, stem: &str, args: &[String]) -> Result<Answer, RunError> {
     let core = core_dir(core)?;
     if !is_stem(stem) || !msd_core::fs::fsx::is_file(&core.join(format!("workflows/{stem}.md"))) {
         return Err(RunError::Usage {
@@ -109,8 +109,7 @@ pub fn run(core: Option<&Path>, stem: &str, args: &[String]) -> Result<(), RunEr
     let cwd = std::env::current_dir().map_err(|e| RunError::Io { path: "the current directory".into(), source: e })?;
     let project = Project { root: cwd };
     let doc = answer(&core, &project, stem, &inv, manifest.as_ref())?;
-    print_json(&doc, false);
-    Ok(())
+    Ok(Answer::json(&doc, false))
 }
 
 /// Builds the init document.

@@ -6,11 +6,9 @@
 //! One module per subcommand: [`config`] (`config-get`, `config-set`), [`query`] (its variants
 //! in their own modules: `init.<workflow>` in [`init`], `context-predicates` in
 //! [`context_predicates`], `agent-skills` in [`agent_skills`], `prompt-budget` in
-//! [`prompt_budget`]), [`task`] and [`hook`]. Answers go to stdout.
-//!
-//! `query prompt-budget` keeps the exit codes of its reference contract (1: usage or an
-//! unreadable file, 2: no prompt fits), so it is run from here and its usage errors, clap's
-//! included, exit 1.
+//! [`prompt_budget`]), [`task`] and [`hook`]. Each returns its [`Answer`]; [`answer::deliver`]
+//! alone writes stdout, spilling a long answer to an `@file:` file. The exit codes mean the same
+//! for every subcommand ([`error`]); `hook` alone speaks its runtime's hook protocol.
 //!
 //! The installed tree: msd_run lives at `<core>/bin/msd_run` and reads `<core>/` (the workflows,
 //! the section manifest, `CONTEXT.md`, `resolvers.json`, the config schema, the agents'
@@ -24,6 +22,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod agent_skills;
+pub mod answer;
 pub mod config;
 pub mod context_predicates;
 pub mod error;
@@ -34,6 +33,7 @@ pub mod prompt_budget;
 pub mod query;
 pub mod task;
 
+pub use answer::Answer;
 pub use error::{RunError, RunExit};
 
 /// The msd-core runtime helper, called by installed workflows.
@@ -81,14 +81,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             let _ = e.print();
             return match e.kind() {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => RunExit::Ok.into(),
-                _ if is_prompt_budget(&args) => ExitCode::from(prompt_budget::EXIT_USAGE),
                 _ => RunExit::Usage.into(),
             };
         }
     };
-    if let RunCommand::Query(query::Query::PromptBudget(a)) = &cli.command {
-        return prompt_budget::run(a);
-    }
     let core = cli.core.as_deref();
     let result = match &cli.command {
         RunCommand::ConfigGet(a) => config::get(core, a),
@@ -97,20 +93,13 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         RunCommand::Task(t) => task::run(core, t),
         RunCommand::Hook { name } => return hook::run(*name),
     };
-    match result {
+    match result.and_then(|answer| answer::deliver(&answer)) {
         Ok(()) => RunExit::Ok.into(),
         Err(e) => {
             eprintln!("{}", e.render());
             e.exit().into()
         }
     }
-}
-
-/// Whether the command line is `msd_run [--core DIR] query prompt-budget ...`.
-fn is_prompt_budget(args: &[OsString]) -> bool {
-    let words: Vec<&str> =
-        args.iter().skip(1).filter_map(|a| a.to_str()).filter(|a| !a.starts_with('-')).take(3).collect();
-    words.windows(2).any(|w| w == ["query", "prompt-budget"])
 }
 
 /// The installed core dir: `--core` / `MSD_CORE_DIR`, else the parent of the directory holding
@@ -151,10 +140,4 @@ pub(crate) fn read_core(core: &Path, rel: &str) -> Result<Option<String>, RunErr
         Ok(Some(b)) => String::from_utf8(b).map(Some).map_err(|_| damaged("not valid UTF-8".into())),
         Err(e) => Err(RunError::Io { path: path.display().to_string(), source: e }),
     }
-}
-
-/// Prints a JSON answer: pretty, or on one line when `raw`.
-pub(crate) fn print_json(v: &serde_json::Value, raw: bool) {
-    let s = if raw { serde_json::to_string(v) } else { serde_json::to_string_pretty(v) };
-    println!("{}", s.expect("json serializes"));
 }

@@ -5,23 +5,24 @@
 //! `--requirements-file`, `--output-prompt`, `--output-metadata`, `--safety-margin-pct`
 //! (default 10), `--project-md-head-lines` (default 40). `--plan-file` repeats; for every other
 //! flag the first occurrence wins. Output: the prompt file and the metadata JSON (pretty, no
-//! trailing newline), always both; exit 0, 1 (usage: a missing flag, a budget that is not a
-//! positive integer, an unreadable required file or an optional one that exists but cannot be
-//! read) or 2 (hard fail: the files are written, the prompt empty). A missing optional file is
-//! absent. A plan's heading is its file's basename.
+//! trailing newline), always both. A missing optional file is absent. A plan's heading is its
+//! file's basename.
+//!
+//! Exit codes are the helper's own ([`crate::error`]): 2 for usage (a missing flag, a budget that
+//! is not a positive integer), 5 for a file that cannot be read as UTF-8 text (a required one, or
+//! an optional one that exists) or written, 10 when no prompt fits (the files are written, the
+//! prompt empty). The reference's contract used 1 for the first two and 2 for the last; that
+//! compatibility note is in `msd_run --help` and the code-review workflow checks the new codes.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::{ArgAction, Args};
 
 use msd_core::compose::budget::{self, BudgetOptions, PlanText, Sections};
 use msd_core::fs::fsx::{self, FileMode};
 
-/// Exit code of a usage error or an unreadable file.
-pub const EXIT_USAGE: u8 = 1;
-/// Exit code when no prompt fits the budget.
-pub const EXIT_HARD_FAIL: u8 = 2;
+use crate::RunError;
+use crate::answer::Answer;
 
 /// Flags of `query prompt-budget`. Every flag but `--plan-file` may be given more than once, and
 /// the first occurrence wins (as in the reference), so each is a list here.
@@ -65,19 +66,15 @@ pub struct PromptBudgetArgs {
     pub project_md_head_lines: Vec<String>,
 }
 
-/// A usage or input problem: exit 1.
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
-struct Usage {
-    message: String,
-    hint: &'static str,
+fn usage(message: impl Into<String>, hint: &str) -> RunError {
+    RunError::Usage { message: message.into(), hint: hint.into() }
 }
 
-fn usage(message: impl Into<String>, hint: &'static str) -> Usage {
-    Usage { message: message.into(), hint }
+fn io(p: &Path, source: std::io::Error) -> RunError {
+    RunError::Io { path: p.display().to_string(), source }
 }
 
-fn required<'a, T>(v: &'a [T], flag: &str) -> Result<&'a T, Usage> {
+fn required<'a, T>(v: &'a [T], flag: &str) -> Result<&'a T, RunError> {
     v.first().ok_or_else(|| usage(format!("{flag} is required"), "run `msd_run query prompt-budget --help`"))
 }
 
@@ -89,28 +86,30 @@ fn absolute(p: &Path) -> PathBuf {
     }
 }
 
-fn read_text(p: &Path) -> Result<Option<String>, Usage> {
-    let bytes = fsx::read_if_exists(&absolute(p))
-        .map_err(|e| usage(format!("cannot read {}: {e}", p.display()), "check the path and its permissions"))?;
+fn read_text(p: &Path) -> Result<Option<String>, RunError> {
+    let bytes = fsx::read_if_exists(&absolute(p)).map_err(|e| io(p, e))?;
     bytes
         .map(|b| {
-            String::from_utf8(b).map_err(|_| usage(format!("{} is not UTF-8", p.display()), "save the file as UTF-8"))
+            String::from_utf8(b)
+                .map_err(|_| io(p, std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text")))
         })
         .transpose()
 }
 
-fn read_required(p: &Path, flag: &str) -> Result<String, Usage> {
-    read_text(p)?.ok_or_else(|| usage(format!("{flag} {}: no such file", p.display()), "pass an existing file"))
+fn read_required(p: &Path, flag: &str) -> Result<String, RunError> {
+    read_text(p)?.ok_or_else(|| {
+        io(p, std::io::Error::new(std::io::ErrorKind::NotFound, format!("{flag} {}: no such file", p.display())))
+    })
 }
 
-fn read_optional(v: &[PathBuf]) -> Result<Option<String>, Usage> {
+fn read_optional(v: &[PathBuf]) -> Result<Option<String>, RunError> {
     match v.first() {
         Some(p) => read_text(p),
         None => Ok(None),
     }
 }
 
-fn parse_budget(s: &str) -> Result<i64, Usage> {
+fn parse_budget(s: &str) -> Result<i64, RunError> {
     let ok = !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     match s.parse::<i64>() {
         Ok(n) if ok && n > 0 => Ok(n),
@@ -121,7 +120,7 @@ fn parse_budget(s: &str) -> Result<i64, Usage> {
     }
 }
 
-fn resolve(a: &PromptBudgetArgs) -> Result<(Sections, i64, BudgetOptions, PathBuf, PathBuf), Usage> {
+fn resolve(a: &PromptBudgetArgs) -> Result<(Sections, i64, BudgetOptions, PathBuf, PathBuf), RunError> {
     let budget = parse_budget(required(&a.budget, "--budget")?)?;
     let instructions_file = required(&a.instructions_file, "--instructions-file")?;
     let roadmap_file = required(&a.roadmap_file, "--roadmap-file")?;
@@ -168,33 +167,21 @@ fn resolve(a: &PromptBudgetArgs) -> Result<(Sections, i64, BudgetOptions, PathBu
     Ok((sections, budget, opts, output_prompt, output_metadata))
 }
 
-/// Runs the query.
-pub fn run(a: &PromptBudgetArgs) -> ExitCode {
-    match run_inner(a) {
-        Ok(code) => code,
-        Err(u) => {
-            eprintln!("error: {}\nhint: {}", u.message, u.hint);
-            ExitCode::from(EXIT_USAGE)
-        }
-    }
-}
-
-fn run_inner(a: &PromptBudgetArgs) -> Result<ExitCode, Usage> {
+/// Runs the query: writes the prompt and its metadata, answers nothing on stdout.
+pub fn run(a: &PromptBudgetArgs) -> Result<Answer, RunError> {
     let (sections, budget, opts, out_prompt, out_meta) = resolve(a)?;
     let outcome = budget::apply(&sections, budget, &opts)
         .map_err(|e| usage(e.to_string(), "give each plan file a distinct name"))?;
     let meta = serde_json::to_string_pretty(&outcome.metadata).expect("metadata serialises");
     for (path, bytes) in [(&out_prompt, outcome.prompt.as_bytes()), (&out_meta, meta.as_bytes())] {
-        fsx::write_atomic(path, bytes, FileMode::Regular).map_err(|e| {
-            usage(format!("cannot write {}: {e}", path.display()), "check that the directory is writable")
-        })?;
+        fsx::write_atomic(path, bytes, FileMode::Regular).map_err(|e| io(path, e))?;
     }
     if outcome.metadata.hard_failed {
-        eprintln!(
-            "error: no review prompt fits {budget} tokens (effective {}; the prompt needs {})\nhint: raise --budget, or review fewer plans at once",
-            outcome.metadata.effective_budget, outcome.metadata.estimated_tokens
-        );
-        return Ok(ExitCode::from(EXIT_HARD_FAIL));
+        return Err(RunError::NoFit {
+            budget,
+            effective: outcome.metadata.effective_budget,
+            needed: outcome.metadata.estimated_tokens,
+        });
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Answer::none())
 }

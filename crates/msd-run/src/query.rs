@@ -7,7 +7,7 @@ use std::path::Path;
 
 use clap::Subcommand;
 
-use super::{RunError, agent_skills, context_predicates, init, prompt_budget};
+use super::{Answer, RunError, agent_skills, context_predicates, init, prompt_budget};
 
 /// The query that is not a fixed subcommand, for `msd_run query --help`.
 pub const AFTER_HELP: &str = "Workflow facts:
@@ -27,8 +27,8 @@ pub enum Query {
     ContextPredicates(context_predicates::Args),
     /// Assemble a review prompt that fits a token budget: instructions, roadmap and plans kept,
     /// PROJECT.md head-shrunk, plans truncated proportionally, context / research /
-    /// requirements dropped in that order. Writes the prompt and its metadata. Exit codes of its
-    /// own: 1 usage or an unreadable file, 2 no prompt fits.
+    /// requirements dropped in that order. Writes the prompt and its metadata; exit 10 when no
+    /// prompt fits.
     PromptBudget(Box<prompt_budget::PromptBudgetArgs>),
     /// `init.<workflow> [args...]`: what the workflow needs for this invocation, as JSON: the
     /// phase, project paths, which exist, the parsed flags and values, the effective config, and
@@ -38,12 +38,11 @@ pub enum Query {
 }
 
 /// Runs a query.
-pub fn run(core: Option<&Path>, q: &Query) -> Result<(), RunError> {
+pub fn run(core: Option<&Path>, q: &Query) -> Result<Answer, RunError> {
     match q {
         Query::AgentSkills(a) => agent_skills::run(core, a),
         Query::ContextPredicates(a) => context_predicates::run(core, a),
-        // It has exit codes of its own (its reference contract's): `super::main` runs it.
-        Query::PromptBudget(_) => unreachable!("msd_run's main runs prompt-budget itself"),
+        Query::PromptBudget(a) => prompt_budget::run(a),
         Query::Other(words) => {
             let mut words = words.iter().map(|w| {
                 w.to_str().map(str::to_string).ok_or_else(|| RunError::Usage {

@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 use wait_timeout::ChildExt;
 
 use super::error::{ResolverContext, ResolverError, ResolverFailure};
-use super::{RunError, core_dir, print_json, read_core};
+use super::{Answer, RunError, core_dir, read_core};
 use crate::project::ProjectError;
 use msd_core::manifest::resolver::{ID_PLACEHOLDER, INSTALLED_PATH, Installed, Resolver};
 use msd_core::markup::markers::{fence_closes, fence_opener};
@@ -59,13 +59,12 @@ pub struct ResolveArgs {
 }
 
 /// Runs a task subcommand.
-pub fn run(core: Option<&Path>, t: &Task) -> Result<(), RunError> {
+pub fn run(core: Option<&Path>, t: &Task) -> Result<Answer, RunError> {
     match t {
         Task::ResolveContent(a) => {
             let core = core_dir(core)?;
             let answer = resolve(&core, a)?;
-            print_json(&answer, a.raw);
-            Ok(())
+            Ok(Answer::json(&answer, a.raw))
         }
     }
 }

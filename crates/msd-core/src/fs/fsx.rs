@@ -68,9 +68,13 @@ pub fn confined(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<Path
         return Ok(dest);
     }
     let mut cur = root.to_path_buf();
+    let last = dest.clone();
     let check = |p: &Path| -> Result<bool, ConfineError> {
         if known_dirs::contains(p) {
             return Ok(true);
+        }
+        if known_dirs::absent(p) {
+            return Ok(false);
         }
         match std::fs::symlink_metadata(p) {
             Ok(m) if m.file_type().is_symlink() => {
@@ -82,7 +86,13 @@ pub fn confined(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<Path
                 }
                 Ok(true)
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                // A missing directory on the way: nothing under it exists either.
+                if p != last {
+                    known_dirs::insert_absent(p);
+                }
+                Ok(false)
+            }
             Err(e) => Err(ConfineError::Io(e)),
         }
     };
@@ -107,6 +117,9 @@ pub fn read(path: &Path) -> io::Result<Vec<u8>> {
 
 /// Reads a whole file, `None` when it does not exist.
 pub fn read_if_exists(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    if path.parent().is_some_and(known_dirs::absent) {
+        return Ok(None);
+    }
     match std::fs::read(path) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -120,6 +133,15 @@ pub fn read_if_exists(path: &Path) -> io::Result<Option<Vec<u8>>> {
 /// Writes `bytes` to `dest` atomically: a temp file in the same directory, fsync, explicit
 /// mode, rename over the destination. Parent directories are created.
 pub fn write_atomic(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
+    write_atomic_bits(dest, bytes, mode.bits())
+}
+
+/// Writes like [`write_atomic`] with mode `0o600`: a file only this user may read.
+pub fn write_atomic_private(dest: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_bits(dest, bytes, 0o600)
+}
+
+fn write_atomic_bits(dest: &Path, bytes: &[u8], bits: u32) -> io::Result<()> {
     let dir = dest.parent().ok_or_else(|| {
         io::Error::new(io::ErrorKind::InvalidInput, format!("no parent directory: {}", dest.display()))
     })?;
@@ -129,7 +151,7 @@ pub fn write_atomic(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()>
         .tempfile_in(dir)
         .map_err(|e| io::Error::new(e.kind(), format!("creating a temp file in {}: {e}", dir.display())))?;
     tmp.write_all(bytes)?;
-    set_mode(tmp.as_file(), mode)?;
+    set_mode(tmp.as_file(), bits)?;
     tmp.as_file().sync_all()?;
     tmp.persist(dest)
         .map_err(|e| io::Error::new(e.error.kind(), format!("renaming into {}: {}", dest.display(), e.error)))?;
@@ -137,14 +159,65 @@ pub fn write_atomic(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()>
 }
 
 #[cfg(unix)]
-fn set_mode(file: &std::fs::File, mode: FileMode) -> io::Result<()> {
+fn set_mode(file: &std::fs::File, bits: u32) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    file.set_permissions(std::fs::Permissions::from_mode(mode.bits()))
+    file.set_permissions(std::fs::Permissions::from_mode(bits))
 }
 
 #[cfg(not(unix))]
-fn set_mode(_file: &std::fs::File, _mode: FileMode) -> io::Result<()> {
+fn set_mode(_file: &std::fs::File, _bits: u32) -> io::Result<()> {
     Ok(())
+}
+
+/// Creates `dir` (its parent must exist) with mode `0o700`, or checks that an existing one is
+/// private: a directory, not a symlink, owned by this user, with no group or other permissions.
+/// Another user's or a shared directory is refused (`PermissionDenied`), never written into.
+pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
+    known_dirs::appeared(dir);
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    match builder.create(dir) {
+        Ok(()) => return Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(io::Error::new(e.kind(), format!("creating {}: {e}", dir.display()))),
+    }
+    let meta = std::fs::symlink_metadata(dir)?;
+    let refuse =
+        |why: String| Err(io::Error::new(io::ErrorKind::PermissionDenied, format!("{}: {why}", dir.display())));
+    if !meta.is_dir() {
+        return refuse("exists and is not a directory (a symlink or a file)".into());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let me = rustix::process::geteuid().as_raw();
+        if meta.uid() != me {
+            return refuse(format!("owned by uid {}, not by this user ({me})", meta.uid()));
+        }
+        if meta.mode() & 0o077 != 0 {
+            return refuse(format!("mode {:o} lets other users in (expected 700)", meta.mode() & 0o777));
+        }
+    }
+    Ok(())
+}
+
+/// The effective user id, `None` where there is none (not Unix).
+pub fn current_uid() -> Option<u32> {
+    #[cfg(unix)]
+    return Some(rustix::process::geteuid().as_raw());
+    #[cfg(not(unix))]
+    None
+}
+
+/// When `path` (not followed through a symlink) was last modified.
+pub fn modified(path: &Path) -> io::Result<std::time::SystemTime> {
+    fs_err::symlink_metadata(path)?.modified()
+}
+
+/// Sets the modification time of the file at `path` to now.
+pub fn touch(path: &Path) -> io::Result<()> {
+    fs_err::OpenOptions::new().write(true).open(path)?.file().set_modified(std::time::SystemTime::now())
 }
 
 /// Creates a directory and its parents.
@@ -162,33 +235,132 @@ pub fn create_dir_all(dir: &Path) -> io::Result<()> {
 /// Directories this process created or checked to be real directories (not symlinks), so a
 /// run of thousands of files does not stat and mkdir the same parents thousands of times. Every
 /// removal or move through this module forgets what it removed.
+/// What this process knows about directories, so that a path is looked at once per run, not once
+/// per file: which exist (and need no `mkdir` or symlink check) and which are absent (so nothing
+/// under them exists and need not be opened or stat'ed). Keyed by the path's components joined
+/// with `/` as bytes: a memcmp per comparison, and a directory's subtree is one range.
+///
+/// Absence is only claimed for directories this process looked up and found missing; every way
+/// this module creates something ([`create_dir_all`], [`rename`], a link) clears the created path
+/// and its ancestors first. The target home is held under the install lock meanwhile.
 mod known_dirs {
     use std::collections::BTreeSet;
-    use std::path::{Path, PathBuf};
+    use std::path::{Component, Path};
     use std::sync::Mutex;
 
-    static KNOWN: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+    static KNOWN: Mutex<BTreeSet<Vec<u8>>> = Mutex::new(BTreeSet::new());
+    static ABSENT: Mutex<BTreeSet<Vec<u8>>> = Mutex::new(BTreeSet::new());
+
+    fn key(p: &Path) -> Vec<u8> {
+        let mut k = Vec::with_capacity(p.as_os_str().len());
+        for c in p.components() {
+            let part = match c {
+                Component::RootDir => {
+                    k.push(b'/');
+                    continue;
+                }
+                Component::CurDir => continue,
+                Component::Prefix(pr) => pr.as_os_str().as_encoded_bytes(),
+                Component::ParentDir => b"..".as_slice(),
+                Component::Normal(n) => n.as_encoded_bytes(),
+            };
+            if !k.is_empty() && !k.ends_with(b"/") {
+                k.push(b'/');
+            }
+            k.extend_from_slice(part);
+        }
+        k
+    }
+
+    /// `k` and every key under it, in a set ordered by bytes.
+    fn subtree(set: &mut BTreeSet<Vec<u8>>, k: &[u8]) {
+        set.remove(k);
+        let mut lo = k.to_vec();
+        lo.push(b'/');
+        let mut hi = k.to_vec();
+        hi.push(b'/' + 1);
+        let gone: Vec<Vec<u8>> = set.range(lo..hi).cloned().collect();
+        for g in gone {
+            set.remove(&g);
+        }
+    }
 
     pub(super) fn contains(dir: &Path) -> bool {
-        KNOWN.lock().map(|k| k.contains(dir)).unwrap_or(false)
+        KNOWN.lock().map(|k| k.contains(&key(dir))).unwrap_or(false)
     }
 
     pub(super) fn insert(dir: &Path) {
-        if let Ok(mut k) = KNOWN.lock() {
-            k.insert(dir.to_path_buf());
+        let k = key(dir);
+        appeared_key(&k);
+        if let Ok(mut known) = KNOWN.lock() {
+            known.insert(k);
         }
     }
 
-    /// Forgets `path` and everything under it. Paths order component by component, so the
-    /// descendants of `path` follow it in the set: this costs a lookup, not a scan.
+    /// Forgets `path` and everything under it.
     pub(super) fn forget(path: &Path) {
-        if let Ok(mut k) = KNOWN.lock() {
-            let gone: Vec<PathBuf> =
-                k.range(path.to_path_buf()..).take_while(|d| d.starts_with(path)).cloned().collect();
-            for d in gone {
-                k.remove(&d);
+        if let Ok(mut known) = KNOWN.lock() {
+            subtree(&mut known, &key(path));
+        }
+    }
+
+    /// Records that nothing is at `dir`.
+    pub(super) fn insert_absent(dir: &Path) {
+        if let Ok(mut absent) = ABSENT.lock() {
+            absent.insert(key(dir));
+        }
+    }
+
+    /// Whether `path` is, or is under, a directory recorded absent.
+    pub(super) fn absent(path: &Path) -> bool {
+        let Ok(absent) = ABSENT.lock() else { return false };
+        if absent.is_empty() {
+            return false;
+        }
+        let k = key(path);
+        absent.contains(&k) || k.iter().enumerate().any(|(i, b)| *b == b'/' && i > 0 && absent.contains(&k[..i]))
+    }
+
+    /// Something now exists at `path`: neither it nor an ancestor is absent any more.
+    pub(super) fn appeared(path: &Path) {
+        appeared_key(&key(path));
+    }
+
+    fn appeared_key(k: &[u8]) {
+        let Ok(mut absent) = ABSENT.lock() else { return };
+        if absent.is_empty() {
+            return;
+        }
+        absent.remove(k);
+        for (i, b) in k.iter().enumerate() {
+            if *b == b'/' && i > 0 {
+                absent.remove(&k[..i]);
             }
         }
+    }
+}
+
+/// Whether `dir` is a directory (following symlinks), asked of the disk once per process: the
+/// answer, present or absent, is remembered (see `known_dirs`), and a path under an absent
+/// directory is absent without a look.
+pub fn dir_exists(dir: &Path) -> bool {
+    if known_dirs::contains(dir) {
+        return true;
+    }
+    if known_dirs::absent(dir) {
+        return false;
+    }
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {
+            known_dirs::insert(dir);
+            true
+        }
+        Ok(_) => false,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            known_dirs::insert_absent(dir);
+            false
+        }
+        Err(_) => false,
     }
 }
 
@@ -340,11 +512,91 @@ pub fn write_new(path: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
     }
     let mut f = fs_err::File::create(path)?;
     f.write_all(bytes)?;
-    set_mode(f.file(), mode)?;
+    set_mode(f.file(), mode.bits())?;
     if !cfg!(target_os = "linux") {
         f.sync_all()?;
     }
     Ok(())
+}
+
+/// Writes a new file at `path` like [`write_new`], for bytes that many targets receive alike (the
+/// helper binary goes into every runtime's tree). The first call for a `sha256` writes the file;
+/// later calls hard-link the file already written when it is on the same filesystem, is still the
+/// same inode and has the same size, and write a copy otherwise (another filesystem, or a file
+/// that moved away or changed). `also_at` is where the written file will be renamed to (its
+/// final destination), so a later call still finds it after the move. Returns whether it linked.
+///
+/// The targets stay independent: a link is a name, so removing or replacing one target's file
+/// (uninstall, upgrade: both unlink or rename over the name) leaves every other name intact.
+pub fn write_new_shared(path: &Path, bytes: &[u8], sha256: &str, mode: FileMode, also_at: &Path) -> io::Result<bool> {
+    if let Some(dir) = path.parent() {
+        create_dir_all(dir)?;
+    }
+    if shared::link(sha256, bytes.len() as u64, path) {
+        return Ok(true);
+    }
+    write_new(path, bytes, mode)?;
+    shared::remember(sha256, path, also_at);
+    Ok(false)
+}
+
+/// The files [`write_new_shared`] wrote in this process, by content.
+mod shared {
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
+
+    struct Written {
+        sha256: String,
+        #[cfg(unix)]
+        ino: (u64, u64),
+        len: u64,
+        names: Vec<PathBuf>,
+    }
+
+    static WRITTEN: Mutex<Vec<Written>> = Mutex::new(Vec::new());
+
+    #[cfg(unix)]
+    fn id(m: &std::fs::Metadata) -> (u64, u64) {
+        use std::os::unix::fs::MetadataExt;
+        (m.dev(), m.ino())
+    }
+
+    /// Links `to` to a remembered file of these bytes; false when none can be linked.
+    pub(super) fn link(sha256: &str, len: u64, to: &Path) -> bool {
+        let Ok(mut written) = WRITTEN.lock() else { return false };
+        for w in written.iter_mut().filter(|w| w.sha256 == sha256 && w.len == len) {
+            let from = w.names.iter().find(|n| {
+                std::fs::symlink_metadata(n).is_ok_and(|m| {
+                    #[cfg(unix)]
+                    let same = id(&m) == w.ino;
+                    #[cfg(not(unix))]
+                    let same = true;
+                    m.is_file() && m.len() == len && same
+                })
+            });
+            if let Some(from) = from.cloned()
+                && std::fs::hard_link(&from, to).is_ok()
+            {
+                w.names.push(to.to_path_buf());
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Remembers the file just written at `path` (to be renamed to `also_at`).
+    pub(super) fn remember(sha256: &str, path: &Path, also_at: &Path) {
+        let Ok(m) = std::fs::symlink_metadata(path) else { return };
+        if let Ok(mut written) = WRITTEN.lock() {
+            written.push(Written {
+                sha256: sha256.to_string(),
+                #[cfg(unix)]
+                ino: id(&m),
+                len: m.len(),
+                names: vec![path.to_path_buf(), also_at.to_path_buf()],
+            });
+        }
+    }
 }
 
 /// Flushes the filesystem holding `path` to disk (`syncfs`), so that everything written there
@@ -373,6 +625,7 @@ pub fn preserve(src: &Path, dst: &Path) -> io::Result<()> {
     if let Some(dir) = dst.parent() {
         create_dir_all(dir)?;
     }
+    known_dirs::appeared(dst);
     match std::fs::hard_link(src, dst) {
         Ok(()) => Ok(()),
         Err(_) => {
@@ -406,6 +659,7 @@ pub fn rename(src: &Path, dst: &Path) -> io::Result<()> {
     // A moved directory is no longer where it was, and the target may have been replaced.
     known_dirs::forget(src);
     known_dirs::forget(dst);
+    known_dirs::appeared(dst);
     match std::fs::rename(src, dst) {
         Ok(()) => Ok(()),
         Err(e) if e.raw_os_error() == Some(EXDEV) => {
@@ -414,6 +668,35 @@ pub fn rename(src: &Path, dst: &Path) -> io::Result<()> {
             fs_err::remove_file(src)
         }
         Err(e) => Err(io::Error::new(e.kind(), format!("moving {} to {}: {e}", src.display(), dst.display()))),
+    }
+}
+
+/// Moves `src` to `dst` (parents of `dst` created) only if nothing is at `dst`, atomically
+/// (`renameat2` with `RENAME_NOREPLACE` on Linux). `Ok(false)` when it did not move: something
+/// is at `dst`, `src` is gone, or the filesystem cannot (another device, no such flag, not
+/// Linux); the caller then looks at `dst` and moves it with [`rename`].
+pub fn rename_new(src: &Path, dst: &Path) -> io::Result<bool> {
+    #[cfg(target_os = "linux")]
+    {
+        if let Some(dir) = dst.parent() {
+            create_dir_all(dir)?;
+        }
+        known_dirs::appeared(dst);
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        match renameat_with(CWD, src, CWD, dst, RenameFlags::NOREPLACE) {
+            Ok(()) => Ok(true),
+            Err(rustix::io::Errno::EXIST | rustix::io::Errno::NOENT | rustix::io::Errno::XDEV)
+            | Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS | rustix::io::Errno::OPNOTSUPP) => Ok(false),
+            Err(e) => Err(io::Error::new(
+                io::Error::from(e).kind(),
+                format!("moving {} to {}: {e}", src.display(), dst.display()),
+            )),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (src, dst);
+        Ok(false)
     }
 }
 
@@ -576,6 +859,28 @@ impl Drop for Lock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fsx_absent_directories_are_looked_at_once_and_cleared_by_creation() {
+        let t = tempfile::tempdir().unwrap();
+        let gone = t.path().join("gone");
+        assert!(!dir_exists(&gone));
+        assert!(known_dirs::absent(&gone.join("a/b.md")), "under an absent directory");
+        assert!(!known_dirs::absent(&t.path().join("gone-too")), "a sibling is not under it");
+        assert_eq!(read_if_exists(&gone.join("x")).unwrap(), None);
+        // Creating anything under it clears it and its ancestors.
+        write_atomic(&gone.join("a/b.md"), b"x", FileMode::Regular).unwrap();
+        assert!(!known_dirs::absent(&gone.join("a/b.md")) && dir_exists(&gone));
+        assert_eq!(read_if_exists(&gone.join("a/b.md")).unwrap().as_deref(), Some(&b"x"[..]));
+        // confined() records a missing component, and a rename into it clears it.
+        let other = t.path().join("other");
+        let rel = RelPath::new("d/e/f.md").unwrap();
+        confined(&other, &rel, false).unwrap();
+        assert!(known_dirs::absent(&other.join("d")));
+        std::fs::create_dir(t.path().join("src")).unwrap();
+        rename(&t.path().join("src"), &other.join("d")).unwrap();
+        assert!(!known_dirs::absent(&other.join("d")) && dir_exists(&other.join("d")));
+    }
 
     #[test]
     fn fsx_forgetting_a_directory_forgets_exactly_its_subtree() {
