@@ -69,6 +69,9 @@ pub enum RunCommand {
         /// Which hook.
         #[arg(value_enum)]
         name: hook::Hook,
+        /// The runtime's hook protocol: how a block and added context are written.
+        #[arg(long, value_enum, default_value = "claude")]
+        protocol: hook::Protocol,
     },
 }
 
@@ -95,7 +98,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         RunCommand::ConfigSet(a) => config::set(core, a),
         RunCommand::Query(q) => query::run(core, q),
         RunCommand::Task(t) => task::run(core, t),
-        RunCommand::Hook { name } => return hook::run(*name),
+        RunCommand::Hook { name, protocol } => return hook::run(*name, *protocol),
     };
     match result {
         Ok(()) => RunExit::Ok.into(),
