@@ -65,14 +65,7 @@ pub enum RunCommand {
     Task(task::Task),
     /// Run a hook msd-install registered in the runtime's settings (event JSON on stdin; exit 2
     /// is the hook protocol's "block this tool call", with the reason on stderr).
-    Hook {
-        /// Which hook.
-        #[arg(value_enum)]
-        name: hook::Hook,
-        /// The runtime's hook protocol: how a block and added context are written.
-        #[arg(long, value_enum, default_value = "claude")]
-        protocol: hook::Protocol,
-    },
+    Hook(hook::HookArgs),
 }
 
 /// Runs `msd_run` with `args` (including the program name).
@@ -98,7 +91,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         RunCommand::ConfigSet(a) => config::set(core, a),
         RunCommand::Query(q) => query::run(core, q),
         RunCommand::Task(t) => task::run(core, t),
-        RunCommand::Hook { name, protocol } => return hook::run(*name, *protocol),
+        RunCommand::Hook(a) => return hook::run(a),
     };
     match result {
         Ok(()) => RunExit::Ok.into(),

@@ -6,7 +6,13 @@
 use super::*;
 
 fn vars() -> Vars {
-    Vars { home: "/h".into(), core: "/h/msd-core".into(), core_ref: "~/.claude/msd-core".into() }
+    Vars {
+        home: "/h".into(),
+        core: "/h/msd-core".into(),
+        core_ref: "~/.claude/msd-core".into(),
+        msd_run: "/h/msd-core/bin/msd_run".into(),
+        force_statusline: false,
+    }
 }
 
 fn spec(format: &str, entries: &str) -> SurfaceSpec {

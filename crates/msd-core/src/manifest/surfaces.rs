@@ -22,6 +22,10 @@ pub struct SurfaceSpec {
     pub format: SurfaceFormat,
     /// Our entries, each with an owner id unique within the file.
     pub entries: Vec<EntrySpec>,
+    /// What the user must do once our entries are added or changed here (Codex runs a new hook
+    /// only after the user trusts it); shown in the install summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
 }
 
 fn both_scopes() -> Vec<Scope> {
@@ -51,11 +55,14 @@ pub enum EntrySpec {
         id: String,
         /// Key path to the array.
         at: Vec<String>,
-        /// The item. Strings may hold `{{home}}`, `{{core}}` (absolute paths) and `{{core_ref}}`
-        /// (the core path as content references it).
+        /// The item. Strings may hold `{{home}}`, `{{core}}` (absolute paths), `{{core_ref}}`
+        /// (the core path as content references it) and `{{msd_run}}` (the installed helper as a
+        /// shell word: absolute and quoted, or `"$HOME"/...` under `--portable-hooks`).
         value: Value,
     },
-    /// One key's value, set only when the user has not set it, in a JSON or TOML surface.
+    /// One key's value, set only when the user has not set it, in a JSON or TOML surface. The
+    /// entry with id `statusline` replaces a user's value under `--force-statusline` (their
+    /// value comes back on uninstall).
     Key {
         /// Owner id, unique within the file.
         id: String,
@@ -104,7 +111,10 @@ pub enum EntryKind {
     Block,
 }
 
-const PLACEHOLDERS: [&str; 3] = ["{{home}}", "{{core}}", "{{core_ref}}"];
+const PLACEHOLDERS: [&str; 4] = ["{{home}}", "{{core}}", "{{core_ref}}", "{{msd_run}}"];
+
+/// The id of the status-line key, which `--force-statusline` lets replace a user's.
+pub const STATUSLINE_ID: &str = "statusline";
 
 /// Checks a surface list of a manifest; the message says what is wrong, the caller locates it.
 pub fn validate(specs: &[SurfaceSpec]) -> Result<(), String> {

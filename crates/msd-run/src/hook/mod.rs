@@ -76,13 +76,34 @@ impl Hook {
     }
 }
 
-/// Runs hook `h`, answering in protocol `p`.
-pub fn run(h: Hook, p: Protocol) -> ExitCode {
+/// `msd_run hook` arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct HookArgs {
+    /// Which hook.
+    #[arg(value_enum)]
+    pub name: Hook,
+    /// The runtime's hook protocol: how a block and added context are written.
+    #[arg(long, value_enum, default_value = "claude")]
+    pub protocol: Protocol,
+    /// session-start: ask the runtime to watch .planning/config.json (Claude's `watchPaths`,
+    /// which its FileChanged event then reports).
+    #[arg(long)]
+    pub watch_config: bool,
+}
+
+/// Runs a hook.
+pub fn run(a: &HookArgs) -> ExitCode {
+    let h = a.name;
     let text = read_stdin();
     let parsed = event::parse(&text);
     let name = parsed.as_ref().ok().and_then(|e| e.name.clone()).unwrap_or_else(|| h.default_event().to_string());
-    let reply = decide(h, parsed, &Dirs::from_env());
-    let out = reply::render(&reply, p, &name);
+    let mut reply = decide(h, parsed.clone(), &Dirs::from_env());
+    if a.watch_config && h == Hook::SessionStart {
+        let project = parsed.as_ref().map(project_dir).unwrap_or_default();
+        let config = fsx::canonicalize(&project).unwrap_or(project).join(".planning/config.json");
+        reply = reply::watching(reply, config.display().to_string());
+    }
+    let out = reply::render(&reply, a.protocol, &name);
     let _ = std::io::stdout().write_all(out.stdout.as_bytes());
     let _ = std::io::stderr().write_all(out.stderr.as_bytes());
     ExitCode::from(out.code)
@@ -134,12 +155,7 @@ pub fn decide(h: Hook, parsed: Result<Event, Malformed>, dirs: &Dirs) -> Reply {
         Hook::Statusline => statusline(&e, &project, &dirs.state),
         Hook::Guard => guard(&e, &project, true),
         Hook::GuardEnv => guard(&e, &project, false),
-        Hook::ConfigReload => {
-            let changed = e.changed.as_deref().unwrap_or_default();
-            let path = project.join(changed);
-            let text = fsx::read_to_string(&path).ok();
-            config_reload::decide(changed, text.as_deref()).map_or(Reply::Pass, Reply::Context)
-        }
+        Hook::ConfigReload => config_reload(&e, &project, &dirs.state),
     }
 }
 
@@ -213,21 +229,42 @@ fn session_file(state: &Path, kind: &str, session: Option<&str>) -> Option<PathB
 }
 
 fn context_monitor(e: &Event, state: &Path) -> Reply {
+    let announce = session_file(state, "announce", e.session.as_deref())
+        .and_then(|p| read_json::<String>(&p).inspect(|_| drop(fsx::remove_file_if_exists(&p))));
+    let warning = context_warning(e, state);
+    match [announce, warning].into_iter().flatten().collect::<Vec<_>>() {
+        v if v.is_empty() => Reply::Pass,
+        v => Reply::Context(v.join("\n")),
+    }
+}
+
+fn context_warning(e: &Event, state: &Path) -> Option<String> {
     let bridge = session_file(state, "context", e.session.as_deref());
     let used = e.used_pct.or_else(|| read_json::<context_monitor::Bridge>(bridge.as_ref()?).map(|b| b.used_pct));
-    let Some(used) = used else { return Reply::Pass };
     let warned_path = session_file(state, "warned", e.session.as_deref());
     let warned: context_monitor::Warned = warned_path.as_deref().and_then(read_json).unwrap_or_default();
-    match context_monitor::decide(used, &warned) {
-        Some((level, msg)) => {
-            if let Some(p) = &warned_path {
-                let mut w = warned;
-                w.levels.push(level);
-                write_json(p, &w);
-            }
-            Reply::Context(msg)
+    let (level, msg) = context_monitor::decide(used?, &warned)?;
+    if let Some(p) = &warned_path {
+        let mut w = warned;
+        w.levels.push(level);
+        write_json(p, &w);
+    }
+    Some(msg)
+}
+
+/// A FileChanged event's output reaches no model (Claude's takes only `watchPaths`:
+/// `@anthropic-ai/claude-code@2.1.332:claude@331065660`), so the announcement waits in the
+/// session's state for the next `context-monitor` call (after the next tool call).
+fn config_reload(e: &Event, project: &Path, state: &Path) -> Reply {
+    let changed = e.changed.as_deref().unwrap_or_default();
+    let text = fsx::read_to_string(&project.join(changed)).ok();
+    let Some(msg) = config_reload::decide(changed, text.as_deref()) else { return Reply::Pass };
+    match session_file(state, "announce", e.session.as_deref()) {
+        Some(p) => {
+            write_json(&p, &msg);
+            Reply::Pass
         }
-        None => Reply::Pass,
+        None => Reply::Context(msg),
     }
 }
 

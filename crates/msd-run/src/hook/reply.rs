@@ -26,6 +26,22 @@ pub enum Reply {
     Block(String),
     /// A line for the runtime's status bar.
     Status(String),
+    /// Text for the context (possibly empty) and files the runtime should watch (Claude's
+    /// SessionStart `watchPaths`: `@anthropic-ai/claude-code@2.1.332:claude@338276959`).
+    Watch(String, Vec<String>),
+}
+
+/// `r` with `path` to watch added.
+pub fn watching(r: Reply, path: String) -> Reply {
+    match r {
+        Reply::Context(c) => Reply::Watch(c, vec![path]),
+        Reply::Watch(c, mut w) => {
+            w.push(path);
+            Reply::Watch(c, w)
+        }
+        Reply::Pass => Reply::Watch(String::new(), vec![path]),
+        other => other,
+    }
 }
 
 /// A runtime's hook protocol.
@@ -64,6 +80,13 @@ pub fn render(reply: &Reply, p: Protocol, event: &str) -> Rendered {
             "hookSpecificOutput": {"hookEventName": event, "additionalContext": c}
         }))),
         (Reply::Context(c), Protocol::Copilot) => ok(line(&serde_json::json!({"additionalContext": c}))),
+        (Reply::Watch(c, w), _) => {
+            let mut out = serde_json::json!({"hookEventName": event, "watchPaths": w});
+            if !c.is_empty() {
+                out["additionalContext"] = c.clone().into();
+            }
+            ok(line(&serde_json::json!({"hookSpecificOutput": out})))
+        }
         // Claude reads stderr on exit 2; Codex reads `decision: block` from stdout
         // (`@openai/codex@0.171.0-linux-x64:vendor/x86_64-unknown-linux-musl/bin/codex@4555165`).
         (Reply::Block(r), Protocol::Claude) => Rendered {

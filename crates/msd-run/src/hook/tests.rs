@@ -68,9 +68,11 @@ fn hook_fixtures_every_runtime() {
         (Hook::Guard, "claude/PreToolUse-edit-source.json", Want::Pass),
         (Hook::SessionStart, "claude/SessionStart.json", Want::Context("phase 2 of 4 (API), plan 1 of 3, executing")),
         (Hook::Statusline, "claude/statusline.json", Want::Status("Opus │ phase 2 of 4 (API)")),
-        (Hook::ConfigReload, "claude/FileChanged.json", Want::Context("{\"mode\":\"yolo\"}")),
+        // FileChanged output reaches no model: the announcement waits for the next tool call.
+        (Hook::ConfigReload, "claude/FileChanged.json", Want::Pass),
+        (Hook::ContextMonitor, "claude/PostToolUse.json", Want::Context("{\"mode\":\"yolo\"}")),
         // The statusline call above left 70% used in the session's bridge file.
-        (Hook::ContextMonitor, "claude/PostToolUse.json", Want::Context("30% left")),
+        (Hook::ContextMonitor, "claude/PostToolUse.json", Want::Pass),
         (Hook::ContextMonitor, "claude/PostToolUse.json", Want::Pass),
         (Hook::Guard, "codex/PreToolUse-shell.json", Want::Pass),
         (Hook::Guard, "codex/PreToolUse-apply-patch-env.json", Want::Block(".env.local")),
