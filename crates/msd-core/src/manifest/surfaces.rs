@@ -26,6 +26,11 @@ pub struct SurfaceSpec {
     /// only after the user trusts it); shown in the install summary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notice: Option<String>,
+    /// Where the file, its keys and its events come from: the runtime's packaged source
+    /// (`package@version:path:line`, or `@<byte offset>` in a compiled binary) or its public
+    /// documentation (a URL).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
 }
 
 fn both_scopes() -> Vec<Scope> {

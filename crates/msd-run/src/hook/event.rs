@@ -3,7 +3,8 @@
 //! `tool_input`, `session_id`); Gemini the same names with its own tool names; Copilot's own
 //! payload camelCase (`toolName`, `toolArgs` as a JSON string); Cline nests the tool under
 //! `preToolUse` / `postToolUse` with `parameters`; Auggie names the workspace
-//! `workspace_roots`. Sources: `tests/real-runtimes/evidence/hooks.md` of the acceptance tier
+//! `workspace_roots`; Windsurf wraps the tool in `tool_info` under `agent_action_name`
+//! (<https://docs.windsurf.com/windsurf/cascade/hooks>). Sources: `tests/real-runtimes/evidence/hooks.md` of the acceptance tier
 //! (`@anthropic-ai/claude-code@2.1.332:claude@331043646`, `@google/gemini-cli@0.61.0:
 //! bundle/chunk-JDPZ4CE3.js:364049`, `@github/copilot@1.0.102:prebuilds/linux-x64/
 //! runtime.node@9705600`, `@cline/shared@0.0.86:dist/hooks/events.d.ts:110`,
@@ -67,7 +68,8 @@ pub fn parse(text: &str) -> Result<Event, Malformed> {
         return Err(Malformed("the event is not a JSON object".into()));
     }
     let nested = ["preToolUse", "postToolUse"].iter().find_map(|k| v.get(*k)).cloned().unwrap_or(Value::Null);
-    let input = match (v.get("tool_input"), v.get("toolArgs"), nested.get("parameters")) {
+    let input = match (v.get("tool_input").or_else(|| v.get("tool_info")), v.get("toolArgs"), nested.get("parameters"))
+    {
         (Some(i), _, _) => i.clone(),
         // Copilot's camelCase payload carries the arguments as a JSON string.
         (None, Some(Value::String(s)), _) => serde_json::from_str(s).unwrap_or(Value::Null),
@@ -92,9 +94,12 @@ pub fn parse(text: &str) -> Result<Event, Malformed> {
         .filter(|p| p.is_finite())
         .map(|p| p.clamp(0.0, 100.0));
     Ok(Event {
-        name: first_str(&v, &[&["hook_event_name"], &["hookName"], &["hookEventName"]]),
+        name: first_str(&v, &[&["hook_event_name"], &["hookName"], &["hookEventName"], &["agent_action_name"]]),
         cwd: first_str(&v, &[&["cwd"], &["workspace", "current_dir"]]).or(roots),
-        session: first_str(&v, &[&["session_id"], &["sessionId"], &["conversation_id"], &["taskId"]]),
+        session: first_str(
+            &v,
+            &[&["session_id"], &["sessionId"], &["conversation_id"], &["taskId"], &["trajectory_id"]],
+        ),
         tool: first_str(&v, &[&["tool_name"], &["toolName"]])
             .or_else(|| str_at(&nested, &["toolName"]).map(str::to_string)),
         input,

@@ -306,6 +306,14 @@ fn worktree_root(project: &Path) -> Option<PathBuf> {
     None
 }
 
+/// The path from its last `.planning` component on (`.planning/STATE.md`), whichever project
+/// it lies in (a runtime that sends no working directory still names the file).
+pub fn planning_rel(path: &Path) -> Option<String> {
+    let parts: Vec<&str> = path.iter().filter_map(|c| c.to_str()).collect();
+    let i = parts.iter().rposition(|c| *c == ".planning")?;
+    Some(parts[i..].join("/"))
+}
+
 fn guard(e: &Event, project: &Path, all: bool) -> Reply {
     let Some(named) = e.target() else { return Reply::Pass };
     let abs = guard_worktree::normalize(&project.join(named));
@@ -315,7 +323,7 @@ fn guard(e: &Event, project: &Path, all: bool) -> Reply {
         return first;
     }
     let root = fsx::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
-    let rel = resolved.strip_prefix(&root).ok().and_then(|r| r.to_str()).map(|r| r.replace('\\', "/"));
+    let rel = planning_rel(&resolved);
     if let Some(new) = e.whole_file() {
         let old = fsx::read_if_exists(&resolved).ok().flatten().map(|b| b.len());
         let r = guard_write::decide(rel.as_deref(), old, new.len());

@@ -90,6 +90,10 @@ fn hook_fixtures_every_runtime() {
         (Hook::Guard, "augment/PreToolUse-save-env.json", Want::Block(".env")),
         (Hook::SessionStart, "augment/SessionStart.json", Want::Context("phase 2 of 4")),
         (Hook::Guard, "cline/PreToolUse-write-env.json", Want::Block(".env")),
+        (Hook::Guard, "windsurf/pre_write_code-env.json", Want::Block(".env.local")),
+        (Hook::Guard, "windsurf/pre_write_code-injection.json", Want::Block("<system>")),
+        (Hook::Guard, "kimi-code/PreToolUse-writefile-env.json", Want::Block(".env")),
+        (Hook::Guard, "codebuddy/PreToolUse-write-env.json", Want::Block(".env")),
     ];
     let d = project();
     for (h, rel, want) in cases {
@@ -172,4 +176,13 @@ fn hook_local_twin_only_for_a_global_helper() {
     assert_eq!(local_twin(Path::new("/h/p/.claude/msd-core/bin/msd_run"), home, Path::new("/h/p")), None);
     assert_eq!(local_twin(exe, home, home), None);
     assert_eq!(local_twin(Path::new("/opt/msd_run"), home, Path::new("/h/p")), None);
+}
+
+#[test]
+fn hook_planning_rel_from_the_last_planning_dir() {
+    assert_eq!(
+        planning_rel(Path::new("/p/.planning/phases/01/PLAN.md")).as_deref(),
+        Some(".planning/phases/01/PLAN.md")
+    );
+    assert_eq!(planning_rel(Path::new("/p/src/planning.rs")), None);
 }
