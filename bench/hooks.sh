@@ -45,7 +45,7 @@ project="$(cd "$project" && pwd -P)"
 hook_for() {
   case "$(basename "$1")" in
     PreToolUse* | BeforeTool* | preToolUse* | pre_write_code*) echo guard ;;
-    SessionStart* | sessionStart*) echo session-start ;;
+    SessionStart* | sessionStart* | TaskStart*) echo session-start ;;
     PostToolUse* | AfterTool*) echo context-monitor ;;
     statusline*) echo statusline ;;
     FileChanged*) echo config-reload ;;

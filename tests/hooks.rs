@@ -447,3 +447,68 @@ fn hooks_guards_fail_closed_on_odd_stdin_advisers_stay_silent() {
     let out = hook(&w, &["guard"], r#"{"tool_name":"Write","tool_input":{"file_path":"App/.ENV.Local"}}"#);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn hooks_an_older_versions_entries_are_replaced_not_duplicated() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    // An older manifest: the .env guard alone, under its old owner id and command.
+    let dir = w.tmp.path().join("runtimes");
+    crate::support::copy_tree(&repo().join("runtimes"), &dir);
+    let path = dir.join("claude/capability.json");
+    let old = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"hook:guard\"", "\"hook:guard-env\"")
+        .replace("hook guard\"", "hook guard-env\"");
+    std::fs::write(&path, old).unwrap();
+    w.install().args(["--content", &s(&c), "--runtimes", &s(&dir)]).assert().success();
+    let file = w.home.join(".claude/settings.json");
+    assert!(std::fs::read_to_string(&file).unwrap().contains("hook guard-env"));
+    w.install().args(["--content", &s(&c)]).assert().success();
+    let now = std::fs::read_to_string(&file).unwrap();
+    assert!(!now.contains("guard-env"), "{now}");
+    assert_eq!(now.matches("hook guard\"").count(), 1, "{now}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&now).unwrap()["hooks"]["PreToolUse"].as_array().unwrap().len(),
+        1
+    );
+}
+
+#[test]
+fn hooks_cline_gets_executable_hook_files_that_run_the_helper() {
+    // The shipped content: Cline's nested skills layout needs its command groups.
+    let c = repo().join("content");
+    for (local, dir) in [(false, "~/.cline/hooks"), (true, ".clinerules/hooks")] {
+        let w = World::new();
+        state_md(&w);
+        let mut args = vec!["-r", "cline", "--content"];
+        let cs = s(&c);
+        args.push(&cs);
+        if local {
+            args.push("--local");
+        }
+        w.install().args(&args).assert().success();
+        let hooks = path(&w, dir);
+        let guard = hooks.join("PreToolUse");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&guard).unwrap().permissions().mode() & 0o111, 0o111, "{dir}");
+        }
+        // Run as Cline does: the file itself, the event on stdin.
+        let out = sh(&w, &s(&guard), &payload("cline/PreToolUse-write-env.json", &w.project), &[]);
+        assert!(text(&out.stdout).contains("\"cancel\":true"), "{dir}: {} {}", text(&out.stdout), text(&out.stderr));
+        let out = sh(&w, &s(&hooks.join("TaskStart")), &payload("cline/TaskStart.json", &w.project), &[]);
+        assert!(
+            text(&out.stdout).contains("\"contextModification\":\"msd: phase 3 of 3 (Ship)"),
+            "{dir}: {}",
+            text(&out.stdout)
+        );
+        let mut un = vec!["uninstall", "-r", "cline"];
+        if local {
+            un.push("--local");
+        }
+        w.install().args(&un).assert().success();
+        assert!(!guard.exists() && !hooks.join("TaskStart").exists(), "{dir}");
+    }
+}

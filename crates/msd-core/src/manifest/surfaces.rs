@@ -211,6 +211,54 @@ fn collect_strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
     }
 }
 
+/// A hook the runtime runs as an executable file: the installer writes `path` (relative to the
+/// scope's home) as `#!/bin/sh` + `exec <the helper, found relative to the script> hook <args>`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HookFile {
+    /// The file, relative to the scope's home (`hooks/PreToolUse`).
+    pub path: RelPath,
+    /// Scopes that get it (default both).
+    #[serde(default = "both_scopes")]
+    pub scopes: Vec<Scope>,
+    /// The arguments after `msd_run hook` (`guard --protocol cline`).
+    pub args: String,
+    /// Where the file name, its events and its protocol come from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+}
+
+/// Checks the hook files of a manifest.
+pub fn validate_hook_files(files: &[HookFile]) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    for f in files {
+        if f.scopes.is_empty() {
+            return Err(format!("hook file `{}` has no scopes", f.path));
+        }
+        for scope in &f.scopes {
+            if !seen.insert((f.path.clone(), *scope)) {
+                return Err(format!("hook file `{}` is listed twice for the {} scope", f.path, scope.as_str()));
+            }
+        }
+        let safe = |c: char| c.is_ascii_alphanumeric() || " -_.".contains(c);
+        if f.args.trim().is_empty() || !f.args.chars().all(safe) {
+            return Err(format!(
+                "hook file `{}`: args `{}` must be plain words (letters, digits, `-`, `_`, `.`)",
+                f.path, f.args
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The script of hook file `f` whose helper is `helper` (both relative to the same home): the
+/// helper is found from the script's own directory, so the file works wherever the home is.
+pub fn hook_script(f: &HookFile, helper: &RelPath) -> String {
+    let depth = f.path.as_str().matches('/').count();
+    let up = "../".repeat(depth);
+    format!("#!/bin/sh\nexec \"$(dirname \"$0\")/{up}{helper}\" hook {}\n", f.args)
+}
+
 /// The surfaces of `specs` that apply to `scope`.
 pub fn for_scope(specs: &[SurfaceSpec], scope: Scope) -> impl Iterator<Item = &SurfaceSpec> {
     specs.iter().filter(move |s| s.scopes.contains(&scope))

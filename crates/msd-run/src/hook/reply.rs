@@ -11,7 +11,9 @@
 //!   bundle/chunk-JDPZ4CE3.js:335295`), context as `hookSpecificOutput.additionalContext`;
 //! - `copilot`: JSON `permissionDecision: deny` (`@github/copilot@1.0.102:prebuilds/linux-x64/
 //!   runtime.node@16862331`), context as `additionalContext`;
-//! - `text`: the status line (plain text on stdout).
+//! - `cline`: JSON `cancel: true` with `errorMessage`, context as `contextModification`
+//!   (`@cline/core@0.0.86:dist/hooks/subprocess.d.ts:16`);
+//! - the status line is plain text on stdout whatever the protocol.
 
 use clap::ValueEnum;
 
@@ -54,6 +56,9 @@ pub enum Protocol {
     Gemini,
     /// GitHub Copilot CLI.
     Copilot,
+    /// Cline: JSON `cancel` blocks, `contextModification` adds context
+    /// (`@cline/core@0.0.86:dist/hooks/subprocess.d.ts:16`).
+    Cline,
 }
 
 /// What the process writes and exits with.
@@ -80,6 +85,10 @@ pub fn render(reply: &Reply, p: Protocol, event: &str) -> Rendered {
             "hookSpecificOutput": {"hookEventName": event, "additionalContext": c}
         }))),
         (Reply::Context(c), Protocol::Copilot) => ok(line(&serde_json::json!({"additionalContext": c}))),
+        (Reply::Context(c), Protocol::Cline) => {
+            ok(line(&serde_json::json!({"cancel": false, "contextModification": c})))
+        }
+        (Reply::Block(r), Protocol::Cline) => ok(line(&serde_json::json!({"cancel": true, "errorMessage": r}))),
         (Reply::Watch(c, w), _) => {
             let mut out = serde_json::json!({"hookEventName": event, "watchPaths": w});
             if !c.is_empty() {
@@ -125,5 +134,7 @@ mod tests {
         let ctx = render(&Reply::Context("hi".into()), Protocol::Claude, "SessionStart");
         assert!(ctx.stdout.contains("\"hookEventName\":\"SessionStart\""));
         assert_eq!(render(&Reply::Pass, Protocol::Gemini, "x").stdout, "");
+        let cl = render(&b, Protocol::Cline, "PreToolUse");
+        assert_eq!((cl.code, cl.stdout.as_str()), (0, "{\"cancel\":true,\"errorMessage\":\"no\"}\n"));
     }
 }

@@ -90,6 +90,7 @@ fn hook_fixtures_every_runtime() {
         (Hook::Guard, "augment/PreToolUse-save-env.json", Want::Block(".env")),
         (Hook::SessionStart, "augment/SessionStart.json", Want::Context("phase 2 of 4")),
         (Hook::Guard, "cline/PreToolUse-write-env.json", Want::Block(".env")),
+        (Hook::SessionStart, "cline/TaskStart.json", Want::Context("phase 2 of 4")),
         (Hook::Guard, "windsurf/pre_write_code-env.json", Want::Block(".env.local")),
         (Hook::Guard, "windsurf/pre_write_code-injection.json", Want::Block("<system>")),
         (Hook::Guard, "kimi-code/PreToolUse-writefile-env.json", Want::Block(".env")),
