@@ -1,107 +1,514 @@
-//! The hooks msd-install registers: each installed command is a real `msd_run hook <name>` that
-//! does its small job.
+//! The hooks msd-install registers: each runtime's settings file holds exactly our entries after
+//! an install and none after uninstall, a user's own hooks and status line are kept byte for
+//! byte, and each installed command is a real `msd_run hook <name>` that answers the runtime's
+//! payload (the fixtures of `crates/msd-run/tests/fixtures/hooks/`) through the shell.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::Stdio;
 
 use crate::lifecycle::{content_copy, s};
-use crate::support::World;
+use crate::support::{World, repo};
 
-fn hook(w: &World, name: &str, stdin: &str) -> std::process::Output {
+fn hook(w: &World, args: &[&str], stdin: &str) -> std::process::Output {
     let mut cmd = w.spawnable("msd_run");
-    cmd.args(["hook", name]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.arg("hook").args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
     child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
     child.wait_with_output().unwrap()
 }
 
-#[test]
-fn hooks_session_start_prints_the_current_position() {
-    let w = World::new();
-    let planning = w.project.join(".planning");
-    std::fs::create_dir_all(&planning).unwrap();
+/// Runs an installed command as a runtime does: through `sh -c`, in the project, event JSON on
+/// stdin, with the world's HOME and `extra` variables (the runtimes' `*_PROJECT_DIR`).
+fn sh(w: &World, command: &str, stdin: &str, extra: &[(&str, &Path)]) -> std::process::Output {
+    let mut cmd = std::process::Command::new("sh");
+    w.isolate(&mut cmd);
+    cmd.arg("-c").arg(command).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A payload fixture with its `__PROJECT__` made `project`.
+fn payload(rel: &str, project: &Path) -> String {
+    let p = repo().join("crates/msd-run/tests/fixtures/hooks").join(rel);
+    std::fs::read_to_string(p).unwrap().replace("__PROJECT__", &s(&project.canonicalize().unwrap()))
+}
+
+fn state_md(w: &World) {
+    std::fs::create_dir_all(w.project.join(".planning")).unwrap();
     std::fs::write(
-        planning.join("STATE.md"),
-        "# Project State\n\n## Current Position\n\nPhase: 2 of 5 (Auth)\nPlan: 1 of 3\nStatus: Executing\n\n## Performance\n\nPlans completed: 4\n\n## Session Continuity\n\nLast session: 2026-01-02 10:00\nStopped at: task 3 of plan 2-1\nResume file: .planning/phases/02/2-1-PLAN.md\n",
+        w.project.join(".planning/STATE.md"),
+        "# Project State\n\n## Current Position\n\nPhase: 3 of 3 (Ship)\nStatus: Ready to verify\n",
     )
     .unwrap();
-    let input = serde_json::json!({"hook_event_name": "SessionStart", "cwd": w.project, "source": "startup"});
-    let out = hook(&w, "session-start", &input.to_string());
-    assert!(out.status.success());
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        "msd: where this project stands (.planning/STATE.md)\nPhase: 2 of 5 (Auth)\nPlan: 1 of 3\nStatus: Executing\nStopped at: task 3 of plan 2-1\nResume file: .planning/phases/02/2-1-PLAN.md\n"
-    );
-    // No STATE.md: silent success.
-    let elsewhere = serde_json::json!({"cwd": w.home});
-    let out = hook(&w, "session-start", &elsewhere.to_string());
-    assert!(out.status.success() && out.stdout.is_empty());
 }
 
-#[test]
-fn hooks_guard_env_blocks_writes_to_env_files() {
-    let w = World::new();
-    for (path, blocked) in
-        [(".env", true), ("app/.env.production", true), (".env.example", false), ("src/main.rs", false)]
-    {
-        let input = serde_json::json!({"tool_name": "Write", "tool_input": {"file_path": path, "content": "X=1"}});
-        let out = hook(&w, "guard-env", &input.to_string());
-        if blocked {
-            assert_eq!(out.status.code(), Some(2), "{path}");
-            assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to write"), "{path}");
-        } else {
-            assert!(out.status.success(), "{path}");
+/// Every `msd_run hook ...` command in a settings text (a JSON file's strings, or a TOML file's
+/// `command = "..."` lines), with the hook name it runs.
+fn commands(settings: &str) -> Vec<(String, String)> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|x| walk(x, out)),
+            _ => {}
         }
     }
-    // Unreadable input never blocks.
-    assert!(hook(&w, "guard-env", "not json").status.success());
-}
-
-#[test]
-fn hooks_installed_commands_run_the_installed_msd_run() {
-    let w = World::new();
-    let c = content_copy(&w, "content");
-    w.install().args(["--content", &s(&c)]).assert().success();
-    let home = w.home.join(".claude");
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(home.join("settings.json")).unwrap()).unwrap();
-    let mut names = Vec::new();
-    for event in ["SessionStart", "PreToolUse"] {
-        for group in v["hooks"][event].as_array().unwrap() {
-            for h in group["hooks"].as_array().unwrap() {
-                let cmd = h["command"].as_str().unwrap();
-                let prefix = format!("\"{}/msd-core/bin/msd_run\" hook ", home.display());
-                let name = cmd.strip_prefix(&prefix).unwrap_or_else(|| panic!("{cmd}"));
-                names.push(name.to_string());
+    let mut strings = Vec::new();
+    match serde_json::from_str::<serde_json::Value>(settings) {
+        Ok(v) => walk(&v, &mut strings),
+        Err(_) => {
+            for line in settings.lines() {
+                if let Some(v) = line.trim().strip_prefix("command = ") {
+                    strings.push(v.trim_matches('"').to_string());
+                }
             }
         }
     }
-    assert_eq!(names, ["session-start", "guard-env"]);
-    // Run the commands exactly as the runtime would: through the shell, event JSON on stdin,
-    // the installed msd_run.
-    std::fs::create_dir_all(w.project.join(".planning")).unwrap();
-    std::fs::write(w.project.join(".planning/STATE.md"), "## Current Position\n\nPhase: 3 of 3\n").unwrap();
-    let run = |cmd: &str, stdin: &str| {
-        let mut sh = std::process::Command::new("sh");
-        sh.arg("-c")
-            .arg(cmd)
-            .current_dir(&w.project)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = sh.spawn().unwrap();
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-        child.wait_with_output().unwrap()
-    };
-    let start = v["hooks"]["SessionStart"][0]["hooks"][0]["command"].as_str().unwrap();
-    let out = run(start, &serde_json::json!({"cwd": w.project}).to_string());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("Phase: 3 of 3"));
-    let guard = v["hooks"]["PreToolUse"][0]["hooks"][0]["command"].as_str().unwrap();
-    let out = run(guard, r#"{"tool_name":"Edit","tool_input":{"file_path":".env"}}"#);
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
-    // Local scope: the project-relative form Claude expands.
+    strings
+        .into_iter()
+        .filter_map(|c| {
+            let i = c.find("msd_run hook ")?;
+            let name = c[i + "msd_run hook ".len()..].split_whitespace().next()?.to_string();
+            Some((c, name))
+        })
+        .collect()
+}
+
+/// One runtime's hook surface: where it lands, what it registers, and a payload its guard must
+/// refuse.
+struct Case {
+    runtime: &'static str,
+    local: bool,
+    /// The settings file (`~/` under the home, else under the project).
+    file: &'static str,
+    hooks: &'static [&'static str],
+    guard_payload: &'static str,
+    /// Variables the runtime sets for a project-scope command.
+    project_var: Option<&'static str>,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        runtime: "claude",
+        local: false,
+        file: "~/.claude/settings.json",
+        hooks: &["session-start", "guard", "context-monitor", "config-reload", "statusline"],
+        guard_payload: "claude/PreToolUse-write-env.json",
+        project_var: None,
+    },
+    Case {
+        runtime: "claude",
+        local: true,
+        file: ".claude/settings.local.json",
+        hooks: &["session-start", "guard", "context-monitor", "config-reload", "statusline"],
+        guard_payload: "claude/PreToolUse-write-env.json",
+        project_var: Some("CLAUDE_PROJECT_DIR"),
+    },
+    Case {
+        runtime: "codex",
+        local: false,
+        file: "~/.codex/hooks.json",
+        hooks: &["session-start", "guard"],
+        guard_payload: "codex/PreToolUse-apply-patch-env.json",
+        project_var: None,
+    },
+    Case {
+        runtime: "gemini",
+        local: false,
+        file: "~/.gemini/settings.json",
+        hooks: &["session-start", "guard"],
+        guard_payload: "gemini/BeforeTool-write-env.json",
+        project_var: None,
+    },
+    Case {
+        runtime: "gemini",
+        local: true,
+        file: ".gemini/settings.json",
+        hooks: &["session-start", "guard"],
+        guard_payload: "gemini/BeforeTool-write-env.json",
+        project_var: Some("GEMINI_PROJECT_DIR"),
+    },
+    Case {
+        runtime: "qwen",
+        local: false,
+        file: "~/.qwen/settings.json",
+        hooks: &["session-start", "guard", "context-monitor", "statusline"],
+        guard_payload: "qwen/PreToolUse-write-state-shrink.json",
+        project_var: None,
+    },
+    Case {
+        runtime: "qwen",
+        local: true,
+        file: ".qwen/settings.json",
+        hooks: &["session-start", "guard", "context-monitor", "statusline"],
+        guard_payload: "qwen/PreToolUse-write-state-shrink.json",
+        project_var: Some("QWEN_PROJECT_DIR"),
+    },
+    Case {
+        runtime: "copilot",
+        local: false,
+        file: "~/.copilot/settings.json",
+        hooks: &["session-start", "guard", "statusline"],
+        guard_payload: "copilot/preToolUse-create-env.json",
+        project_var: None,
+    },
+    Case {
+        runtime: "copilot",
+        local: true,
+        file: ".github/hooks/msd.json",
+        hooks: &["session-start", "guard"],
+        guard_payload: "copilot/preToolUse-create-env.json",
+        project_var: Some("COPILOT_PROJECT_DIR"),
+    },
+    Case {
+        runtime: "augment",
+        local: false,
+        file: "~/.augment/settings.json",
+        hooks: &["session-start", "guard"],
+        guard_payload: "augment/PreToolUse-save-env.json",
+        project_var: None,
+    },
+    Case {
+        runtime: "augment",
+        local: true,
+        file: ".augment/settings.json",
+        hooks: &["session-start", "guard"],
+        guard_payload: "augment/PreToolUse-save-env.json",
+        project_var: Some("AUGMENT_PROJECT_DIR"),
+    },
+    Case {
+        runtime: "codebuddy",
+        local: false,
+        file: "~/.codebuddy/settings.json",
+        hooks: &["session-start", "guard"],
+        guard_payload: "codebuddy/PreToolUse-write-env.json",
+        project_var: None,
+    },
+    Case {
+        runtime: "codebuddy",
+        local: true,
+        file: ".codebuddy/settings.local.json",
+        hooks: &["session-start", "guard"],
+        guard_payload: "codebuddy/PreToolUse-write-env.json",
+        project_var: None,
+    },
+    Case {
+        runtime: "windsurf",
+        local: false,
+        file: "~/.codeium/windsurf/hooks.json",
+        hooks: &["guard"],
+        guard_payload: "windsurf/pre_write_code-env.json",
+        project_var: None,
+    },
+    Case {
+        runtime: "kimi-code",
+        local: false,
+        file: "~/.kimi-code/config.toml",
+        hooks: &["session-start", "guard"],
+        guard_payload: "kimi-code/PreToolUse-writefile-env.json",
+        project_var: None,
+    },
+];
+
+fn path(w: &World, rel: &str) -> std::path::PathBuf {
+    match rel.strip_prefix("~/") {
+        Some(r) => w.home.join(r),
+        None => w.project.join(rel),
+    }
+}
+
+fn blocked(out: &std::process::Output) -> bool {
+    out.status.code() == Some(2) || text(&out.stdout).contains("\"permissionDecision\":\"deny\"")
+}
+
+#[test]
+fn hooks_every_runtime_registers_exactly_ours_and_they_run() {
+    // The shipped content: Qwen's nested skills layout needs its command groups.
+    let c = repo().join("content");
+    for case in CASES {
+        let what = format!("{} {}", case.runtime, if case.local { "local" } else { "global" });
+        let w = World::new();
+        state_md(&w);
+        let mut args = vec!["-r", case.runtime, "--content"];
+        let cs = s(&c);
+        args.push(&cs);
+        if case.local {
+            args.push("--local");
+        }
+        w.install().args(&args).assert().success();
+        let file = path(&w, case.file);
+        let settings = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{what}: {}: {e}", file.display()));
+        let cmds = commands(&settings);
+        let names: Vec<&str> = cmds.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(names, case.hooks, "{what}:\n{settings}");
+        let project = w.project.canonicalize().unwrap();
+        let extra: Vec<(&str, &Path)> = case.project_var.iter().map(|v| (*v, project.as_path())).collect();
+        for (cmd, name) in &cmds {
+            match name.as_str() {
+                "session-start" => {
+                    let ev = serde_json::json!({"hook_event_name": "SessionStart", "cwd": project, "session_id": "t"});
+                    let out = sh(&w, cmd, &ev.to_string(), &extra);
+                    assert!(out.status.success(), "{what}: {cmd}: {}", text(&out.stderr));
+                    assert!(text(&out.stdout).contains("phase 3 of 3 (Ship)"), "{what}: {}", text(&out.stdout));
+                    assert!(text(&out.stdout).contains("next: /msd:verify-work"), "{what}");
+                }
+                "guard" => {
+                    // The payload names a .env file or shrinks STATE.md: refused.
+                    std::fs::write(w.project.join(".planning/STATE.md"), "x".repeat(4096)).unwrap();
+                    let out = sh(&w, cmd, &payload(case.guard_payload, &w.project), &extra);
+                    assert!(blocked(&out), "{what}: {cmd}: {} {}", text(&out.stdout), text(&out.stderr));
+                    state_md(&w);
+                    let ok = serde_json::json!({"cwd": project, "tool_name": "Edit", "tool_input": {"file_path": "src/a.rs", "new_string": "b"}});
+                    let out = sh(&w, cmd, &ok.to_string(), &extra);
+                    assert!(out.status.success() && !blocked(&out), "{what}: {}", text(&out.stderr));
+                }
+                "statusline" => {
+                    let ev = serde_json::json!({"cwd": project, "model": {"display_name": "M"}, "context_window": {"used_percentage": 10}});
+                    let out = sh(&w, cmd, &ev.to_string(), &extra);
+                    assert!(text(&out.stdout).starts_with("M │ phase 3 of 3 (Ship)"), "{what}: {}", text(&out.stdout));
+                }
+                "context-monitor" | "config-reload" => {
+                    let out = sh(&w, cmd, &serde_json::json!({"cwd": project}).to_string(), &extra);
+                    assert!(out.status.success(), "{what}: {cmd}");
+                }
+                other => panic!("{what}: unexpected hook {other}"),
+            }
+        }
+        let mut un = vec!["uninstall", "-r", case.runtime];
+        if case.local {
+            un.push("--local");
+        }
+        w.install().args(&un).assert().success();
+        assert!(!file.exists(), "{what}: the settings file we created is removed again");
+    }
+}
+
+const USER_CLAUDE: &str = r#"{
+  // mine
+  "statusLine": { "type": "command", "command": "my-status" },
+  "hooks": {
+    "PostToolUse": [
+      { "hooks": [ { "type": "command", "command": "my-formatter" } ] }
+    ]
+  }
+}
+"#;
+
+#[test]
+fn hooks_a_users_hooks_and_statusline_are_kept_byte_for_byte() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let file = w.home.join(".claude/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, USER_CLAUDE).unwrap();
+    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("kept your status line"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("--force-statusline"), "{}", text(&out.stdout));
+    let after = std::fs::read_to_string(&file).unwrap();
+    assert!(after.contains("\"command\": \"my-status\""), "{after}");
+    assert!(!after.contains("hook statusline"), "{after}");
+    assert_eq!(after.matches("my-formatter").count(), 1);
+    assert!(after.contains("hook context-monitor"));
+    w.install().args(["uninstall"]).assert().success();
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), USER_CLAUDE);
+}
+
+#[test]
+fn hooks_force_statusline_replaces_and_uninstall_restores() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let file = w.home.join(".claude/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, USER_CLAUDE).unwrap();
+    let out = w.install().args(["--content", &s(&c), "--force-statusline"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("replaced your status line"), "{}", text(&out.stdout));
+    let after = std::fs::read_to_string(&file).unwrap();
+    assert!(after.contains("hook statusline") && !after.contains("my-status"), "{after}");
+    // A plain reinstall keeps ours (it is ours now) and still remembers the user's.
+    w.install().args(["--content", &s(&c)]).assert().success();
+    assert!(std::fs::read_to_string(&file).unwrap().contains("hook statusline"));
+    w.install().args(["uninstall"]).assert().success();
+    let back: serde_json::Value = jsonc(&std::fs::read_to_string(&file).unwrap());
+    assert_eq!(back["statusLine"], serde_json::json!({"type": "command", "command": "my-status"}));
+    assert!(back.get("hooks").unwrap()["PostToolUse"].as_array().unwrap().len() == 1);
+}
+
+fn jsonc(t: &str) -> serde_json::Value {
+    let stripped: String = t.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+    serde_json::from_str(&stripped).unwrap()
+}
+
+#[test]
+fn hooks_portable_hooks_are_relative_to_home_and_verify_clean() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    state_md(&w);
+    w.install().args(["--content", &s(&c), "--portable-hooks"]).assert().success();
+    let settings = std::fs::read_to_string(w.home.join(".claude/settings.json")).unwrap();
+    let cmds = commands(&settings);
+    assert!(!cmds.is_empty());
+    for (cmd, _) in &cmds {
+        assert!(cmd.starts_with("\"$HOME\"/.claude/msd-core/bin/msd_run hook "), "{cmd}");
+        assert!(!cmd.contains(&s(&w.home)), "{cmd}");
+    }
+    let start = &cmds.iter().find(|(_, n)| n == "session-start").unwrap().0;
+    let out = sh(&w, start, &serde_json::json!({"cwd": w.project}).to_string(), &[]);
+    assert!(text(&out.stdout).contains("phase 3 of 3"), "{}", text(&out.stderr));
+    w.install().args(["verify"]).assert().success();
+    // The default stays absolute and shell-quoted.
+    w.install().args(["--content", &s(&c)]).assert().success();
+    let settings = std::fs::read_to_string(w.home.join(".claude/settings.json")).unwrap();
+    assert!(commands(&settings).iter().all(|(c, _)| c.starts_with(&s(&w.home))), "{settings}");
+}
+
+#[test]
+fn hooks_global_and_local_together_run_once() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    state_md(&w);
+    w.install().args(["--content", &s(&c)]).assert().success();
     w.install().args(["--content", &s(&c), "--local"]).assert().success();
-    let local = std::fs::read_to_string(w.project.join(".claude/settings.local.json")).unwrap();
-    assert!(local.contains(r#""\"$CLAUDE_PROJECT_DIR\"/.claude/msd-core/bin/msd_run hook session-start""#), "{local}");
-    assert!(local.contains(r#""Bash(./.claude/msd-core/bin/msd_run:*)""#), "{local}");
+    let global = commands(&std::fs::read_to_string(w.home.join(".claude/settings.json")).unwrap());
+    let local = commands(&std::fs::read_to_string(w.project.join(".claude/settings.local.json")).unwrap());
+    let project = w.project.canonicalize().unwrap();
+    let ev = serde_json::json!({"hook_event_name": "SessionStart", "cwd": project}).to_string();
+    let pick = |v: &[(String, String)], n: &str| v.iter().find(|(_, x)| x == n).unwrap().0.clone();
+    let vars = [("CLAUDE_PROJECT_DIR", project.as_path())];
+    let g = sh(&w, &pick(&global, "session-start"), &ev, &vars);
+    let l = sh(&w, &pick(&local, "session-start"), &ev, &vars);
+    assert!(!text(&g.stdout).contains("phase 3"), "the global hook defers to the project's: {}", text(&g.stdout));
+    assert!(text(&l.stdout).contains("phase 3"), "{}", text(&l.stdout));
+    // Guards too: one refusal, from the local helper.
+    let env = r#"{"tool_name":"Write","tool_input":{"file_path":".env","content":"A=1"}}"#;
+    assert_eq!(sh(&w, &pick(&global, "guard"), env, &vars).status.code(), Some(0));
+    assert_eq!(sh(&w, &pick(&local, "guard"), env, &vars).status.code(), Some(2));
+    // Elsewhere (no local install there) the global one answers.
+    let other = serde_json::json!({"cwd": w.home, "tool_name": "Write", "tool_input": {"file_path": ".env"}});
+    assert_eq!(sh(&w, &pick(&global, "guard"), &other.to_string(), &vars).status.code(), Some(2));
+}
+
+#[test]
+fn hooks_session_start_update_notice_once_a_day_from_the_installers_cache() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    w.install().args(["--content", &s(&c)]).assert().success();
+    let cache = w.home.join(".cache/msd/update.json");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&cache).unwrap()).unwrap();
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    assert!(v["at"].as_u64().unwrap() > 1_700_000_000);
+    // Same version: nothing to say.
+    let ev = serde_json::json!({"cwd": w.project}).to_string();
+    assert!(hook(&w, &["session-start"], &ev).stdout.is_empty());
+    // A newer installer ran on this machine: said once, then not again within a day.
+    std::fs::write(&cache, r#"{"version": "999.0.0", "at": 1764584000}"#).unwrap();
+    let first = text(&hook(&w, &["session-start"], &ev).stdout);
+    assert!(first.contains("msd-install 999.0.0 is on this machine"), "{first}");
+    assert!(hook(&w, &["session-start"], &ev).stdout.is_empty());
+}
+
+#[test]
+fn hooks_codex_summary_says_how_to_trust_the_hooks() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let out = w.install().args(["-r", "codex", "--content", &s(&c)]).output().unwrap();
+    assert!(out.status.success());
+    assert!(text(&out.stdout).contains("trust msd's hooks"), "{}", text(&out.stdout));
+    // A reinstall that changes nothing does not repeat it.
+    let out = w.install().args(["-r", "codex", "--content", &s(&c)]).output().unwrap();
+    assert!(!text(&out.stdout).contains("trust msd's hooks"), "{}", text(&out.stdout));
+}
+
+#[test]
+fn hooks_guards_fail_closed_on_odd_stdin_advisers_stay_silent() {
+    let w = World::new();
+    for bad in ["not json", "", "[]", r#"{"tool_input": "x"}"#] {
+        for g in ["guard", "guard-env"] {
+            let out = hook(&w, &[g], bad);
+            assert_eq!(out.status.code(), Some(2), "{g} {bad:?}");
+            assert!(text(&out.stderr).contains("could not read the hook event"), "{g} {bad:?}");
+        }
+        for a in ["session-start", "context-monitor", "statusline", "config-reload"] {
+            let out = hook(&w, &[a], bad);
+            assert!(out.status.success() && out.stdout.is_empty(), "{a} {bad:?}");
+        }
+    }
+    // The .env guard compares names case-insensitively.
+    let out = hook(&w, &["guard"], r#"{"tool_name":"Write","tool_input":{"file_path":"App/.ENV.Local"}}"#);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn hooks_an_older_versions_entries_are_replaced_not_duplicated() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    // An older manifest: the .env guard alone, under its old owner id and command.
+    let dir = w.tmp.path().join("runtimes");
+    crate::support::copy_tree(&repo().join("runtimes"), &dir);
+    let path = dir.join("claude/capability.json");
+    let old = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"hook:guard\"", "\"hook:guard-env\"")
+        .replace("hook guard\"", "hook guard-env\"");
+    std::fs::write(&path, old).unwrap();
+    w.install().args(["--content", &s(&c), "--runtimes", &s(&dir)]).assert().success();
+    let file = w.home.join(".claude/settings.json");
+    assert!(std::fs::read_to_string(&file).unwrap().contains("hook guard-env"));
+    w.install().args(["--content", &s(&c)]).assert().success();
+    let now = std::fs::read_to_string(&file).unwrap();
+    assert!(!now.contains("guard-env"), "{now}");
+    assert_eq!(now.matches("hook guard\"").count(), 1, "{now}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&now).unwrap()["hooks"]["PreToolUse"].as_array().unwrap().len(),
+        1
+    );
+}
+
+#[test]
+fn hooks_cline_gets_executable_hook_files_that_run_the_helper() {
+    // The shipped content: Cline's nested skills layout needs its command groups.
+    let c = repo().join("content");
+    for (local, dir) in [(false, "~/.cline/hooks"), (true, ".clinerules/hooks")] {
+        let w = World::new();
+        state_md(&w);
+        let mut args = vec!["-r", "cline", "--content"];
+        let cs = s(&c);
+        args.push(&cs);
+        if local {
+            args.push("--local");
+        }
+        w.install().args(&args).assert().success();
+        let hooks = path(&w, dir);
+        let guard = hooks.join("PreToolUse");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&guard).unwrap().permissions().mode() & 0o111, 0o111, "{dir}");
+        }
+        // Run as Cline does: the file itself, the event on stdin.
+        let out = sh(&w, &s(&guard), &payload("cline/PreToolUse-write-env.json", &w.project), &[]);
+        assert!(text(&out.stdout).contains("\"cancel\":true"), "{dir}: {} {}", text(&out.stdout), text(&out.stderr));
+        let out = sh(&w, &s(&hooks.join("TaskStart")), &payload("cline/TaskStart.json", &w.project), &[]);
+        assert!(
+            text(&out.stdout).contains("\"contextModification\":\"msd: phase 3 of 3 (Ship)"),
+            "{dir}: {}",
+            text(&out.stdout)
+        );
+        let mut un = vec!["uninstall", "-r", "cline"];
+        if local {
+            un.push("--local");
+        }
+        w.install().args(&un).assert().success();
+        assert!(!guard.exists() && !hooks.join("TaskStart").exists(), "{dir}");
+    }
 }

@@ -191,7 +191,14 @@ fn lifecycle_verify_reports_modified_missing_extra() {
     assert_eq!(r["settings"][0]["path"], "settings.json");
     assert_eq!(
         r["settings"][0]["added"],
-        serde_json::json!(["hook:session-start", "hook:guard-env", "permission:msd-run"])
+        serde_json::json!([
+            "hook:session-start",
+            "hook:guard",
+            "hook:context-monitor",
+            "hook:config-reload",
+            "statusline",
+            "permission:msd-run"
+        ])
     );
     std::fs::write(home.join("settings.json"), "{ broken\n").unwrap();
     let r = json(&w.install().args(["verify", "--json"]).output().unwrap());

@@ -54,15 +54,15 @@ fn settings_jsonc_survives_install_reinstall_and_uninstall() {
         assert!(after.contains(keep), "lost {keep}:\n{after}");
     }
     let core = claude.join("msd-core");
-    let hook = format!("\"\\\"{}/bin/msd_run\\\" hook session-start\"", core.display());
+    let hook = format!("\"{}/bin/msd_run hook session-start --watch-config\"", core.display());
     assert_eq!(count(&after, &hook), 1, "{after}");
-    assert_eq!(count(&after, "hook guard-env"), 1);
+    assert_eq!(count(&after, "hook guard\""), 1);
     assert_eq!(count(&after, &format!("Bash({}/bin/msd_run:*)", core.display())), 1);
     // Still valid JSONC that a strict parser reads once comments are gone: the structure holds.
     let v = jsonc(&after);
     assert_eq!(v["hooks"]["SessionStart"].as_array().unwrap().len(), 2);
     assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
-    assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Write|Edit|MultiEdit");
+    assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Write|Edit|MultiEdit|NotebookEdit");
     // Reinstall: byte-identical, no duplicates.
     let out = w.install().args(["--content", &s(&c), "--json"]).output().unwrap();
     assert!(out.status.success());
@@ -155,7 +155,7 @@ fn settings_codex_toml_and_hooks_json() {
     let hooks: serde_json::Value = serde_json::from_slice(&std::fs::read(codex.join("hooks.json")).unwrap()).unwrap();
     assert_eq!(
         hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"],
-        format!("\"{}/msd-core/bin/msd_run\" hook session-start", codex.display())
+        format!("{}/msd-core/bin/msd_run hook session-start", codex.display())
     );
     w.install().args(["-r", "codex", "--content", &s(&c)]).assert().success();
     assert_eq!(std::fs::read_to_string(codex.join("config.toml")).unwrap(), after, "reinstall changes nothing");
@@ -253,9 +253,7 @@ fn settings_bad_surface_in_a_manifest_is_refused() {
     let dir = w.tmp.path().join("runtimes");
     copy_tree(&repo().join("runtimes"), &dir);
     let path = dir.join("claude/capability.json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap()
-        .replace("{{core}}/bin/msd_run\\\" hook guard-env", "{{nope}}/bin/msd_run\\\" hook guard-env");
+    let text = std::fs::read_to_string(&path).unwrap().replace("{{msd_run}} hook guard\"", "{{nope}} hook guard\"");
     std::fs::write(&path, text).unwrap();
     let out = w.install().args(["--content", &s(&c), "--runtimes", &s(&dir)]).output().unwrap();
     assert_eq!(out.status.code(), Some(3));

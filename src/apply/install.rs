@@ -14,7 +14,7 @@ use super::{ApplyError, InstallOptions, LifecycleError, TargetRun, lio, migrate,
 use crate::apply::migrate::Ran;
 use crate::apply::plan::{Action, Plan, SettingsChange};
 use crate::apply::state::{InstallState, MigrationOutcome, MigrationRecord, SurfaceLedger};
-use crate::apply::surfaces::Vars;
+use crate::apply::surfaces::{HookMode, Vars};
 use crate::apply::txn::{Area, Recovery};
 use crate::pipeline;
 use crate::pipeline::PipelineError;
@@ -105,7 +105,7 @@ pub fn install(
     let planned = (|| -> Result<Vec<TargetRun>, ApplyError> {
         let mut runs = Vec::new();
         for (rt, e) in emitted {
-            runs.push(plan_target(rt, e, opts, held.as_ref(), &mut migrated)?);
+            runs.push(plan_target(rt, e, opts, env, held.as_ref(), &mut migrated)?);
         }
         if !opts.dry_run {
             for r in &runs {
@@ -123,9 +123,29 @@ pub fn install(
     };
     if !opts.dry_run {
         write_all(&mut runs, &migrated, opts)?;
+        note_version(env);
     }
     drop(held);
     Ok(runs)
+}
+
+/// Records this installer's version in the update cache the session-start hook reads
+/// ([`msd_core::installed::update_cache`]). Best effort: a cache that cannot be written costs
+/// only the notice, never the install.
+fn note_version(env: &Environment) {
+    use msd_core::installed::update_cache::{self, UpdateCache};
+    let xdg = env.vars.get("XDG_CACHE_HOME").map(String::as_str);
+    let Some(dir) = update_cache::cache_dir(xdg, Some(&env.home)) else { return };
+    let path = dir.join(update_cache::CACHE_FILE);
+    let current: Option<UpdateCache> =
+        fsx::read_if_exists(&path).ok().flatten().and_then(|b| serde_json::from_slice(&b).ok());
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let next = update_cache::next(current.as_ref(), env!("CARGO_PKG_VERSION"), now);
+    if fsx::create_dir_all(&dir).is_ok()
+        && let Ok(bytes) = serde_json::to_vec(&next)
+    {
+        let _ = fsx::write_atomic(&path, &bytes, fsx::FileMode::Regular);
+    }
 }
 
 /// Migrations one target ran in this install, to revert if the run fails before its write.
@@ -176,6 +196,7 @@ fn plan_target<'r>(
     rt: &'r LoadedRuntime,
     emitted: pipeline::Emitted,
     opts: &InstallOptions<'_>,
+    env: &Environment,
     held: Option<&Held>,
     migrated: &mut Vec<Migrated<'r>>,
 ) -> Result<TargetRun, ApplyError> {
@@ -197,9 +218,10 @@ fn plan_target<'r>(
         state0
     };
     let mut plan = plan::build(emission, cap, &home, opts.allow_symlinks)?;
-    let ledgers = plan_settings(&mut plan, cap, &target, state.as_ref(), opts.allow_symlinks)?;
+    let hooks = HookContext { mode: opts.hooks, user_home: &env.home };
+    let ledgers = plan_settings(&mut plan, cap, &target, state.as_ref(), opts.allow_symlinks, &hooks)?;
     let created_home = held.is_some_and(|h| h.created_home.contains(&home));
-    plan.state = next_state(&plan, cap, state.as_ref(), &ran, ledgers, created_home)?;
+    plan.state = next_state(&plan, cap, state.as_ref(), &ran, ledgers, created_home, opts.hooks.portable)?;
     plan.migrations = ran;
     Ok(TargetRun {
         recovery: held.and_then(|h| h.recoveries.get(&home).cloned()),
@@ -301,6 +323,13 @@ pub(super) fn change(path: &RelPath, cur: Option<&str>, sha: Option<String>, edi
     }
 }
 
+/// How hook commands are written for one target: the mode and the user's `$HOME` (what
+/// `--portable-hooks` makes them relative to).
+pub(super) struct HookContext<'a> {
+    pub(super) mode: HookMode,
+    pub(super) user_home: &'a Path,
+}
+
 /// Plans the settings surfaces of `cap` for `target` into `plan`; returns the new ledgers.
 pub(super) fn plan_settings(
     plan: &mut Plan,
@@ -308,8 +337,9 @@ pub(super) fn plan_settings(
     target: &Target,
     prev: Option<&InstallState>,
     allow_symlinks: bool,
+    hooks: &HookContext<'_>,
 ) -> Result<BTreeMap<RelPath, SurfaceLedger>, LifecycleError> {
-    let vars = Vars::new(target, cap.core_dir(target.scope));
+    let vars = Vars::new(target, cap.core_dir(target.scope), hooks.mode, Some(hooks.user_home));
     // A previous install whose ledger is lost: entries equal to ours are ours.
     let adopt = prev.is_none() && plan.previous.is_some();
     let empty = BTreeMap::new();
@@ -344,8 +374,10 @@ fn next_state(
     ran: &[Ran],
     ledgers: BTreeMap<RelPath, SurfaceLedger>,
     created_home: bool,
+    portable_hooks: bool,
 ) -> Result<Option<plan::StateWrite>, LifecycleError> {
     let mut next = prev.cloned().unwrap_or_default();
+    next.portable_hooks = portable_hooks;
     if prev.is_none() {
         next.created_home = created_home;
     }

@@ -140,6 +140,8 @@ pub struct InstallOptions<'a> {
     pub allow_symlinks: bool,
     /// `--dry-run`: plan only; no lock, no recovery, no migration, no write.
     pub dry_run: bool,
+    /// `--portable-hooks` and `--force-statusline`.
+    pub hooks: surfaces::HookMode,
     /// Where the swap of each target reports its progress.
     pub progress: &'a dyn Progress,
 }

@@ -43,6 +43,9 @@ pub struct InstallState {
     /// Whether the home itself was created by the first install.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created_home: bool,
+    /// Whether the hook commands were written relative to `$HOME` (`--portable-hooks`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub portable_hooks: bool,
 }
 
 impl Default for InstallState {
@@ -53,6 +56,7 @@ impl Default for InstallState {
             settings: BTreeMap::new(),
             created_dirs: Vec::new(),
             created_home: false,
+            portable_hooks: false,
         }
     }
 }
@@ -113,6 +117,9 @@ pub struct LedgerEntry {
     /// The text we put before a block to separate it from the user's (removed with it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub separator: Option<String>,
+    /// The user's value of a key we replaced (`--force-statusline`), put back when ours goes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<serde_json::Value>,
 }
 
 impl SurfaceLedger {

@@ -2,14 +2,15 @@
 //! entries; writes nothing.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use msd_core::fs::fsx::{self};
 use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
 use serde::Serialize;
 
-use super::install::plan_settings;
+use super::install::{HookContext, plan_settings};
+use super::surfaces::HookMode;
 use super::{ApplyError, LifecycleError, lio, record, state};
 use crate::apply::plan::{Action, Plan, SettingsChange};
 use crate::apply::record::FileManifest;
@@ -43,7 +44,12 @@ pub struct VerifyReport {
 }
 
 /// Compares the manifest, the disk and our settings entries. Reads only.
-pub fn verify(cap: &Capability, target: &Target, allow_symlinks: bool) -> Result<VerifyReport, ApplyError> {
+pub fn verify(
+    cap: &Capability,
+    target: &Target,
+    allow_symlinks: bool,
+    user_home: &Path,
+) -> Result<VerifyReport, ApplyError> {
     let home = &target.home;
     let mut r =
         VerifyReport { runtime: cap.id.clone(), scope: Some(target.scope), home: home.clone(), ..Default::default() };
@@ -111,7 +117,10 @@ pub fn verify(cap: &Capability, target: &Target, allow_symlinks: bool) -> Result
         migrations: Vec::new(),
         state: None,
     };
-    match plan_settings(&mut probe, cap, target, state.as_ref(), allow_symlinks) {
+    // The hooks as the install wrote them: relative to $HOME when it was --portable-hooks.
+    let mode = HookMode { portable: state.as_ref().is_some_and(|s| s.portable_hooks), force_statusline: false };
+    let hooks = HookContext { mode, user_home };
+    match plan_settings(&mut probe, cap, target, state.as_ref(), allow_symlinks, &hooks) {
         Ok(_) => r.settings = probe.settings.into_iter().filter(|s| s.action != Action::Keep).collect(),
         Err(LifecycleError::Settings(e)) => {
             // An unparseable settings file is drift too: report it against its surface.

@@ -350,6 +350,12 @@ pub struct InstallArgs {
     /// Write through symlinks between the home and a destination (refused by default).
     #[arg(long)]
     pub allow_symlinks: bool,
+    /// Write hook commands relative to $HOME (for a dotfile repo shared across machines).
+    #[arg(long)]
+    pub portable_hooks: bool,
+    /// Replace your own status line with msd's (it comes back on uninstall).
+    #[arg(long)]
+    pub force_statusline: bool,
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,

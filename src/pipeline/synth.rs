@@ -81,6 +81,19 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
     let helper = helper_bytes()?;
     let resolvers = Installed { schema_version: 1, runtime: cap.id.clone(), resolvers: cap.resolvers.clone() };
     let manifest_source = format!("runtimes/{manifest_source}");
+    let helper_path = cap.core_dir(emission.scope).join(&RelPath::new(HELPER_PATH).expect("static"));
+    let hook_files: Vec<EmittedFile> = cap
+        .hook_files
+        .iter()
+        .filter(|h| h.scopes.contains(&emission.scope))
+        .map(|h| EmittedFile {
+            path: h.path.clone(),
+            bytes: msd_core::manifest::surfaces::hook_script(h, &helper_path).into_bytes(),
+            mode: FileMode::Executable,
+            kind: FileKind::Program,
+            sources: vec![manifest_source.clone()],
+        })
+        .collect();
     let files = [
         EmittedFile {
             path: cap.core_dir(emission.scope).join(&RelPath::new(HELPER_PATH).expect("static")),
@@ -97,7 +110,7 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
             sources: vec![manifest_source],
         },
     ];
-    for f in files {
+    for f in files.into_iter().chain(hook_files) {
         if let Some(existing) = emission.files.iter().find(|e| e.path == f.path) {
             return Err(SynthError::Convert(ConvertError::PathCollision {
                 runtime: cap.id.clone(),

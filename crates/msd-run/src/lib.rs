@@ -65,11 +65,7 @@ pub enum RunCommand {
     Task(task::Task),
     /// Run a hook msd-install registered in the runtime's settings (event JSON on stdin; exit 2
     /// is the hook protocol's "block this tool call", with the reason on stderr).
-    Hook {
-        /// Which hook.
-        #[arg(value_enum)]
-        name: hook::Hook,
-    },
+    Hook(hook::HookArgs),
 }
 
 /// Runs `msd_run` with `args` (including the program name).
@@ -91,7 +87,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         RunCommand::ConfigSet(a) => config::set(core, a),
         RunCommand::Query(q) => query::run(core, q),
         RunCommand::Task(t) => task::run(core, t),
-        RunCommand::Hook { name } => return hook::run(*name),
+        RunCommand::Hook(a) => return hook::run(a),
     };
     match result.and_then(|answer| answer::deliver(&answer)) {
         Ok(()) => RunExit::Ok.into(),

@@ -90,7 +90,13 @@ pub(super) fn blocks(
         }
         ledger.entries.insert(
             id.clone(),
-            LedgerEntry { kind: EntryKind::Block, at: Vec::new(), value: Value::String(body.clone()), separator },
+            LedgerEntry {
+                kind: EntryKind::Block,
+                at: Vec::new(),
+                value: Value::String(body.clone()),
+                separator,
+                replaced: None,
+            },
         );
     }
     let wanted: std::collections::BTreeSet<&String> = want.iter().map(|w| &w.id).collect();

@@ -20,13 +20,34 @@
 //! - a key the user set to another value keeps the user's value (noted in the report).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use msd_core::fs::relpath::RelPath;
-use msd_core::manifest::surfaces::{EntryKind, EntrySpec, SurfaceFormat, SurfaceSpec};
+use msd_core::manifest::surfaces::{EntryKind, EntrySpec, STATUSLINE_ID, SurfaceFormat, SurfaceSpec};
 use serde_json::Value;
 
 use crate::apply::state::{LedgerEntry, SurfaceLedger};
+use crate::pipeline::synth::HELPER_PATH;
 use crate::pipeline::target::Target;
+
+/// `s` as one POSIX shell word: bare when it holds only safe characters, else single-quoted.
+// A local stand-in until msd-core's shared quoting function lands (the safety engineer's).
+pub fn sh_quote(s: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%=,".contains(c);
+    if !s.is_empty() && s.chars().all(safe) {
+        return s.to_string();
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// The helper at `helper` as a shell word: relative to `$HOME` when `portable_home` is given
+/// and holds it (`"$HOME"/'.claude/msd-core/bin/msd_run'`), else absolute and quoted.
+pub fn helper_word(helper: &Path, portable_home: Option<&Path>) -> String {
+    match portable_home.and_then(|h| helper.strip_prefix(h).ok()) {
+        Some(rel) => format!("\"$HOME\"/{}", sh_quote(&rel.display().to_string())),
+        None => sh_quote(&helper.display().to_string()),
+    }
+}
 
 mod json;
 mod markdown;
@@ -35,23 +56,46 @@ mod toml;
 #[cfg(test)]
 mod tests;
 
+/// How hook entries are written (`--portable-hooks`, `--force-statusline`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HookMode {
+    /// Hook commands name the helper relative to `$HOME`.
+    pub portable: bool,
+    /// Our status line replaces the user's.
+    pub force_statusline: bool,
+}
+
 /// The placeholder values of one target.
 #[derive(Debug, Clone)]
 pub struct Vars {
     home: String,
     core: String,
     core_ref: String,
+    msd_run: String,
+    force_statusline: bool,
 }
 
 impl Vars {
-    /// The values for `target`, whose core dir is `core_dir`.
-    pub fn new(target: &Target, core_dir: &RelPath) -> Vars {
+    /// The values for `target`, whose core dir is `core_dir`; `user_home` is the user's `$HOME`
+    /// (what `--portable-hooks` makes commands relative to).
+    pub fn new(target: &Target, core_dir: &RelPath, mode: HookMode, user_home: Option<&Path>) -> Vars {
         let home = target.home.display().to_string();
-        Vars { core: format!("{home}/{core_dir}"), home, core_ref: target.core_ref.clone() }
+        let core = format!("{home}/{core_dir}");
+        let helper = target.home.join(core_dir.as_str()).join(HELPER_PATH);
+        Vars {
+            msd_run: helper_word(&helper, mode.portable.then_some(user_home).flatten()),
+            core,
+            home,
+            core_ref: target.core_ref.clone(),
+            force_statusline: mode.force_statusline,
+        }
     }
 
     fn expand(&self, s: &str) -> String {
-        s.replace("{{home}}", &self.home).replace("{{core_ref}}", &self.core_ref).replace("{{core}}", &self.core)
+        s.replace("{{home}}", &self.home)
+            .replace("{{core_ref}}", &self.core_ref)
+            .replace("{{core}}", &self.core)
+            .replace("{{msd_run}}", &self.msd_run)
     }
 
     fn expand_value(&self, v: &Value) -> Value {
@@ -156,15 +200,30 @@ pub fn upsert(
     adopt: bool,
 ) -> Result<Edit, SettingsError> {
     let (structured, blocks) = rendered(spec, vars);
-    match spec.format {
+    let how = How { adopt, force: vars.force_statusline };
+    let mut edit = match spec.format {
         SurfaceFormat::Json => {
-            merge(&mut json::JsonDoc::parse(display, current)?, display, current.is_none(), &structured, ledger, adopt)
+            merge(&mut json::JsonDoc::parse(display, current)?, display, current.is_none(), &structured, ledger, how)?
         }
         SurfaceFormat::Toml => {
-            merge(&mut toml::TomlDoc::parse(display, current)?, display, current.is_none(), &structured, ledger, adopt)
+            merge(&mut toml::TomlDoc::parse(display, current)?, display, current.is_none(), &structured, ledger, how)?
         }
-        SurfaceFormat::Markdown => markdown::blocks(display, current, &blocks, ledger),
+        SurfaceFormat::Markdown => markdown::blocks(display, current, &blocks, ledger)?,
+    };
+    if let Some(n) = &spec.notice
+        && !(edit.added.is_empty() && edit.updated.is_empty())
+    {
+        edit.notes.push(n.clone());
     }
+    Ok(edit)
+}
+
+/// How a merge treats what it finds: `adopt` claims items equal to ours, `force` replaces the
+/// user's status line.
+#[derive(Debug, Clone, Copy, Default)]
+struct How {
+    adopt: bool,
+    force: bool,
 }
 
 /// Removes every entry we own from `current` (uninstall).
@@ -175,8 +234,12 @@ pub fn remove(
     ledger: &SurfaceLedger,
 ) -> Result<Edit, SettingsError> {
     match format {
-        SurfaceFormat::Json => merge(&mut json::JsonDoc::parse(display, current)?, display, false, &[], ledger, false),
-        SurfaceFormat::Toml => merge(&mut toml::TomlDoc::parse(display, current)?, display, false, &[], ledger, false),
+        SurfaceFormat::Json => {
+            merge(&mut json::JsonDoc::parse(display, current)?, display, false, &[], ledger, How::default())
+        }
+        SurfaceFormat::Toml => {
+            merge(&mut toml::TomlDoc::parse(display, current)?, display, false, &[], ledger, How::default())
+        }
         SurfaceFormat::Markdown => markdown::blocks(display, current, &[], ledger),
     }
 }
@@ -222,14 +285,15 @@ fn merge(
     file_absent: bool,
     want: &[Wanted],
     prev: &SurfaceLedger,
-    adopt: bool,
+    how: How,
 ) -> Result<Edit, SettingsError> {
     let before = doc.render();
     let mut m = Merge {
         doc,
         display,
         prev,
-        adopt,
+        adopt: how.adopt,
+        force: how.force,
         edit: Edit::default(),
         ledger: SurfaceLedger {
             format: prev.format,
@@ -255,6 +319,7 @@ struct Merge<'a> {
     display: &'a str,
     prev: &'a SurfaceLedger,
     adopt: bool,
+    force: bool,
     edit: Edit,
     ledger: SurfaceLedger,
 }
@@ -270,9 +335,13 @@ impl Merge<'_> {
     }
 
     fn own(&mut self, id: &str, kind: EntryKind, path: &[String], value: &Value) {
-        self.ledger
-            .entries
-            .insert(id.to_string(), LedgerEntry { kind, at: path.to_vec(), value: value.clone(), separator: None });
+        // A user's value we replaced stays recorded for as long as ours is there.
+        let replaced =
+            self.prev.entries.get(id).filter(|e| e.kind == kind && e.at == path).and_then(|e| e.replaced.clone());
+        self.ledger.entries.insert(
+            id.to_string(),
+            LedgerEntry { kind, at: path.to_vec(), value: value.clone(), separator: None, replaced },
+        );
     }
 
     fn created(&mut self, created: Vec<Vec<String>>) {
@@ -346,6 +415,24 @@ impl Merge<'_> {
                 self.own(id, EntryKind::Key, path, value);
                 self.edit.updated.push(id.to_string());
             }
+            Some(cur) if self.force && id == STATUSLINE_ID => {
+                self.doc.set(path, value);
+                self.own(id, EntryKind::Key, path, value);
+                let replaced = ours_before.is_none().then(|| cur.clone());
+                let kept = self.prev.entries.get(id).and_then(|e| e.replaced.clone());
+                if let Some(e) = self.ledger.entries.get_mut(id) {
+                    e.replaced = replaced.or(kept);
+                }
+                self.edit.updated.push(id.to_string());
+                self.edit.notes.push(format!(
+                    "{}: replaced your status line {cur} (--force-statusline); uninstall puts it back",
+                    at(path)
+                ));
+            }
+            Some(cur) if id == STATUSLINE_ID => self
+                .edit
+                .notes
+                .push(format!("{}: kept your status line {cur}; pass --force-statusline to use msd's", at(path))),
             Some(cur) => self.edit.notes.push(format!("{}: kept your value {cur} (msd would set {value})", at(path))),
         }
         Ok(())
@@ -368,7 +455,10 @@ impl Merge<'_> {
                 }
                 EntryKind::Key => {
                     if self.doc.get(&old.at).as_ref() == Some(&old.value) {
-                        self.doc.remove_key(&old.at);
+                        match &old.replaced {
+                            Some(theirs) => self.doc.set(&old.at, theirs),
+                            None => self.doc.remove_key(&old.at),
+                        }
                         self.edit.removed.push(id.clone());
                     }
                 }

@@ -6,7 +6,13 @@
 use super::*;
 
 fn vars() -> Vars {
-    Vars { home: "/h".into(), core: "/h/msd-core".into(), core_ref: "~/.claude/msd-core".into() }
+    Vars {
+        home: "/h".into(),
+        core: "/h/msd-core".into(),
+        core_ref: "~/.claude/msd-core".into(),
+        msd_run: "/h/msd-core/bin/msd_run".into(),
+        force_statusline: false,
+    }
 }
 
 fn spec(format: &str, entries: &str) -> SurfaceSpec {
@@ -184,4 +190,16 @@ fn surfaces_a_lone_end_marker_is_an_error() {
     )
     .expect_err("lone end");
     assert_eq!(e.line, Some(2));
+}
+
+#[test]
+fn surfaces_helper_word_quotes_or_goes_home_relative() {
+    assert_eq!(sh_quote("/h/.claude/msd-core/bin/msd_run"), "/h/.claude/msd-core/bin/msd_run");
+    assert_eq!(sh_quote("/My Home/it's/msd_run"), "'/My Home/it'\\''s/msd_run'");
+    assert_eq!(sh_quote("/a/$x`y`"), "'/a/$x`y`'");
+    let helper = Path::new("/My Home/.claude/msd-core/bin/msd_run");
+    assert_eq!(helper_word(helper, None), "'/My Home/.claude/msd-core/bin/msd_run'");
+    assert_eq!(helper_word(helper, Some(Path::new("/My Home"))), "\"$HOME\"/.claude/msd-core/bin/msd_run");
+    // A helper outside the home stays absolute even under --portable-hooks.
+    assert_eq!(helper_word(Path::new("/opt/x/msd_run"), Some(Path::new("/My Home"))), "/opt/x/msd_run");
 }

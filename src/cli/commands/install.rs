@@ -40,6 +40,7 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
         config_dir: t.place.config_dir.as_deref(),
         allow_symlinks: args.allow_symlinks,
         dry_run: args.dry_run,
+        hooks: apply::surfaces::HookMode { portable: args.portable_hooks, force_statusline: args.force_statusline },
         progress: &RunBars { enabled: Bars::enabled(args.output.quiet) },
     };
     let content = pipeline::load_content(&src)?;

@@ -1,7 +1,7 @@
 //! `msd-install verify`: compare an install with its manifest and report drift
 //! ([`crate::apply::verify`]). Exit 0 only when it is clean; reads only.
 
-use super::{out, resolve_one};
+use super::{env, out, resolve_one};
 use crate::apply;
 use crate::cli::args::VerifyArgs;
 use crate::cli::error::Error;
@@ -9,7 +9,7 @@ use crate::cli::error::Error;
 /// Runs `verify`.
 pub fn run(args: &VerifyArgs) -> Result<(), Error> {
     let (rt, target) = resolve_one(&args.target)?;
-    let r = apply::verify(&rt.capability, &target, args.target.allow_symlinks)?;
+    let r = apply::verify(&rt.capability, &target, args.target.allow_symlinks, &env()?.home)?;
     if args.output.json {
         println!("{}", serde_json::to_string_pretty(&r).expect("json"));
     } else {

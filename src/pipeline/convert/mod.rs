@@ -44,7 +44,8 @@ pub enum FileKind {
     Workflow,
     /// A file of the core tree.
     Core,
-    /// A program the installed content calls (`<core>/bin/msd_run`), copied byte for byte.
+    /// A program: the helper the installed content calls (`<core>/bin/msd_run`, copied byte for
+    /// byte), or a hook script a runtime runs (`hook_files`).
     Program,
 }
 

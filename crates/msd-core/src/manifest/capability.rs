@@ -68,6 +68,10 @@ pub struct Capability {
     /// Settings and config surfaces that get msd entries (hooks, permissions, options, blocks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub settings: Vec<crate::manifest::surfaces::SurfaceSpec>,
+    /// Hooks a runtime runs as executable files of their own (Cline: one file per event in a
+    /// hooks directory), each a two-line script running `msd_run hook ...`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hook_files: Vec<crate::manifest::surfaces::HookFile>,
 }
 
 fn default_core_dir() -> RelPath {
@@ -600,6 +604,9 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     crate::manifest::resolver::validate(file, text, &cap.resolvers)?;
     crate::manifest::surfaces::validate(&cap.settings).map_err(|m| {
         err(&[Seg::Key("settings")], m, "see `msd-install schema` for settings surfaces and their entry kinds")
+    })?;
+    crate::manifest::surfaces::validate_hook_files(&cap.hook_files).map_err(|m| {
+        err(&[Seg::Key("hook_files")], m, "each hook file names a path, its scopes and `msd_run hook` arguments")
     })?;
     Ok(())
 }

@@ -22,6 +22,15 @@ pub struct SurfaceSpec {
     pub format: SurfaceFormat,
     /// Our entries, each with an owner id unique within the file.
     pub entries: Vec<EntrySpec>,
+    /// What the user must do once our entries are added or changed here (Codex runs a new hook
+    /// only after the user trusts it); shown in the install summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
+    /// Where the file, its keys and its events come from: the runtime's packaged source
+    /// (`package@version:path:line`, or `@<byte offset>` in a compiled binary) or its public
+    /// documentation (a URL).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
 }
 
 fn both_scopes() -> Vec<Scope> {
@@ -51,11 +60,14 @@ pub enum EntrySpec {
         id: String,
         /// Key path to the array.
         at: Vec<String>,
-        /// The item. Strings may hold `{{home}}`, `{{core}}` (absolute paths) and `{{core_ref}}`
-        /// (the core path as content references it).
+        /// The item. Strings may hold `{{home}}`, `{{core}}` (absolute paths), `{{core_ref}}`
+        /// (the core path as content references it) and `{{msd_run}}` (the installed helper as a
+        /// shell word: absolute and quoted, or `"$HOME"/...` under `--portable-hooks`).
         value: Value,
     },
-    /// One key's value, set only when the user has not set it, in a JSON or TOML surface.
+    /// One key's value, set only when the user has not set it, in a JSON or TOML surface. The
+    /// entry with id `statusline` replaces a user's value under `--force-statusline` (their
+    /// value comes back on uninstall).
     Key {
         /// Owner id, unique within the file.
         id: String,
@@ -104,7 +116,10 @@ pub enum EntryKind {
     Block,
 }
 
-const PLACEHOLDERS: [&str; 3] = ["{{home}}", "{{core}}", "{{core_ref}}"];
+const PLACEHOLDERS: [&str; 4] = ["{{home}}", "{{core}}", "{{core_ref}}", "{{msd_run}}"];
+
+/// The id of the status-line key, which `--force-statusline` lets replace a user's.
+pub const STATUSLINE_ID: &str = "statusline";
 
 /// Checks a surface list of a manifest; the message says what is wrong, the caller locates it.
 pub fn validate(specs: &[SurfaceSpec]) -> Result<(), String> {
@@ -194,6 +209,54 @@ fn collect_strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
         Value::Object(o) => o.values().for_each(|x| collect_strings(x, out)),
         _ => {}
     }
+}
+
+/// A hook the runtime runs as an executable file: the installer writes `path` (relative to the
+/// scope's home) as `#!/bin/sh` + `exec <the helper, found relative to the script> hook <args>`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HookFile {
+    /// The file, relative to the scope's home (`hooks/PreToolUse`).
+    pub path: RelPath,
+    /// Scopes that get it (default both).
+    #[serde(default = "both_scopes")]
+    pub scopes: Vec<Scope>,
+    /// The arguments after `msd_run hook` (`guard --protocol cline`).
+    pub args: String,
+    /// Where the file name, its events and its protocol come from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+}
+
+/// Checks the hook files of a manifest.
+pub fn validate_hook_files(files: &[HookFile]) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    for f in files {
+        if f.scopes.is_empty() {
+            return Err(format!("hook file `{}` has no scopes", f.path));
+        }
+        for scope in &f.scopes {
+            if !seen.insert((f.path.clone(), *scope)) {
+                return Err(format!("hook file `{}` is listed twice for the {} scope", f.path, scope.as_str()));
+            }
+        }
+        let safe = |c: char| c.is_ascii_alphanumeric() || " -_.".contains(c);
+        if f.args.trim().is_empty() || !f.args.chars().all(safe) {
+            return Err(format!(
+                "hook file `{}`: args `{}` must be plain words (letters, digits, `-`, `_`, `.`)",
+                f.path, f.args
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The script of hook file `f` whose helper is `helper` (both relative to the same home): the
+/// helper is found from the script's own directory, so the file works wherever the home is.
+pub fn hook_script(f: &HookFile, helper: &RelPath) -> String {
+    let depth = f.path.as_str().matches('/').count();
+    let up = "../".repeat(depth);
+    format!("#!/bin/sh\nexec \"$(dirname \"$0\")/{up}{helper}\" hook {}\n", f.args)
 }
 
 /// The surfaces of `specs` that apply to `scope`.

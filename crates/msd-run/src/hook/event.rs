@@ -1,0 +1,178 @@
+//! The hook event, read once from whatever a runtime sends: Claude, Codex, Qwen, Auggie and
+//! Copilot's compatible payload use Claude's snake_case names (`cwd`, `tool_name`,
+//! `tool_input`, `session_id`); Gemini the same names with its own tool names; Copilot's own
+//! payload camelCase (`toolName`, `toolArgs` as a JSON string); Cline nests the tool under
+//! `preToolUse` / `postToolUse` with `parameters`; Auggie names the workspace
+//! `workspace_roots`; Windsurf wraps the tool in `tool_info` under `agent_action_name`
+//! (<https://docs.windsurf.com/windsurf/cascade/hooks>). Sources: `tests/real-runtimes/evidence/hooks.md` of the acceptance tier
+//! (`@anthropic-ai/claude-code@2.1.332:claude@331043646`, `@google/gemini-cli@0.61.0:
+//! bundle/chunk-JDPZ4CE3.js:364049`, `@github/copilot@1.0.102:prebuilds/linux-x64/
+//! runtime.node@9705600`, `@cline/shared@0.0.86:dist/hooks/events.d.ts:110`,
+//! `@augmentcode/auggie@0.36.0:augment.mjs:5785`).
+//!
+//! Pure: text in, [`Event`] out. Input that is not a JSON object is [`Malformed`]; guards fail
+//! closed on it, advisory hooks stay silent.
+
+use serde_json::Value;
+
+/// What the hooks need of one event, whichever runtime sent it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Event {
+    /// The event's name as the runtime spelled it (`PreToolUse`, `BeforeTool`, ...).
+    pub name: Option<String>,
+    /// The project (the session's working directory or first workspace root).
+    pub cwd: Option<String>,
+    /// The session (or conversation, or task) id.
+    pub session: Option<String>,
+    /// The tool about to run or just run.
+    pub tool: Option<String>,
+    /// The tool's arguments.
+    pub input: Value,
+    /// The model's name.
+    pub model: Option<String>,
+    /// Percentage of the context window used, when the runtime reports it.
+    pub used_pct: Option<f64>,
+    /// The changed file of a file-changed event.
+    pub changed: Option<String>,
+}
+
+/// Stdin that is not one JSON object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Malformed(pub String);
+
+impl std::fmt::Display for Malformed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
+    path.iter().try_fold(v, |v, k| v.get(k)).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+fn num_at(v: &Value, path: &[&str]) -> Option<f64> {
+    path.iter().try_fold(v, |v, k| v.get(k)).and_then(Value::as_f64)
+}
+
+fn first_str(v: &Value, paths: &[&[&str]]) -> Option<String> {
+    paths.iter().find_map(|p| str_at(v, p)).map(str::to_string)
+}
+
+/// Reads an event from stdin's text.
+pub fn parse(text: &str) -> Result<Event, Malformed> {
+    if text.trim().is_empty() {
+        return Err(Malformed("no event on stdin".into()));
+    }
+    let v: Value = serde_json::from_str(text).map_err(|e| Malformed(format!("the event is not JSON ({e})")))?;
+    if !v.is_object() {
+        return Err(Malformed("the event is not a JSON object".into()));
+    }
+    let nested = ["preToolUse", "postToolUse"].iter().find_map(|k| v.get(*k)).cloned().unwrap_or(Value::Null);
+    let input = match (v.get("tool_input").or_else(|| v.get("tool_info")), v.get("toolArgs"), nested.get("parameters"))
+    {
+        (Some(i), _, _) => i.clone(),
+        // Copilot's camelCase payload carries the arguments as a JSON string.
+        (None, Some(Value::String(s)), _) => serde_json::from_str(s).unwrap_or(Value::Null),
+        (None, Some(a), _) => a.clone(),
+        (None, None, Some(p)) => p.clone(),
+        _ => Value::Null,
+    };
+    if !(input.is_object() || input.is_null()) {
+        return Err(Malformed("the tool input is not a JSON object".into()));
+    }
+    let roots = ["workspace_roots", "workspaceRoots"]
+        .iter()
+        .find_map(|k| v.get(*k).and_then(Value::as_array).and_then(|a| a.first()).and_then(Value::as_str))
+        .map(str::to_string);
+    let used_pct = num_at(&v, &["context_window", "used_percentage"])
+        .or_else(|| num_at(&v, &["context_window", "remaining_percentage"]).map(|r| 100.0 - r))
+        .or_else(|| {
+            let used = num_at(&v, &["context_window", "total_input_tokens"])?;
+            let size = num_at(&v, &["context_window", "context_window_size"]).filter(|s| *s > 0.0)?;
+            Some(used * 100.0 / size)
+        })
+        .filter(|p| p.is_finite())
+        .map(|p| p.clamp(0.0, 100.0));
+    Ok(Event {
+        name: first_str(&v, &[&["hook_event_name"], &["hookName"], &["hookEventName"], &["agent_action_name"]]),
+        cwd: first_str(&v, &[&["cwd"], &["workspace", "current_dir"]]).or(roots),
+        session: first_str(
+            &v,
+            &[&["session_id"], &["sessionId"], &["conversation_id"], &["taskId"], &["trajectory_id"]],
+        ),
+        tool: first_str(&v, &[&["tool_name"], &["toolName"]])
+            .or_else(|| str_at(&nested, &["toolName"]).map(str::to_string)),
+        input,
+        model: first_str(&v, &[&["model", "display_name"], &["model", "id"], &["model"]]),
+        used_pct,
+        changed: first_str(&v, &[&["file_path"], &["file"]]),
+    })
+}
+
+impl Event {
+    /// The file a tool writes or edits, from the argument names the runtimes use.
+    pub fn target(&self) -> Option<&str> {
+        ["file_path", "path", "notebook_path", "absolute_path", "filePath", "target_file"]
+            .iter()
+            .find_map(|k| self.input.get(*k).and_then(Value::as_str))
+            .filter(|s| !s.is_empty())
+    }
+
+    /// The whole new text of a whole-file write (`Write`, Gemini `write_file`, Cline
+    /// `write_to_file`, Copilot `create`), when this is one.
+    pub fn whole_file(&self) -> Option<&str> {
+        let tool = self.tool.as_deref()?;
+        let whole = ["Write", "write_file", "write_to_file", "create", "WriteFile", "save-file"];
+        if !whole.iter().any(|t| t.eq_ignore_ascii_case(tool)) {
+            return None;
+        }
+        ["content", "file_content", "file_text", "text"].iter().find_map(|k| self.input.get(*k).and_then(Value::as_str))
+    }
+
+    /// Every text the tool writes (a whole file, an edit's new string, each of a multi-edit's).
+    pub fn written_texts(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        for k in ["content", "file_content", "file_text", "new_string", "new_str", "newText", "diff"] {
+            if let Some(s) = self.input.get(k).and_then(Value::as_str) {
+                out.push(s);
+            }
+        }
+        if let Some(edits) = self.input.get("edits").and_then(Value::as_array) {
+            for e in edits {
+                if let Some(s) = e.get("new_string").and_then(Value::as_str) {
+                    out.push(s);
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hook_event_malformed_input_is_refused() {
+        for bad in ["", "  \n", "not json", "[1,2]", "\"x\"", r#"{"tool_input": "rm -rf"}"#, "{\"cwd\":"] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn hook_event_copilot_camel_case_args_are_a_json_string() {
+        let e = parse(r#"{"toolName":"create","toolArgs":"{\"path\":\"/p/.env\",\"file_text\":\"A=1\"}","cwd":"/p"}"#)
+            .unwrap();
+        assert_eq!(e.tool.as_deref(), Some("create"));
+        assert_eq!(e.target(), Some("/p/.env"));
+        assert_eq!(e.whole_file(), Some("A=1"));
+    }
+
+    #[test]
+    fn hook_event_context_usage_from_remaining_or_tokens() {
+        let e = parse(r#"{"context_window":{"remaining_percentage":30}}"#).unwrap();
+        assert_eq!(e.used_pct, Some(70.0));
+        let e = parse(r#"{"context_window":{"total_input_tokens":50000,"context_window_size":200000}}"#).unwrap();
+        assert_eq!(e.used_pct, Some(25.0));
+    }
+}

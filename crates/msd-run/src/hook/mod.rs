@@ -1,0 +1,343 @@
+//! `msd_run hook <name>`: the hooks msd-install registers in each runtime's settings (Claude
+//! `settings.json`, Codex `hooks.json`, Gemini and Qwen `settings.json`, ...), one
+//! implementation for all of them.
+//!
+//! Each hook is a pure decision in its own module, over the [`event::Event`] read from stdin
+//! (whichever runtime's payload it is) and the few facts this shell reads from disk; the shell
+//! here reads, decides and writes the [`reply::Reply`] in the runtime's protocol
+//! (`--protocol`). Guards fail closed (an event they cannot read blocks the call), the others
+//! fail open (silent, exit 0).
+//!
+//! - `session-start` ([`session_start`]): where the project stands, and a daily update notice.
+//! - `context-monitor` ([`context_monitor`]): tells the model to wrap up as the context fills.
+//! - `statusline` ([`statusline`]): model, phase, directory and a context bar.
+//! - `guard` ([`guard_env`], [`guard_write`], [`guard_worktree`], [`guard_injection`]): all
+//!   four guards in one process; `guard-env` the `.env` guard alone (older installs call it).
+//! - `config-reload` ([`config_reload`]): re-announces `.planning/config.json` when it changes.
+//!
+//! Global and local installs together: a runtime that merges user and project settings runs
+//! both registrations. The global helper stays silent when the project has its own install of
+//! the same core (same path under the project as under `$HOME`), so each hook runs once.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+use msd_core::fs::fsx;
+use msd_core::installed::update_cache::{self, NoticeShown, UpdateCache};
+
+pub mod config_reload;
+pub mod context_monitor;
+pub mod event;
+pub mod guard_env;
+pub mod guard_injection;
+pub mod guard_worktree;
+pub mod guard_write;
+pub mod reply;
+pub mod session_start;
+pub mod statusline;
+
+use event::{Event, Malformed};
+pub use reply::Protocol;
+use reply::Reply;
+
+/// The hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Hook {
+    /// Say where the project stands (.planning/STATE.md) and, once a day, whether msd is stale.
+    SessionStart,
+    /// After a tool call: tell the model, once per threshold, that the context is running out.
+    ContextMonitor,
+    /// Print the status line: model, phase, directory, context usage.
+    Statusline,
+    /// Before a write: the .env, planning-shrink, worktree and prompt-injection guards.
+    Guard,
+    /// Before a write: the .env guard alone.
+    GuardEnv,
+    /// After .planning/config.json changes: re-announce it.
+    ConfigReload,
+}
+
+impl Hook {
+    /// The event name to answer with when the runtime sent none.
+    fn default_event(self) -> &'static str {
+        match self {
+            Hook::SessionStart => "SessionStart",
+            Hook::ContextMonitor => "PostToolUse",
+            Hook::Statusline => "StatusLine",
+            Hook::Guard | Hook::GuardEnv => "PreToolUse",
+            Hook::ConfigReload => "FileChanged",
+        }
+    }
+
+    fn guards(self) -> bool {
+        matches!(self, Hook::Guard | Hook::GuardEnv)
+    }
+}
+
+/// `msd_run hook` arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct HookArgs {
+    /// Which hook.
+    #[arg(value_enum)]
+    pub name: Hook,
+    /// The runtime's hook protocol: how a block and added context are written.
+    #[arg(long, value_enum, default_value = "claude")]
+    pub protocol: Protocol,
+    /// session-start: ask the runtime to watch .planning/config.json (Claude's `watchPaths`,
+    /// which its FileChanged event then reports).
+    #[arg(long)]
+    pub watch_config: bool,
+}
+
+/// Runs a hook.
+pub fn run(a: &HookArgs) -> ExitCode {
+    let h = a.name;
+    let text = read_stdin();
+    let parsed = event::parse(&text);
+    let name = parsed.as_ref().ok().and_then(|e| e.name.clone()).unwrap_or_else(|| h.default_event().to_string());
+    let mut reply = decide(h, parsed.clone(), &Dirs::from_env());
+    if a.watch_config && h == Hook::SessionStart {
+        let project = parsed.as_ref().map(project_dir).unwrap_or_default();
+        let config = fsx::canonicalize(&project).unwrap_or(project).join(".planning/config.json");
+        reply = reply::watching(reply, config.display().to_string());
+    }
+    let out = reply::render(&reply, a.protocol, &name);
+    let _ = std::io::stdout().write_all(out.stdout.as_bytes());
+    let _ = std::io::stderr().write_all(out.stderr.as_bytes());
+    ExitCode::from(out.code)
+}
+
+fn read_stdin() -> String {
+    let mut stdin = std::io::stdin();
+    let mut s = String::new();
+    if stdin.is_terminal() || stdin.read_to_string(&mut s).is_err() {
+        return String::new();
+    }
+    s
+}
+
+/// Where the hooks keep what outlives one call.
+#[derive(Debug, Clone)]
+pub struct Dirs {
+    /// Per-session files (the context bridge, what was told): `<temp>/msd-hooks`.
+    pub state: PathBuf,
+    /// The update cache's directory, when there is a home.
+    pub cache: Option<PathBuf>,
+}
+
+impl Dirs {
+    /// The directories of this process's environment.
+    pub fn from_env() -> Dirs {
+        Dirs { state: std::env::temp_dir().join("msd-hooks"), cache: update_cache::cache_dir_from_env() }
+    }
+}
+
+/// The decision of hook `h` for an event (the shell's reads included).
+pub fn decide(h: Hook, parsed: Result<Event, Malformed>, dirs: &Dirs) -> Reply {
+    let e = match parsed {
+        Ok(e) => e,
+        Err(m) if h.guards() => {
+            return Reply::Block(format!(
+                "msd: the guard could not read the hook event ({m}), so it refuses the call; run it again, or ask the user."
+            ));
+        }
+        Err(_) => return Reply::Pass,
+    };
+    let project = project_dir(&e);
+    if h != Hook::Statusline && defers_to_local(&project) {
+        return Reply::Pass;
+    }
+    match h {
+        Hook::SessionStart => session_start(&project, dirs.cache.as_deref()).map_or(Reply::Pass, Reply::Context),
+        Hook::ContextMonitor => context_monitor(&e, &dirs.state),
+        Hook::Statusline => statusline(&e, &project, &dirs.state),
+        Hook::Guard => guard(&e, &project, true),
+        Hook::GuardEnv => guard(&e, &project, false),
+        Hook::ConfigReload => config_reload(&e, &project, &dirs.state),
+    }
+}
+
+fn project_dir(e: &Event) -> PathBuf {
+    e.cwd.as_deref().map(PathBuf::from).or_else(|| std::env::current_dir().ok()).unwrap_or_default()
+}
+
+/// Whether this helper is a global install and `project` has a local one of the same core.
+fn defers_to_local(project: &Path) -> bool {
+    let (Ok(exe), Some(home)) = (std::env::current_exe(), std::env::var_os("HOME").map(PathBuf::from)) else {
+        return false;
+    };
+    let home = fsx::canonicalize(&home).unwrap_or(home);
+    let project = fsx::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    local_twin(&exe, &home, &project).is_some_and(|twin| fsx::is_file(&twin))
+}
+
+/// The path `exe` (a helper under `home`) would have in `project`'s local install; `None` when
+/// `exe` is not a global one (it is inside the project, or not under `home`).
+pub fn local_twin(exe: &Path, home: &Path, project: &Path) -> Option<PathBuf> {
+    if exe.starts_with(project) || project == home {
+        return None;
+    }
+    let rel = exe.strip_prefix(home).ok()?;
+    Some(project.join(rel)).filter(|t| t != exe)
+}
+
+fn state_md(project: &Path) -> Option<session_start::Position> {
+    let text = fsx::read_to_string(&project.join(".planning/STATE.md")).ok()?;
+    Some(session_start::position(&text))
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+    serde_json::from_slice(&fsx::read_if_exists(path).ok()??).ok()
+}
+
+fn write_json<T: serde::Serialize>(path: &Path, v: &T) {
+    if let Some(dir) = path.parent() {
+        let _ = fsx::create_dir_all(dir);
+    }
+    if let Ok(bytes) = serde_json::to_vec(v) {
+        let _ = fsx::write_atomic(path, &bytes, fsx::FileMode::Regular);
+    }
+}
+
+fn session_start(project: &Path, cache_dir: Option<&Path>) -> Option<String> {
+    let summary = state_md(project).and_then(|p| session_start::summary(&p));
+    let notice = cache_dir.and_then(|dir| {
+        let cache: Option<UpdateCache> = read_json(&dir.join(update_cache::CACHE_FILE));
+        let last: Option<NoticeShown> = read_json(&dir.join(update_cache::NOTICE_FILE));
+        let now = now();
+        let n = session_start::update_notice(env!("CARGO_PKG_VERSION"), cache.as_ref(), last, now)?;
+        write_json(&dir.join(update_cache::NOTICE_FILE), &NoticeShown { shown: now });
+        Some(n)
+    });
+    match (summary, notice) {
+        (None, None) => None,
+        (s, n) => Some([s, n].into_iter().flatten().collect::<Vec<_>>().join("\n")),
+    }
+}
+
+/// A per-session file of the hooks (the context bridge, what was told) in `state`.
+fn session_file(state: &Path, kind: &str, session: Option<&str>) -> Option<PathBuf> {
+    let id: String =
+        session?.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').take(80).collect();
+    (!id.is_empty()).then(|| state.join(format!("{kind}-{id}.json")))
+}
+
+fn context_monitor(e: &Event, state: &Path) -> Reply {
+    let announce = session_file(state, "announce", e.session.as_deref())
+        .and_then(|p| read_json::<String>(&p).inspect(|_| drop(fsx::remove_file_if_exists(&p))));
+    let warning = context_warning(e, state);
+    match [announce, warning].into_iter().flatten().collect::<Vec<_>>() {
+        v if v.is_empty() => Reply::Pass,
+        v => Reply::Context(v.join("\n")),
+    }
+}
+
+fn context_warning(e: &Event, state: &Path) -> Option<String> {
+    let bridge = session_file(state, "context", e.session.as_deref());
+    let used = e.used_pct.or_else(|| read_json::<context_monitor::Bridge>(bridge.as_ref()?).map(|b| b.used_pct));
+    let warned_path = session_file(state, "warned", e.session.as_deref());
+    let warned: context_monitor::Warned = warned_path.as_deref().and_then(read_json).unwrap_or_default();
+    let (level, msg) = context_monitor::decide(used?, &warned)?;
+    if let Some(p) = &warned_path {
+        let mut w = warned;
+        w.levels.push(level);
+        write_json(p, &w);
+    }
+    Some(msg)
+}
+
+/// A FileChanged event's output reaches no model (Claude's takes only `watchPaths`:
+/// `@anthropic-ai/claude-code@2.1.332:claude@331065660`), so the announcement waits in the
+/// session's state for the next `context-monitor` call (after the next tool call).
+fn config_reload(e: &Event, project: &Path, state: &Path) -> Reply {
+    let changed = e.changed.as_deref().unwrap_or_default();
+    let text = fsx::read_to_string(&project.join(changed)).ok();
+    let Some(msg) = config_reload::decide(changed, text.as_deref()) else { return Reply::Pass };
+    match session_file(state, "announce", e.session.as_deref()) {
+        Some(p) => {
+            write_json(&p, &msg);
+            Reply::Pass
+        }
+        None => Reply::Context(msg),
+    }
+}
+
+fn statusline(e: &Event, project: &Path, state: &Path) -> Reply {
+    if let (Some(used), Some(p)) = (e.used_pct, session_file(state, "context", e.session.as_deref())) {
+        write_json(&p, &context_monitor::Bridge { used_pct: used });
+    }
+    let pos = state_md(project).unwrap_or_default();
+    let dir = project.to_str().filter(|d| !d.is_empty());
+    Reply::Status(statusline::render(e.model.as_deref(), &pos, dir, e.used_pct))
+}
+
+/// The file a path names, through symlinks: the whole path when it exists, else its parent
+/// resolved and the name appended.
+fn resolve(abs: &Path) -> PathBuf {
+    if let Ok(r) = fsx::canonicalize(abs) {
+        return r;
+    }
+    match (abs.parent().and_then(|d| fsx::canonicalize(d).ok()), abs.file_name()) {
+        (Some(d), Some(n)) => d.join(n),
+        _ => guard_worktree::normalize(abs),
+    }
+}
+
+/// The worktree root when `project` lies in a linked git worktree.
+fn worktree_root(project: &Path) -> Option<PathBuf> {
+    let mut dir = Some(project);
+    while let Some(d) = dir {
+        let dot_git = d.join(".git");
+        if fsx::is_dir(&dot_git) {
+            return None;
+        }
+        if fsx::is_file(&dot_git) {
+            let text = fsx::read_to_string(&dot_git).ok()?;
+            return guard_worktree::is_worktree_link(&text).then(|| d.to_path_buf());
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// The path from its last `.planning` component on (`.planning/STATE.md`), whichever project
+/// it lies in (a runtime that sends no working directory still names the file).
+pub fn planning_rel(path: &Path) -> Option<String> {
+    let parts: Vec<&str> = path.iter().filter_map(|c| c.to_str()).collect();
+    let i = parts.iter().rposition(|c| *c == ".planning")?;
+    Some(parts[i..].join("/"))
+}
+
+fn guard(e: &Event, project: &Path, all: bool) -> Reply {
+    let Some(named) = e.target() else { return Reply::Pass };
+    let abs = guard_worktree::normalize(&project.join(named));
+    let resolved = resolve(&abs);
+    let first = guard_env::decide(named, Some(&resolved));
+    if !all || first != Reply::Pass {
+        return first;
+    }
+    let root = fsx::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    let rel = planning_rel(&resolved);
+    if let Some(new) = e.whole_file() {
+        let old = fsx::read_if_exists(&resolved).ok().flatten().map(|b| b.len());
+        let r = guard_write::decide(rel.as_deref(), old, new.len());
+        if r != Reply::Pass {
+            return r;
+        }
+    }
+    let r = guard_injection::decide(rel.as_deref(), &e.written_texts());
+    if r != Reply::Pass {
+        return r;
+    }
+    let wt = worktree_root(&root);
+    guard_worktree::decide(wt.as_deref(), &resolved)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,140 @@
+//! What a hook answers, and how each runtime's hook protocol wants it written.
+//!
+//! A hook decides a [`Reply`]; [`render`] turns it into stdout, stderr and an exit code for a
+//! [`Protocol`], chosen by the command line the manifest registers (`--protocol`):
+//! - `claude` (Claude, Codex, Qwen, Auggie): block with exit 2 and the reason on stderr
+//!   (`@anthropic-ai/claude-code@2.1.332:claude@170831656`, `@qwen-code/qwen-code@0.24.4:
+//!   chunks/chunk-DPEB6S2R.js:147030`, `@augmentcode/auggie@0.36.0:augment.mjs:5785`), add
+//!   context as `hookSpecificOutput.additionalContext` JSON on stdout (`claude@170291945`), and
+//!   `decision: block` on stdout too, which Codex reads;
+//! - `gemini`: exit 2 with JSON `decision: deny` (`@google/gemini-cli@0.61.0:
+//!   bundle/chunk-JDPZ4CE3.js:335295`), context as `hookSpecificOutput.additionalContext`;
+//! - `copilot`: JSON `permissionDecision: deny` (`@github/copilot@1.0.102:prebuilds/linux-x64/
+//!   runtime.node@16862331`), context as `additionalContext`;
+//! - `cline`: JSON `cancel: true` with `errorMessage`, context as `contextModification`
+//!   (`@cline/core@0.0.86:dist/hooks/subprocess.d.ts:16`);
+//! - the status line is plain text on stdout whatever the protocol.
+
+use clap::ValueEnum;
+
+/// A hook's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// Nothing to say; let the tool call run.
+    Pass,
+    /// Text for the model's context.
+    Context(String),
+    /// Refuse the tool call, saying why.
+    Block(String),
+    /// A line for the runtime's status bar.
+    Status(String),
+    /// Text for the context (possibly empty) and files the runtime should watch (Claude's
+    /// SessionStart `watchPaths`: `@anthropic-ai/claude-code@2.1.332:claude@338276959`).
+    Watch(String, Vec<String>),
+}
+
+/// `r` with `path` to watch added.
+pub fn watching(r: Reply, path: String) -> Reply {
+    match r {
+        Reply::Context(c) => Reply::Watch(c, vec![path]),
+        Reply::Watch(c, mut w) => {
+            w.push(path);
+            Reply::Watch(c, w)
+        }
+        Reply::Pass => Reply::Watch(String::new(), vec![path]),
+        other => other,
+    }
+}
+
+/// A runtime's hook protocol.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum Protocol {
+    /// Claude Code and the runtimes that follow it (Codex, Qwen Code, Auggie).
+    #[default]
+    Claude,
+    /// Gemini CLI.
+    Gemini,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// Cline: JSON `cancel` blocks, `contextModification` adds context
+    /// (`@cline/core@0.0.86:dist/hooks/subprocess.d.ts:16`).
+    Cline,
+}
+
+/// What the process writes and exits with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// Stdout.
+    pub stdout: String,
+    /// Stderr.
+    pub stderr: String,
+    /// Exit code.
+    pub code: u8,
+}
+
+/// Exit code of the hook protocols that blocks the tool call.
+pub const BLOCK: u8 = 2;
+
+/// Renders `reply` to event `event` (the name the runtime sent, else the hook's own) in `p`.
+pub fn render(reply: &Reply, p: Protocol, event: &str) -> Rendered {
+    let ok = |stdout: String| Rendered { stdout, stderr: String::new(), code: 0 };
+    match (reply, p) {
+        (Reply::Pass, _) => ok(String::new()),
+        (Reply::Status(s), _) => ok(format!("{s}\n")),
+        (Reply::Context(c), Protocol::Claude | Protocol::Gemini) => ok(line(&serde_json::json!({
+            "hookSpecificOutput": {"hookEventName": event, "additionalContext": c}
+        }))),
+        (Reply::Context(c), Protocol::Copilot) => ok(line(&serde_json::json!({"additionalContext": c}))),
+        (Reply::Context(c), Protocol::Cline) => {
+            ok(line(&serde_json::json!({"cancel": false, "contextModification": c})))
+        }
+        (Reply::Block(r), Protocol::Cline) => ok(line(&serde_json::json!({"cancel": true, "errorMessage": r}))),
+        (Reply::Watch(c, w), _) => {
+            let mut out = serde_json::json!({"hookEventName": event, "watchPaths": w});
+            if !c.is_empty() {
+                out["additionalContext"] = c.clone().into();
+            }
+            ok(line(&serde_json::json!({"hookSpecificOutput": out})))
+        }
+        // Claude reads stderr on exit 2; Codex reads `decision: block` from stdout
+        // (`@openai/codex@0.171.0-linux-x64:vendor/x86_64-unknown-linux-musl/bin/codex@4555165`).
+        (Reply::Block(r), Protocol::Claude) => Rendered {
+            stdout: line(&serde_json::json!({"decision": "block", "reason": r})),
+            stderr: format!("{r}\n"),
+            code: BLOCK,
+        },
+        (Reply::Block(r), Protocol::Gemini) => Rendered {
+            stdout: line(&serde_json::json!({"decision": "deny", "reason": r})),
+            stderr: format!("{r}\n"),
+            code: BLOCK,
+        },
+        (Reply::Block(r), Protocol::Copilot) => ok(line(&serde_json::json!({
+            "permissionDecision": "deny", "permissionDecisionReason": r
+        }))),
+    }
+}
+
+fn line(v: &serde_json::Value) -> String {
+    format!("{v}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hook_reply_block_per_protocol() {
+        let b = Reply::Block("no".into());
+        assert_eq!(render(&b, Protocol::Claude, "PreToolUse").code, BLOCK);
+        let g = render(&b, Protocol::Gemini, "BeforeTool");
+        assert_eq!((g.code, g.stdout.as_str()), (BLOCK, "{\"decision\":\"deny\",\"reason\":\"no\"}\n"));
+        let c = render(&b, Protocol::Copilot, "preToolUse");
+        assert_eq!(c.code, 0);
+        assert!(c.stdout.contains("\"permissionDecision\":\"deny\""));
+        let ctx = render(&Reply::Context("hi".into()), Protocol::Claude, "SessionStart");
+        assert!(ctx.stdout.contains("\"hookEventName\":\"SessionStart\""));
+        assert_eq!(render(&Reply::Pass, Protocol::Gemini, "x").stdout, "");
+        let cl = render(&b, Protocol::Cline, "PreToolUse");
+        assert_eq!((cl.code, cl.stdout.as_str()), (0, "{\"cancel\":true,\"errorMessage\":\"no\"}\n"));
+    }
+}

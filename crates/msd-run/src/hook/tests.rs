@@ -1,0 +1,189 @@
+//! Every hook's decision over the payload fixtures of each runtime
+//! (`crates/msd-run/tests/fixtures/hooks/<runtime>/<event>.json`, shaped after the fields the
+//! runtimes' packaged sources name, see [`super::event`]), malformed input included. A fixture's
+//! `__PROJECT__` becomes a temporary project with a STATE.md, a planning config and an `.env`.
+
+use std::path::Path;
+
+use super::*;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/hooks");
+
+fn project() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    fsx::create_dir_all(&p.join(".planning/research")).unwrap();
+    let state = format!(
+        "# Project State\n\n## Current Position\n\nPhase: 2 of 4 (API)\nPlan: 1 of 3\nStatus: Executing\n\n## Notes\n{}\n",
+        "A line of accumulated context that matters.\n".repeat(60)
+    );
+    fsx::write_atomic(&p.join(".planning/STATE.md"), state.as_bytes(), fsx::FileMode::Regular).unwrap();
+    fsx::write_atomic(&p.join(".planning/config.json"), b"{\"mode\": \"yolo\"}", fsx::FileMode::Regular).unwrap();
+    fsx::write_atomic(&p.join(".env"), b"A=1\n", fsx::FileMode::Regular).unwrap();
+    d
+}
+
+fn fixture(rel: &str, project: &Path) -> String {
+    let text = fsx::read_to_string(&Path::new(FIXTURES).join(rel)).unwrap();
+    let p = fsx::canonicalize(project).unwrap();
+    text.replace("__PROJECT__", p.to_str().unwrap())
+}
+
+/// Hook directories inside `project`'s temp dir, so no test sees another's state.
+fn dirs(project: &Path) -> Dirs {
+    Dirs { state: project.join(".hook-state"), cache: Some(project.join(".hook-cache")) }
+}
+
+fn run_fixture(h: Hook, rel: &str, project: &Path) -> Reply {
+    decide(h, event::parse(&fixture(rel, project)), &dirs(project))
+}
+
+#[derive(Debug)]
+enum Want {
+    Pass,
+    Block(&'static str),
+    Context(&'static str),
+    Status(&'static str),
+}
+
+fn check(got: &Reply, want: &Want, what: &str) {
+    let ok = match (got, want) {
+        (Reply::Pass, Want::Pass) => true,
+        (Reply::Block(m), Want::Block(s))
+        | (Reply::Context(m), Want::Context(s))
+        | (Reply::Status(m), Want::Status(s)) => m.contains(s),
+        _ => false,
+    };
+    assert!(ok, "{what}: got {got:?}, want {want:?}");
+}
+
+#[test]
+fn hook_fixtures_every_runtime() {
+    let cases: &[(Hook, &str, Want)] = &[
+        (Hook::Guard, "claude/PreToolUse-write-env.json", Want::Block(".env files hold secrets")),
+        (Hook::GuardEnv, "claude/PreToolUse-write-env.json", Want::Block(".env files hold secrets")),
+        (Hook::Guard, "claude/PreToolUse-write-state-shrink.json", Want::Block("lose most of a planning artifact")),
+        (Hook::GuardEnv, "claude/PreToolUse-write-state-shrink.json", Want::Pass),
+        (Hook::Guard, "claude/PreToolUse-edit-injection.json", Want::Block("ignore all previous instructions")),
+        (Hook::Guard, "claude/PreToolUse-edit-source.json", Want::Pass),
+        (Hook::SessionStart, "claude/SessionStart.json", Want::Context("phase 2 of 4 (API), plan 1 of 3, executing")),
+        (Hook::Statusline, "claude/statusline.json", Want::Status("Opus │ phase 2 of 4 (API)")),
+        // FileChanged output reaches no model: the announcement waits for the next tool call.
+        (Hook::ConfigReload, "claude/FileChanged.json", Want::Pass),
+        (Hook::ContextMonitor, "claude/PostToolUse.json", Want::Context("{\"mode\":\"yolo\"}")),
+        // The statusline call above left 70% used in the session's bridge file.
+        (Hook::ContextMonitor, "claude/PostToolUse.json", Want::Pass),
+        (Hook::ContextMonitor, "claude/PostToolUse.json", Want::Pass),
+        (Hook::Guard, "codex/PreToolUse-shell.json", Want::Pass),
+        (Hook::Guard, "codex/PreToolUse-apply-patch-env.json", Want::Block(".env.local")),
+        (Hook::SessionStart, "codex/SessionStart.json", Want::Context("next: /msd:execute-phase")),
+        (Hook::Guard, "gemini/BeforeTool-write-env.json", Want::Block(".ENV")),
+        (Hook::Guard, "gemini/BeforeTool-replace.json", Want::Pass),
+        (Hook::ContextMonitor, "gemini/AfterTool.json", Want::Pass),
+        (Hook::SessionStart, "gemini/SessionStart.json", Want::Context("phase 2 of 4")),
+        (Hook::Guard, "qwen/PreToolUse-write-state-shrink.json", Want::Block(".planning/STATE.md")),
+        (Hook::Statusline, "qwen/statusline.json", Want::Status("qwen3-coder │")),
+        (Hook::SessionStart, "qwen/SessionStart.json", Want::Context("phase 2 of 4")),
+        (Hook::Guard, "copilot/preToolUse-create-env.json", Want::Block(".env.production")),
+        (Hook::Guard, "copilot/preToolUse-edit.json", Want::Pass),
+        (Hook::SessionStart, "copilot/sessionStart.json", Want::Context("phase 2 of 4")),
+        (Hook::Guard, "augment/PreToolUse-save-env.json", Want::Block(".env")),
+        (Hook::SessionStart, "augment/SessionStart.json", Want::Context("phase 2 of 4")),
+        (Hook::Guard, "cline/PreToolUse-write-env.json", Want::Block(".env")),
+        (Hook::SessionStart, "cline/TaskStart.json", Want::Context("phase 2 of 4")),
+        (Hook::Guard, "windsurf/pre_write_code-env.json", Want::Block(".env.local")),
+        (Hook::Guard, "windsurf/pre_write_code-injection.json", Want::Block("<system>")),
+        (Hook::Guard, "kimi-code/PreToolUse-writefile-env.json", Want::Block(".env")),
+        (Hook::Guard, "codebuddy/PreToolUse-write-env.json", Want::Block(".env")),
+    ];
+    let d = project();
+    for (h, rel, want) in cases {
+        check(&run_fixture(*h, rel, d.path()), want, &format!("{h:?} {rel}"));
+    }
+}
+
+#[test]
+fn hook_fixtures_malformed_input_fails_closed_in_guards_open_elsewhere() {
+    let d = project();
+    for rel in [
+        "malformed/not-json.txt",
+        "malformed/empty.txt",
+        "malformed/array.json",
+        "malformed/input-string.json",
+        "malformed/truncated.json",
+    ] {
+        for h in [Hook::Guard, Hook::GuardEnv] {
+            check(&run_fixture(h, rel, d.path()), &Want::Block("could not read the hook event"), rel);
+        }
+        for h in [Hook::SessionStart, Hook::ContextMonitor, Hook::Statusline, Hook::ConfigReload] {
+            check(&run_fixture(h, rel, d.path()), &Want::Pass, rel);
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn hook_guard_env_follows_symlinks() {
+    let d = project();
+    std::os::unix::fs::symlink(d.path().join(".env"), d.path().join("notes.txt")).unwrap();
+    let p = fsx::canonicalize(d.path()).unwrap();
+    let e =
+        serde_json::json!({"cwd": p, "tool_name": "Write", "tool_input": {"file_path": "notes.txt", "content": "x"}});
+    check(&decide(Hook::GuardEnv, event::parse(&e.to_string()), &dirs(d.path())), &Want::Block("a link to"), "symlink");
+}
+
+#[test]
+fn hook_guard_worktree_blocks_edits_outside() {
+    let d = tempfile::tempdir().unwrap();
+    let wt = d.path().join("wt");
+    fsx::create_dir_all(&wt).unwrap();
+    fsx::write_atomic(&wt.join(".git"), b"gitdir: /r/.git/worktrees/wt\n", fsx::FileMode::Regular).unwrap();
+    let wt = fsx::canonicalize(&wt).unwrap();
+    let outside = wt.parent().unwrap().join("main/src/a.rs");
+    let e = |f: &Path| serde_json::json!({"cwd": wt, "tool_name": "Edit", "tool_input": {"file_path": f, "new_string": "b"}});
+    check(
+        &decide(Hook::Guard, event::parse(&e(&outside).to_string()), &dirs(d.path())),
+        &Want::Block("git worktree"),
+        "outside",
+    );
+    check(
+        &decide(Hook::Guard, event::parse(&e(&wt.join("src/a.rs")).to_string()), &dirs(d.path())),
+        &Want::Pass,
+        "inside",
+    );
+}
+
+#[test]
+fn hook_context_monitor_reads_the_statusline_bridge_once() {
+    let d = project();
+    let sid = "s-1";
+    let p = fsx::canonicalize(d.path()).unwrap();
+    let status = serde_json::json!({"session_id": sid, "cwd": p, "context_window": {"used_percentage": 70}});
+    assert!(matches!(decide(Hook::Statusline, event::parse(&status.to_string()), &dirs(d.path())), Reply::Status(_)));
+    let post = serde_json::json!({"session_id": sid, "cwd": p, "hook_event_name": "PostToolUse", "tool_name": "Read"});
+    check(
+        &decide(Hook::ContextMonitor, event::parse(&post.to_string()), &dirs(d.path())),
+        &Want::Context("30% left"),
+        "first",
+    );
+    check(&decide(Hook::ContextMonitor, event::parse(&post.to_string()), &dirs(d.path())), &Want::Pass, "second");
+}
+
+#[test]
+fn hook_local_twin_only_for_a_global_helper() {
+    let home = Path::new("/h");
+    let exe = Path::new("/h/.claude/msd-core/bin/msd_run");
+    assert_eq!(local_twin(exe, home, Path::new("/h/p")), Some("/h/p/.claude/msd-core/bin/msd_run".into()));
+    assert_eq!(local_twin(Path::new("/h/p/.claude/msd-core/bin/msd_run"), home, Path::new("/h/p")), None);
+    assert_eq!(local_twin(exe, home, home), None);
+    assert_eq!(local_twin(Path::new("/opt/msd_run"), home, Path::new("/h/p")), None);
+}
+
+#[test]
+fn hook_planning_rel_from_the_last_planning_dir() {
+    assert_eq!(
+        planning_rel(Path::new("/p/.planning/phases/01/PLAN.md")).as_deref(),
+        Some(".planning/phases/01/PLAN.md")
+    );
+    assert_eq!(planning_rel(Path::new("/p/src/planning.rs")), None);
+}
