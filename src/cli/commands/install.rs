@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::{env, human_bytes, out, sources};
+use super::{env_for, human_bytes, normalize_ids, out, sources};
 use crate::apply::plan::{Action, Plan};
 use crate::apply::txn::Recovery;
 use crate::apply::{self, InstallOptions, TargetRun};
@@ -19,7 +19,8 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
     let t = &args.target;
     let src = sources(&args.sources);
     let runtimes = pipeline::load_runtimes(&src)?;
-    let ids = if t.runtime.is_empty() && !t.all { vec![pipeline::primary(&runtimes)?] } else { t.runtime.clone() };
+    let ids =
+        if t.runtime.is_empty() && !t.all { vec![pipeline::primary(&runtimes)?] } else { normalize_ids(&t.runtime) };
     let selected = pipeline::select(&runtimes, &ids, t.all)?;
     if t.place.config_dir.is_some() && selected.len() > 1 {
         return Err(Error::Usage {
@@ -28,7 +29,7 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
         });
     }
     let scope = t.place.scope();
-    let env = env()?;
+    let (env, project) = env_for(&t.place)?;
     // Under --all --local, runtimes without a local scope are skipped rather than failing the set.
     let runtimes: Vec<_> = if scope == Scope::Local && t.all {
         selected.into_iter().filter(|r| r.capability.local.is_some()).collect()
@@ -69,17 +70,22 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
                 })
             })
             .collect();
-        let doc = json!({"ok": true, "dry_run": args.dry_run, "version": env!("CARGO_PKG_VERSION"), "runtimes": items});
+        let doc = crate::cli::schemas::versioned(
+            json!({"ok": true, "dry_run": args.dry_run, "version": env!("CARGO_PKG_VERSION"), "runtimes": items}),
+        );
         println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
         return Ok(());
     }
     let mut text = String::new();
+    if let Some(p) = &project {
+        text.push_str(&format!("project: {} (found by {})\n", p.dir.display(), p.found_by));
+    }
     for r in &runs {
         text.push_str(&describe(r, args.dry_run));
         text.push_str(&describe_compose(&r.compose));
     }
     if args.dry_run {
-        text.push_str("dry run: nothing was written\n");
+        text.push_str("dry run: nothing was written; `msd-install diff` shows each change line by line\n");
     }
     out(&text, &args.output);
     Ok(())

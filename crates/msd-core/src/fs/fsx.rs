@@ -241,6 +241,11 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     s
 }
 
+/// When `path` was last modified (following symlinks).
+pub fn modified(path: &Path) -> io::Result<std::time::SystemTime> {
+    fs_err::metadata(path)?.modified().map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
 /// Whether `path` exists (following symlinks).
 pub fn exists(path: &Path) -> bool {
     path.exists()
