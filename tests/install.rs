@@ -239,3 +239,32 @@ fn install_emit_writes_the_tree_alone() {
         .unwrap();
     assert_eq!(again.status.code(), Some(2));
 }
+
+#[test]
+fn install_local_from_a_subdirectory_installs_at_the_project_root() {
+    let w = World::new();
+    std::fs::create_dir_all(w.project.join(".git")).unwrap();
+    let sub = w.project.join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    let out = w.install().args(["--local", "--content", &starter()]).current_dir(&sub).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("project: {} (found by .git)", w.project.display())), "{text}");
+    assert!(w.project.join(".claude/commands/msd-plan.md").is_file());
+    assert!(!sub.join(".claude").exists() && !w.project.join("src/.claude").exists());
+    // A .planning/ marks a project too, and --project names one outright.
+    let other = w.tmp.path().join("other");
+    std::fs::create_dir_all(other.join(".planning")).unwrap();
+    std::fs::create_dir_all(other.join("a")).unwrap();
+    w.install().args(["--local", "--quiet", "--content", &starter()]).current_dir(other.join("a")).assert().success();
+    assert!(other.join(".claude/commands/msd-plan.md").is_file());
+    let named = w.tmp.path().join("named");
+    std::fs::create_dir_all(&named).unwrap();
+    w.install().args(["--project", named.to_str().unwrap(), "--quiet", "--content", &starter()]).assert().success();
+    assert!(named.join(".claude/commands/msd-plan.md").is_file(), "--project implies --local");
+    // Without a marker the current directory is the project, and the summary says so.
+    let bare = w.tmp.path().join("bare");
+    std::fs::create_dir_all(&bare).unwrap();
+    let out = w.install().args(["--local", "--content", &starter()]).current_dir(&bare).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("(found by the current directory)"));
+}

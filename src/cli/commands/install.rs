@@ -143,13 +143,21 @@ fn describe(r: &TargetRun, dry_run: bool) -> String {
     if !r.pending_migrations.is_empty() {
         text.push_str(&format!("  migrations to check first: {}\n", r.pending_migrations.join(", ")));
     }
-    if dry_run {
-        for op in plan.ops.iter().filter(|o| o.action != Action::Keep) {
+    let verbose = crate::cli::output::verbose();
+    if dry_run || verbose {
+        for op in plan.ops.iter().filter(|o| verbose || o.action != Action::Keep) {
             let size = match op.action {
                 Action::Remove => format!("-{} B", human_bytes(op.old_bytes.unwrap_or(0))),
                 _ => format!("{} B", human_bytes(op.bytes.unwrap_or(0))),
             };
-            let backup = if op.backup.is_some() { "  (edited: backed up first)" } else { "" };
+            let backup = match op.action {
+                _ if op.backup.is_some() => "  (edited: backed up first)",
+                Action::Keep if verbose => "  (unchanged)",
+                Action::Add if verbose => "  (new)",
+                Action::Change if verbose => "  (content differs from the install)",
+                Action::Remove if verbose => "  (no longer shipped)",
+                _ => "",
+            };
             text.push_str(&format!("  {:<7} {}  {size}{backup}\n", op.action.as_str(), op.path));
         }
     }

@@ -176,3 +176,21 @@ pub(crate) fn table<const N: usize>(
     }
     text
 }
+
+/// Refuses a maintainer command that writes repository files (`tests/golden/`, the token
+/// baseline) outside the msd-install repository: `root` must hold `content/` and the
+/// `Cargo.toml` of the msd-install package, so a run from elsewhere never creates them there.
+pub(crate) fn require_repository(root: &Path) -> Result<(), Error> {
+    let manifest = fsx::read_if_exists(&root.join("Cargo.toml")).ok().flatten().unwrap_or_default();
+    let ours = String::from_utf8_lossy(&manifest).lines().any(|l| l.trim().replace(' ', "") == "name=\"msd-install\"");
+    if ours && fsx::is_dir(&root.join("content")) {
+        return Ok(());
+    }
+    let shown = if root == Path::new(".") { "the current directory".to_string() } else { root.display().to_string() };
+    Err(Error::Usage {
+        message: format!(
+            "{shown} is not the msd-install repository (no content/ and Cargo.toml of msd-install there); nothing was written"
+        ),
+        hint: "run maintainer commands from the repository's top directory, or pass --root DIR".into(),
+    })
+}
