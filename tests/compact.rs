@@ -317,7 +317,7 @@ fn compact_shipped_content_passes_the_partition_check() {
     let (code, kinds, doc) = partition(&w, &content, None);
     assert_eq!((code, kinds), (0, vec![]), "{doc}");
     let names: Vec<&str> = doc["splits"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
-    for name in ["complete-milestone", "execute-phase", "new-project", "plan-phase", "verify-work"] {
+    for name in ["execute-phase", "new-project", "plan-phase", "verify-work"] {
         assert!(names.contains(&name), "{name} is split: {names:?}");
     }
     // Every spine references the gate once, and the gate itself holds the rule SPEC section 8 gives.
@@ -529,6 +529,8 @@ fn compact_agent_skills_payload_follows_the_key() {
     assert!(text.contains(compact.trim_end()) && !text.contains(canonical.trim_end()));
     assert!(text.contains("- skills/testing/SKILL.md") && !text.contains("skills/missing"));
     assert_eq!(p["warnings"].as_array().unwrap().len(), 1, "the missing skill is a warning");
+    // Every shipped agent has a variant; take one away to see the substitution.
+    std::fs::remove_file(core.join("agents/msd-executor.compact.md")).unwrap();
     let p = payload("msd-executor");
     assert_eq!(p["variant"], "canonical_substituted");
     assert!(p["payload"].as_str().unwrap().contains("has no compact variant"));
@@ -539,6 +541,88 @@ fn compact_agent_skills_payload_follows_the_key() {
     assert!(!out.trim().is_empty());
     assert_eq!(run(&w, &["query", "agent-skills", "msd-nobody"]).0, 2);
     assert_eq!(run(&w, &["query", "agent-skills", "../etc"]).0, 2);
+}
+
+/// The cap every compact variant stays under (NEW_FILE_CAP): 32,768 bytes fails.
+const VARIANT_CAP: u64 = 32_768;
+
+/// Runs `msd_run query agent-skills --json` for every agent installed in `core`, with compact
+/// content off and then on, and returns one line per violation: a compact-mode payload larger
+/// than the canonical one, or a variant file of 32,768 bytes or more. Leaves the key on.
+fn compact_payload_violations(w: &World, core: &Path) -> Vec<String> {
+    let dir = core.join("agents");
+    let mut agents: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".compact.md"))
+        .filter_map(|n| n.strip_suffix(".md").map(str::to_string))
+        .collect();
+    agents.sort();
+    assert!(!agents.is_empty(), "no agents in {}", dir.display());
+    let payloads = |on: bool| -> Vec<(String, usize)> {
+        assert_eq!(run(w, &["config-set", "workflow.compact_content", if on { "true" } else { "false" }]).0, 0);
+        agents
+            .iter()
+            .map(|a| {
+                let out = w.run().args(["query", "agent-skills", a, "--json"]).output().unwrap();
+                assert!(out.status.success(), "{a}: {}", String::from_utf8_lossy(&out.stderr));
+                let doc = json(&out);
+                (doc["variant"].as_str().unwrap().to_string(), doc["payload"].as_str().unwrap().len())
+            })
+            .collect()
+    };
+    let off = payloads(false);
+    let on = payloads(true);
+    let mut violations = Vec::new();
+    for (i, agent) in agents.iter().enumerate() {
+        let ((_, canonical), (variant, compact)) = (&off[i], &on[i]);
+        if compact > canonical {
+            violations.push(format!("{agent}: compact payload ({variant}) {compact} bytes > canonical {canonical} bytes"));
+        }
+        if let Ok(meta) = std::fs::metadata(dir.join(format!("{agent}.compact.md"))) {
+            if meta.len() >= VARIANT_CAP {
+                violations.push(format!("{agent}: variant {} bytes reaches {VARIANT_CAP}", meta.len()));
+            }
+        }
+    }
+    violations
+}
+
+#[test]
+fn compact_mode_never_grows_an_agent_payload_and_every_agent_has_a_variant_under_the_cap() {
+    let (w, core) = installed();
+    assert_eq!(compact_payload_violations(&w, &core), Vec::<String>::new());
+    // Every shipped agent is served its own compact variant, never the disclosed substitute.
+    for entry in std::fs::read_dir(repo().join("content/agents")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().trim_end_matches(".md").to_string();
+        let out = w.run().args(["query", "agent-skills", &name, "--json"]).output().unwrap();
+        assert_eq!(json(&out)["variant"], "compact", "{name} has no compact variant");
+    }
+}
+
+#[test]
+fn compact_payload_check_goes_red_on_a_grown_payload_and_a_variant_at_the_cap() {
+    let (w, core) = installed();
+    let agents = core.join("agents");
+    let canonical = |a: &str| std::fs::read_to_string(agents.join(format!("{a}.md"))).unwrap();
+    // A variant larger than its canonical text.
+    let grown = format!("{}\nOne more paragraph the canonical text does not have.\n", canonical("msd-verifier"));
+    std::fs::write(agents.join("msd-verifier.compact.md"), grown).unwrap();
+    // No variant: the substitution notice makes the compact-mode payload larger than the canonical.
+    std::fs::remove_file(agents.join("msd-roadmapper.compact.md")).unwrap();
+    // The planner's canonical text is over the cap, so its variant can reach the cap while staying smaller.
+    assert!(canonical("msd-planner").len() as u64 > VARIANT_CAP + 1);
+    std::fs::write(agents.join("msd-planner.compact.md"), "x".repeat(VARIANT_CAP as usize)).unwrap();
+    let v = compact_payload_violations(&w, &core);
+    assert_eq!(v.len(), 3, "{v:#?}");
+    assert!(v[0].starts_with("msd-planner: variant 32768 bytes reaches 32768"), "{v:#?}");
+    assert!(v[1].starts_with("msd-roadmapper: compact payload (canonical_substituted)"), "{v:#?}");
+    assert!(v[2].starts_with("msd-verifier: compact payload (compact)"), "{v:#?}");
+    // One byte under the cap, the variant is green; restoring the others turns the check green.
+    std::fs::write(agents.join("msd-planner.compact.md"), "x".repeat(VARIANT_CAP as usize - 1)).unwrap();
+    std::fs::write(agents.join("msd-verifier.compact.md"), "Verify.\n").unwrap();
+    std::fs::write(agents.join("msd-roadmapper.compact.md"), "Map the roadmap.\n").unwrap();
+    assert_eq!(compact_payload_violations(&w, &core), Vec::<String>::new());
 }
 
 #[test]
@@ -572,7 +656,7 @@ fn compact_bench_tokens_check_is_green_twice_and_shows_the_reduction() {
     let baseline: serde_json::Value =
         serde_json::from_slice(&std::fs::read(repo().join("bench/tokens-baseline.json")).unwrap()).unwrap();
     assert!(baseline["tokenizer"].as_str().unwrap().contains("proxy"));
-    for name in ["plan-phase", "execute-phase", "new-project", "verify-work", "complete-milestone"] {
+    for name in ["plan-phase", "execute-phase", "new-project", "verify-work"] {
         let row = baseline["rows"].as_array().unwrap().iter().find(|r| r["command"] == name).unwrap();
         let (off, on) = (row["off"]["tokens"].as_u64().unwrap(), row["on"]["tokens"].as_u64().unwrap());
         assert!(on * 100 < off * 95, "{name}: {off} -> {on} tokens is at least a 5% reduction");

@@ -354,6 +354,12 @@ fn content_core_process_shares_one_set_of_planning_files() {
         "quick",
         "milestones",
         "MILESTONES.md",
+        "INTEGRATION-CHECK.md",
+        "notes",
+        "BACKLOG.md",
+        "spikes",
+        "LEARNINGS.md",
+        "WORKSTREAMS.md",
     ];
     for (file, text) in &files {
         for p in paths_after(text, ".planning/") {
