@@ -268,3 +268,67 @@ fn install_local_from_a_subdirectory_installs_at_the_project_root() {
     let out = w.install().args(["--local", "--content", &starter()]).current_dir(&bare).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("(found by the current directory)"));
 }
+
+/// The msd skills of a Claude Code home, sorted.
+fn skills(home: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(home.join("skills"))
+        .map(|rd| rd.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    names.retain(|n| n.starts_with("msd-"));
+    names.sort();
+    names
+}
+
+#[test]
+fn install_profiles_install_their_command_sets_and_are_remembered() {
+    let w = World::new();
+    let claude = w.home.join(".claude");
+    let out = w.install().args(["--profile", "core", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(json(&out)["runtimes"][0]["profile"], "core");
+    // The main loop, and what it requires (new-project maps the codebase, execute-phase reviews).
+    let core = [
+        "msd-code-review",
+        "msd-discuss-phase",
+        "msd-execute-phase",
+        "msd-help",
+        "msd-map-codebase",
+        "msd-new-project",
+        "msd-plan-phase",
+        "msd-progress",
+        "msd-settings",
+        "msd-update",
+        "msd-verify-work",
+    ];
+    assert_eq!(skills(&claude), core);
+    assert!(claude.join("agents/msd-planner.md").is_file(), "plan-phase spawns the planner");
+    assert!(!claude.join("msd-core/workflows/ship.md").exists(), "no workflow of a command not installed");
+    assert!(claude.join("msd-core/workflows/execute-plan.md").is_file(), "workflows without a command stay");
+    let state = std::fs::read_to_string(claude.join("msd-core/msd-install-state.json")).unwrap();
+    assert!(state.contains("\"profile\": \"core\""), "{state}");
+    // The next run without --profile keeps it.
+    let again = json(&w.install().arg("--json").output().unwrap());
+    assert_eq!(again["runtimes"][0]["profile"], "core");
+    assert_eq!(again["runtimes"][0]["summary"]["added"], 0);
+    assert_eq!(skills(&claude), core);
+    // standard adds the everyday commands, not the rest.
+    w.install().args(["--profile", "Standard", "--quiet"]).assert().success();
+    let standard = skills(&claude);
+    assert!(standard.contains(&"msd-ship".to_string()) && standard.contains(&"msd-quick".to_string()));
+    assert!(!standard.contains(&"msd-autonomous".to_string()));
+    // --minimal is core without agents.
+    w.install().args(["--minimal", "--quiet"]).assert().success();
+    assert_eq!(skills(&claude), core);
+    let agents: Vec<_> = std::fs::read_dir(claude.join("agents")).map(|rd| rd.count()).into_iter().collect();
+    assert!(agents.iter().all(|n| *n == 0), "no agent under --minimal");
+    let status = json(&w.install().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["installs"][0]["profile"], "minimal");
+    // A fresh target gets the default, full.
+    let full = World::new();
+    full.install().args(["--quiet"]).assert().success();
+    assert!(skills(&full.home.join(".claude")).contains(&"msd-autonomous".to_string()));
+    // An unknown profile is a usage error that names the others.
+    let out = w.install().args(["--profile", "huge"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("profiles: core, standard, full, minimal"));
+}

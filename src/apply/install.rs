@@ -199,7 +199,7 @@ fn plan_target<'r>(
     let mut plan = plan::build(emission, cap, &home, opts.allow_symlinks)?;
     let ledgers = plan_settings(&mut plan, cap, &target, state.as_ref(), opts.allow_symlinks)?;
     let created_home = held.is_some_and(|h| h.created_home.contains(&home));
-    plan.state = next_state(&plan, cap, state.as_ref(), &ran, ledgers, created_home)?;
+    plan.state = next_state(&plan, cap, state.as_ref(), &ran, ledgers, created_home, opts.profile)?;
     plan.migrations = ran;
     Ok(TargetRun {
         recovery: held.and_then(|h| h.recoveries.get(&home).cloned()),
@@ -344,8 +344,12 @@ fn next_state(
     ran: &[Ran],
     ledgers: BTreeMap<RelPath, SurfaceLedger>,
     created_home: bool,
+    profile: Option<&str>,
 ) -> Result<Option<plan::StateWrite>, LifecycleError> {
     let mut next = prev.cloned().unwrap_or_default();
+    if let Some(p) = profile {
+        next.profile = Some(p.to_string());
+    }
     if prev.is_none() {
         next.created_home = created_home;
     }

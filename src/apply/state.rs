@@ -43,6 +43,10 @@ pub struct InstallState {
     /// Whether the home itself was created by the first install.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created_home: bool,
+    /// The profile last installed (`core`, `standard`, `full`, `minimal`); the next install
+    /// without `--profile` or `--minimal` installs it again. Absent in states of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
 }
 
 impl Default for InstallState {
@@ -53,6 +57,7 @@ impl Default for InstallState {
             settings: BTreeMap::new(),
             created_dirs: Vec::new(),
             created_home: false,
+            profile: None,
         }
     }
 }

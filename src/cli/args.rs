@@ -381,12 +381,35 @@ impl PlaceArgs {
     }
 }
 
+/// Which part of msd-core.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ProfileArgs {
+    /// What to install: core (the main loop), standard (everyday commands) or full (everything);
+    /// commands pull in the commands they require. Default: the profile this target has
+    /// recorded, else full.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// The core profile without agents.
+    #[arg(long, conflicts_with = "profile")]
+    pub minimal: bool,
+}
+
+impl ProfileArgs {
+    /// The profile named on the command line, if any.
+    pub fn given(&self) -> Option<String> {
+        if self.minimal { Some("minimal".into()) } else { self.profile.as_ref().map(|p| p.trim().to_ascii_lowercase()) }
+    }
+}
+
 /// `install` options.
 #[derive(Debug, Clone, Args, Default)]
 pub struct InstallArgs {
     /// Runtimes and scope.
     #[command(flatten)]
     pub target: TargetArgs,
+    /// Profile.
+    #[command(flatten)]
+    pub profile: ProfileArgs,
     /// Print the plan (add / change / remove / keep, with bytes) and write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -468,6 +491,9 @@ pub struct DiffArgs {
     /// Runtimes and scope.
     #[command(flatten)]
     pub target: TargetArgs,
+    /// Profile.
+    #[command(flatten)]
+    pub profile: ProfileArgs,
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,

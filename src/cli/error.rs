@@ -124,7 +124,10 @@ fn pipeline_exit(e: &PipelineError) -> Exit {
         | PipelineError::Guard(_)
         | PipelineError::Fit(_) => Exit::Invalid,
         PipelineError::Target(TargetError::NotUtf8(_)) | PipelineError::Helper(_) => Exit::Io,
-        PipelineError::Target(_) | PipelineError::UnknownRuntime { .. } | PipelineError::NoPrimary => Exit::Usage,
+        PipelineError::Target(_)
+        | PipelineError::UnknownRuntime { .. }
+        | PipelineError::Profile(_)
+        | PipelineError::NoPrimary => Exit::Usage,
     }
 }
 
@@ -141,6 +144,7 @@ fn pipeline_hint(e: &PipelineError) -> Option<String> {
             Some(id) => format!("did you mean `{id}`? valid runtimes: {}", valid.join(", ")),
             None => format!("valid runtimes: {}", valid.join(", ")),
         }),
+        PipelineError::Profile(p) => Some(format!("profiles: {}", p.valid.join(", "))),
         PipelineError::NoPrimary => Some("name one with --runtime (see `msd-install runtimes`)".into()),
         PipelineError::Helper(h) => Some(h.hint()),
         PipelineError::Target(_) | PipelineError::Convert(_) => None,

@@ -34,7 +34,13 @@ pub fn run(args: &DiffArgs) -> Result<(), Error> {
     let mut changed = 0usize;
     for rt in selected {
         let cap = &rt.capability;
-        let e = pipeline::emit(&content, rt, scope, t.place.config_dir.as_deref(), &env)?;
+        let target = pipeline::target::resolve(cap, scope, t.place.config_dir.as_deref(), &env)?;
+        // The profile the install would use: given, recorded, else the default.
+        let selected = match super::target_profile(&content, args.profile.given().as_deref(), rt, &target) {
+            Some(p) => pipeline::profile::select(&content, &p).map_err(pipeline::PipelineError::from)?,
+            None => content.clone(),
+        };
+        let e = pipeline::emit(&selected, rt, scope, t.place.config_dir.as_deref(), &env)?;
         let home = &e.target.home;
         let previous = FileManifest::read(home, cap, scope).map_err(crate::apply::plan::PlanError::from)?;
         let mut emitted = BTreeSet::new();

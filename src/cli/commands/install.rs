@@ -36,23 +36,50 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
     } else {
         selected
     };
-    let opts = InstallOptions {
-        scope,
-        config_dir: t.place.config_dir.as_deref(),
-        allow_symlinks: args.allow_symlinks,
-        dry_run: args.dry_run,
-        progress: &RunBars { enabled: Bars::enabled(args.output.quiet) },
-    };
     let content = pipeline::load_content(&src)?;
-    let runs = apply::install(&content, &runtimes, &opts, &env)?;
+    // Each target installs its profile: the one given, else the one it recorded, else the
+    // default. Runtimes of one profile install together.
+    let given = args.profile.given();
+    let mut groups: Vec<(Option<String>, Vec<&pipeline::load::LoadedRuntime>)> = Vec::new();
+    for rt in runtimes {
+        let target = pipeline::target::resolve(&rt.capability, scope, t.place.config_dir.as_deref(), &env)?;
+        let p = super::target_profile(&content, given.as_deref(), rt, &target);
+        match groups.iter_mut().find(|(g, _)| *g == p) {
+            Some((_, list)) => list.push(rt),
+            None => groups.push((p, vec![rt])),
+        }
+    }
+    let bars = RunBars { enabled: Bars::enabled(args.output.quiet) };
+    let mut runs = Vec::new();
+    let mut profiles = Vec::new();
+    for (profile, rts) in &groups {
+        let selected = match profile {
+            Some(p) => pipeline::profile::select(&content, p).map_err(pipeline::PipelineError::from)?,
+            None => content.clone(),
+        };
+        let opts = InstallOptions {
+            scope,
+            config_dir: t.place.config_dir.as_deref(),
+            allow_symlinks: args.allow_symlinks,
+            dry_run: args.dry_run,
+            progress: &bars,
+            profile: profile.as_deref(),
+        };
+        for r in apply::install(&selected, rts, &opts, &env)? {
+            profiles.push(profile.clone());
+            runs.push(r);
+        }
+    }
 
     if args.output.json {
         let items: Vec<_> = runs
             .iter()
-            .map(|r| {
+            .zip(&profiles)
+            .map(|(r, profile)| {
                 let p = &r.plan;
                 json!({
                     "runtime": p.runtime,
+                    "profile": profile,
                     "scope": p.scope,
                     "home": p.home,
                     "home_source": r.target.source,
@@ -80,8 +107,8 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
     if let Some(p) = &project {
         text.push_str(&format!("project: {} (found by {})\n", p.dir.display(), p.found_by));
     }
-    for r in &runs {
-        text.push_str(&describe(r, args.dry_run));
+    for (r, profile) in runs.iter().zip(&profiles) {
+        text.push_str(&describe(r, args.dry_run, profile.as_deref()));
         text.push_str(&describe_compose(&r.compose));
     }
     if args.dry_run {
@@ -127,10 +154,16 @@ fn describe_compose(files: &[FileCompose]) -> String {
     text
 }
 
-fn describe(r: &TargetRun, dry_run: bool) -> String {
+fn describe(r: &TargetRun, dry_run: bool, profile: Option<&str>) -> String {
     let plan: &Plan = &r.plan;
     let s = plan.summary();
-    let mut text = format!("{} ({}) -> {}\n", plan.runtime, plan.scope.as_str(), plan.home.display());
+    let paint = crate::cli::output::Paint::stdout();
+    let head = format!("{} ({}) -> {}", plan.runtime, plan.scope.as_str(), plan.home.display());
+    let mut text = paint.bold(&head);
+    if let Some(p) = profile {
+        text.push_str(&format!("  [profile {p}]"));
+    }
+    text.push('\n');
     if let Some(rec) = &r.recovery {
         text.push_str(&recovery_line(rec));
     }

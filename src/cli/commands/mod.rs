@@ -194,3 +194,18 @@ pub(crate) fn require_repository(root: &Path) -> Result<(), Error> {
         hint: "run maintainer commands from the repository's top directory, or pass --root DIR".into(),
     })
 }
+
+/// The profile a target installs (see [`pipeline::profile::choose`]): the one given, else the one
+/// its install state recorded, else the content's default; `None` without profiles.
+pub(crate) fn target_profile(
+    content: &crate::pipeline::load::Content,
+    given: Option<&str>,
+    rt: &LoadedRuntime,
+    target: &Target,
+) -> Option<String> {
+    let recorded = crate::apply::state::InstallState::read(&target.home, &rt.capability, target.scope)
+        .ok()
+        .flatten()
+        .and_then(|s| s.profile);
+    pipeline::profile::choose(content, given, recorded.as_deref())
+}

@@ -140,8 +140,8 @@ fn row(
 }
 
 /// The profile an install recorded (none before profiles were recorded).
-fn profile_of(_state: &InstallState) -> Option<String> {
-    None
+fn profile_of(state: &InstallState) -> Option<String> {
+    state.profile.clone()
 }
 
 /// `YYYYMMDDTHHMMSSZ` -> `YYYY-MM-DDTHH:MM:SSZ`.
