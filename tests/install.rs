@@ -332,3 +332,61 @@ fn install_profiles_install_their_command_sets_and_are_remembered() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("profiles: core, standard, full, minimal"));
 }
+
+/// `msd-install` of `w` on a pseudo-terminal.
+#[cfg(unix)]
+fn on_pty(w: &World, args: &[&str]) -> rexpect::session::PtySession {
+    let mut cmd = w.spawnable("msd-install");
+    cmd.args(args).env("TERM", "xterm").env("NO_COLOR", "1");
+    rexpect::session::spawn_command(cmd, Some(30_000)).expect("spawns on a pty")
+}
+
+#[cfg(unix)]
+#[test]
+fn install_asks_on_a_terminal_and_never_off_it() {
+    let w = World::new();
+    // OpenCode's home exists: it is detected and pre-selected; Claude's is not.
+    std::fs::create_dir_all(w.home.join(".config/opencode")).unwrap();
+    let mut p = on_pty(&w, &["--content", &starter()]);
+    p.exp_string("Runtimes to install for").unwrap();
+    p.send_line("").unwrap(); // accept the pre-selection
+    p.exp_string("Where").unwrap();
+    p.send_line("").unwrap(); // global, the first
+    p.exp_string("opencode (global)").unwrap();
+    p.exp_string("Install?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_string("files were written").unwrap();
+    p.exp_eof().unwrap();
+    assert!(w.home.join(".config/opencode/msd-core/msd-file-manifest.json").is_file(), "opencode installed");
+    assert!(!w.home.join(".claude").exists(), "claude was not selected");
+    // Answering no writes nothing.
+    let w2 = World::new();
+    let mut p = on_pty(&w2, &["--content", &starter()]);
+    p.exp_string("Runtimes to install for").unwrap();
+    p.send_line("").unwrap(); // nothing detected: the primary runtime is pre-selected
+    p.exp_string("Where").unwrap();
+    p.send("\x1b[B").unwrap(); // down: local
+    p.send_line("").unwrap();
+    p.exp_string("claude (local)").unwrap();
+    p.exp_string("Install?").unwrap();
+    p.send_line("n").unwrap();
+    p.exp_string("nothing was written").unwrap();
+    p.exp_eof().unwrap();
+    assert!(!w2.project.join(".claude").exists() && !w2.home.join(".claude").exists());
+    // --yes skips the confirmation.
+    let w3 = World::new();
+    let mut p = on_pty(&w3, &["--content", &starter(), "--yes"]);
+    p.exp_string("Runtimes to install for").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("Where").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("files were written").unwrap();
+    p.exp_eof().unwrap();
+    assert!(w3.home.join(".claude/msd-core/msd-file-manifest.json").is_file());
+    // Off a terminal nothing is asked: the default (claude, global) stands.
+    let w4 = World::new();
+    std::fs::create_dir_all(w4.home.join(".config/opencode")).unwrap();
+    w4.install().args(["--content", &starter()]).assert().success();
+    assert!(w4.home.join(".claude/msd-core/msd-file-manifest.json").is_file());
+    assert!(!w4.home.join(".config/opencode/msd-core").exists());
+}

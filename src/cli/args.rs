@@ -413,6 +413,10 @@ pub struct InstallArgs {
     /// Print the plan (add / change / remove / keep, with bytes) and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Do not ask for confirmation on a terminal (with no runtime or scope given, an install on a
+    /// terminal asks which runtimes and where, then shows the plan and asks to go on).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
     /// Write through symlinks between the home and a destination (refused by default).
     #[arg(long)]
     pub allow_symlinks: bool,

@@ -5,6 +5,7 @@ pub mod args;
 pub mod commands;
 pub mod error;
 pub mod output;
+pub mod prompt;
 pub mod schemas;
 pub mod version;
 

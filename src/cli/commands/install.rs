@@ -14,8 +14,34 @@ use crate::pipeline;
 use crate::pipeline::fit::FileCompose;
 use msd_core::manifest::capability::Scope;
 
-/// Runs an install.
+/// Runs an install; on a terminal with no runtime or scope given, asks first
+/// ([`crate::cli::prompt`]).
 pub fn run(args: &InstallArgs) -> Result<(), Error> {
+    if !crate::cli::prompt::should_ask(args) {
+        return execute(args, false);
+    }
+    let runtimes = pipeline::load_runtimes(&sources(&args.sources))?;
+    let env = super::env()?;
+    let project = super::project_root(None, &env.cwd);
+    let Some(answered) = crate::cli::prompt::ask(args, &runtimes, &env, &project.dir.display().to_string())? else {
+        eprintln!("no runtime chosen; nothing was written");
+        return Ok(());
+    };
+    if args.dry_run {
+        return execute(&answered, false);
+    }
+    let mut preview = answered.clone();
+    preview.dry_run = true;
+    execute(&preview, true)?;
+    if !args.yes && !crate::cli::prompt::confirm()? {
+        eprintln!("nothing was written");
+        return Ok(());
+    }
+    execute(&answered, false)
+}
+
+/// Runs an install of `args`; `preview` prints the plan's summary only (before a confirmation).
+fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
     let t = &args.target;
     let src = sources(&args.sources);
     let runtimes = pipeline::load_runtimes(&src)?;
@@ -108,10 +134,10 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
         text.push_str(&format!("project: {} (found by {})\n", p.dir.display(), p.found_by));
     }
     for (r, profile) in runs.iter().zip(&profiles) {
-        text.push_str(&describe(r, args.dry_run, profile.as_deref()));
+        text.push_str(&describe(r, args.dry_run, profile.as_deref(), !preview));
         text.push_str(&describe_compose(&r.compose));
     }
-    if args.dry_run {
+    if args.dry_run && !preview {
         text.push_str("dry run: nothing was written; `msd-install diff` shows each change line by line\n");
     }
     out(&text, &args.output);
@@ -154,7 +180,7 @@ fn describe_compose(files: &[FileCompose]) -> String {
     text
 }
 
-fn describe(r: &TargetRun, dry_run: bool, profile: Option<&str>) -> String {
+fn describe(r: &TargetRun, dry_run: bool, profile: Option<&str>, list_ops: bool) -> String {
     let plan: &Plan = &r.plan;
     let s = plan.summary();
     let paint = crate::cli::output::Paint::stdout();
@@ -177,7 +203,7 @@ fn describe(r: &TargetRun, dry_run: bool, profile: Option<&str>) -> String {
         text.push_str(&format!("  migrations to check first: {}\n", r.pending_migrations.join(", ")));
     }
     let verbose = crate::cli::output::verbose();
-    if dry_run || verbose {
+    if (dry_run || verbose) && list_ops {
         for op in plan.ops.iter().filter(|o| verbose || o.action != Action::Keep) {
             let size = match op.action {
                 Action::Remove => format!("-{} B", human_bytes(op.old_bytes.unwrap_or(0))),
