@@ -64,7 +64,7 @@ pub fn run(args: &ListArgs) -> Result<(), Error> {
                     .unwrap_or_default(),
                 global_home: home,
                 home_source: serde_json::to_value(source).expect("json"),
-                home_kind: serde_json::to_value(&c.home.kind).expect("json"),
+                home_kind: serde_json::to_value(c.home.kind).expect("json"),
                 env: c.home.env.iter().map(|e| e.var.clone()).collect(),
                 local_dir: c.local.as_ref().map(|l| l.dir.clone()),
                 global_kinds: kinds(Scope::Global),
