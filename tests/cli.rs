@@ -40,3 +40,166 @@ fn cli_usage_errors_exit_two() {
     let out = w.install().args(["--local", "--global"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn cli_version_names_the_commit_and_date_it_was_built_from() {
+    let w = World::new();
+    let out = w.install().arg("--version").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rest =
+        text.strip_prefix(&format!("msd-install {} (", env!("CARGO_PKG_VERSION"))).unwrap_or_else(|| panic!("{text}"));
+    let (commit, date) = rest.trim_end().trim_end_matches(')').split_once(' ').unwrap_or_else(|| panic!("{text}"));
+    assert!(commit.len() >= 7 && commit.chars().all(|c| c.is_ascii_hexdigit()), "{text}");
+    assert!(date.len() == 10 && date.as_bytes()[4] == b'-' && date.as_bytes()[7] == b'-', "{text}");
+    let doc = crate::support::json(&w.install().args(["--version", "--json"]).output().unwrap());
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(doc["commit"], commit);
+    assert_eq!(doc["date"], date);
+    assert_ne!(env!("CARGO_PKG_VERSION"), "0.1.0", "the version moves with user-visible changes");
+    let changelog = std::fs::read_to_string(crate::support::repo().join("CHANGELOG.md")).unwrap();
+    assert!(changelog.contains(&format!("## [{}] - ", env!("CARGO_PKG_VERSION"))), "CHANGELOG.md has this version");
+}
+
+#[test]
+fn cli_runtime_ids_are_case_insensitive_and_a_typo_gets_a_suggestion() {
+    let w = World::new();
+    let out = w.install().args(["-r", "Claud", "--dry-run"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("did you mean `claude`?"), "{err}");
+    let hint = err.lines().find(|l| l.starts_with("hint:")).unwrap();
+    assert!(hint.contains("opencode, qwen"), "the rest on one line: {err}");
+    let out = w.install().args(["-r", "zzzz", "--dry-run"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("did you mean"), "no suggestion for nothing close");
+    let out = w.install().args(["-r", "CLAUDE", "--dry-run", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(crate::support::json(&out)["runtimes"][0]["runtime"], "claude");
+    let out = w.install().args(["verify", "-r", "Opencode"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "verify knows the id too (not installed is drift)");
+}
+
+#[test]
+fn cli_completions_parse_in_bash_and_the_man_page_renders() {
+    let w = World::new();
+    let out = w.install().args(["completions", "bash"]).output().unwrap();
+    assert!(out.status.success());
+    let script = w.tmp.path().join("msd-install.bash");
+    std::fs::write(&script, &out.stdout).unwrap();
+    let bash = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("set -e; source {}; complete -p msd-install", script.display()))
+        .output()
+        .unwrap();
+    assert!(bash.status.success(), "bash sources it: {}", String::from_utf8_lossy(&bash.stderr));
+    assert!(String::from_utf8_lossy(&bash.stdout).contains("msd-install"));
+    for shell in ["zsh", "fish", "powershell", "elvish"] {
+        let out = w.install().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("msd-install"), "{shell}");
+    }
+    let man = w.install().arg("man").output().unwrap();
+    assert!(man.status.success());
+    let man = String::from_utf8(man.stdout).unwrap();
+    assert!(man.starts_with(".ie") || man.contains(".TH msd-install"), "{}", &man[..200.min(man.len())]);
+}
+
+#[test]
+fn cli_help_lists_maintainer_commands_apart() {
+    let w = World::new();
+    let help = String::from_utf8(w.install().arg("--help").output().unwrap().stdout).unwrap();
+    let commands = &help[help.find("Commands:").unwrap()..help.find("Options:").unwrap()];
+    for user in ["install", "status", "diff", "uninstall", "verify", "completions"] {
+        assert!(commands.contains(&format!("  {user} ")), "{user} among the user's commands:\n{commands}");
+    }
+    for dev in ["gen", "check", "bench", "attribution", "inventory"] {
+        assert!(!commands.contains(&format!("\n  {dev} ")), "{dev} is not among the user's commands:\n{commands}");
+        let after = &help[help.find("Maintainer commands").unwrap()..];
+        assert!(after.contains(&format!("  {dev} ")), "{dev} is listed apart:\n{help}");
+    }
+}
+
+#[test]
+fn cli_maintainer_writes_refuse_outside_the_repository() {
+    let w = World::new();
+    for args in [&["gen", "golden", "--write"][..], &["bench", "tokens", "--write"][..]] {
+        let out = w.install().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("is not the msd-install repository"), "{err}");
+        assert!(crate::support::tree(&w.project).is_empty(), "{args:?} wrote nothing here");
+    }
+    // A directory with a content/ but another project's Cargo.toml is not it either.
+    std::fs::create_dir_all(w.project.join("content")).unwrap();
+    std::fs::write(w.project.join("Cargo.toml"), "[package]\nname = \"other\"\n").unwrap();
+    let out = w.install().args(["gen", "golden", "--write"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!w.project.join("tests").exists());
+}
+
+#[test]
+fn cli_every_json_schema_is_published() {
+    let w = World::new();
+    for kind in ["capability", "version", "status", "runtimes", "install-result", "verify", "uninstall", "recover"] {
+        let out = w.install().args(["schema", "--kind", kind]).output().unwrap();
+        assert!(out.status.success(), "{kind}");
+        let schema = crate::support::json(&out);
+        assert!(schema.is_object(), "{kind}");
+        if kind != "capability" {
+            insta::assert_snapshot!(format!("schema-{kind}"), String::from_utf8(out.stdout).unwrap());
+            let required: Vec<&str> =
+                schema["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+            assert!(required.contains(&"schema_version"), "{kind} requires schema_version");
+        }
+    }
+    // The hand-written schemas name exactly the top-level keys of the real documents.
+    let c = crate::support::fixture("starter").display().to_string();
+    let doc = crate::support::json(&w.install().args(["--json", "--dry-run", "--content", &c]).output().unwrap());
+    let schema = crate::support::json(&w.install().args(["schema", "--kind", "install-result"]).output().unwrap());
+    let props = schema["properties"].as_object().unwrap();
+    for k in doc.as_object().unwrap().keys() {
+        assert!(props.contains_key(k), "install-result schema lacks {k}");
+    }
+    let item = &schema["properties"]["runtimes"]["items"]["properties"];
+    for k in doc["runtimes"][0].as_object().unwrap().keys() {
+        assert!(item.get(k).is_some(), "install-result schema lacks runtimes[].{k}");
+    }
+}
+
+#[test]
+fn cli_install_sh_dry_run_leaves_the_bin_dir_untouched() {
+    let w = World::new();
+    let sh = crate::support::repo().join("install.sh");
+    let help = std::process::Command::new("bash").arg(&sh).arg("--help").output().unwrap();
+    assert!(help.status.success());
+    let help = String::from_utf8(help.stdout).unwrap();
+    assert!(help.contains("--dry-run") && help.contains("--bin-dir") && help.contains("--from-source"), "{help}");
+    // With no binary at hand, the dry run only says what it would do.
+    let mut cmd = w.spawnable("msd-install");
+    let mut sh_cmd = std::process::Command::new("bash");
+    sh_cmd.arg(&sh).arg("--dry-run").env("PATH", "/usr/bin:/bin");
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => sh_cmd.env(k, v),
+            None => sh_cmd.env_remove(k),
+        };
+    }
+    sh_cmd.env_remove("MSD_BIN_DIR").env("CARGO_TARGET_DIR", w.tmp.path().join("no-target"));
+    let _ = &mut cmd;
+    let out = sh_cmd.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("would put msd-install and msd_run into"), "{err}");
+    assert!(!w.home.join(".local/bin").exists(), "no bin dir was created: {err}");
+    // With binaries in place, they stay byte for byte and the plan comes from them.
+    let bin = w.home.join(".local/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::copy(assert_cmd::cargo::cargo_bin("msd-install"), bin.join("msd-install")).unwrap();
+    std::fs::write(bin.join("msd_run"), "old\n").unwrap();
+    let before = crate::support::tree(&bin);
+    let out = sh_cmd.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(crate::support::tree(&bin), before, "the binaries were not replaced");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("dry run: nothing was written"));
+    assert!(!w.home.join(".claude").exists());
+}

@@ -239,3 +239,154 @@ fn install_emit_writes_the_tree_alone() {
         .unwrap();
     assert_eq!(again.status.code(), Some(2));
 }
+
+#[test]
+fn install_local_from_a_subdirectory_installs_at_the_project_root() {
+    let w = World::new();
+    std::fs::create_dir_all(w.project.join(".git")).unwrap();
+    let sub = w.project.join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    let out = w.install().args(["--local", "--content", &starter()]).current_dir(&sub).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("project: {} (found by .git)", w.project.display())), "{text}");
+    assert!(w.project.join(".claude/commands/msd-plan.md").is_file());
+    assert!(!sub.join(".claude").exists() && !w.project.join("src/.claude").exists());
+    // A .planning/ marks a project too, and --project names one outright.
+    let other = w.tmp.path().join("other");
+    std::fs::create_dir_all(other.join(".planning")).unwrap();
+    std::fs::create_dir_all(other.join("a")).unwrap();
+    w.install().args(["--local", "--quiet", "--content", &starter()]).current_dir(other.join("a")).assert().success();
+    assert!(other.join(".claude/commands/msd-plan.md").is_file());
+    let named = w.tmp.path().join("named");
+    std::fs::create_dir_all(&named).unwrap();
+    w.install().args(["--project", named.to_str().unwrap(), "--quiet", "--content", &starter()]).assert().success();
+    assert!(named.join(".claude/commands/msd-plan.md").is_file(), "--project implies --local");
+    // Without a marker the current directory is the project, and the summary says so.
+    let bare = w.tmp.path().join("bare");
+    std::fs::create_dir_all(&bare).unwrap();
+    let out = w.install().args(["--local", "--content", &starter()]).current_dir(&bare).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("(found by the current directory)"));
+}
+
+/// The msd skills of a Claude Code home, sorted.
+fn skills(home: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(home.join("skills"))
+        .map(|rd| rd.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    names.retain(|n| n.starts_with("msd-"));
+    names.sort();
+    names
+}
+
+#[test]
+fn install_profiles_install_their_command_sets_and_are_remembered() {
+    let w = World::new();
+    let claude = w.home.join(".claude");
+    let out = w.install().args(["--profile", "core", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(json(&out)["runtimes"][0]["profile"], "core");
+    // The main loop, and what it requires (new-project maps the codebase, execute-phase reviews).
+    let core = [
+        "msd-code-review",
+        "msd-discuss-phase",
+        "msd-execute-phase",
+        "msd-help",
+        "msd-map-codebase",
+        "msd-new-project",
+        "msd-plan-phase",
+        "msd-progress",
+        "msd-settings",
+        "msd-update",
+        "msd-verify-work",
+    ];
+    assert_eq!(skills(&claude), core);
+    assert!(claude.join("agents/msd-planner.md").is_file(), "plan-phase spawns the planner");
+    assert!(!claude.join("msd-core/workflows/ship.md").exists(), "no workflow of a command not installed");
+    assert!(claude.join("msd-core/workflows/execute-plan.md").is_file(), "workflows without a command stay");
+    let state = std::fs::read_to_string(claude.join("msd-core/msd-install-state.json")).unwrap();
+    assert!(state.contains("\"profile\": \"core\""), "{state}");
+    // The next run without --profile keeps it.
+    let again = json(&w.install().arg("--json").output().unwrap());
+    assert_eq!(again["runtimes"][0]["profile"], "core");
+    assert_eq!(again["runtimes"][0]["summary"]["added"], 0);
+    assert_eq!(skills(&claude), core);
+    // standard adds the everyday commands, not the rest.
+    w.install().args(["--profile", "Standard", "--quiet"]).assert().success();
+    let standard = skills(&claude);
+    assert!(standard.contains(&"msd-ship".to_string()) && standard.contains(&"msd-quick".to_string()));
+    assert!(!standard.contains(&"msd-autonomous".to_string()));
+    // --minimal is core without agents.
+    w.install().args(["--minimal", "--quiet"]).assert().success();
+    assert_eq!(skills(&claude), core);
+    let agents: Vec<_> = std::fs::read_dir(claude.join("agents")).map(|rd| rd.count()).into_iter().collect();
+    assert!(agents.iter().all(|n| *n == 0), "no agent under --minimal");
+    let status = json(&w.install().args(["status", "--json"]).output().unwrap());
+    assert_eq!(status["installs"][0]["profile"], "minimal");
+    // A fresh target gets the default, full.
+    let full = World::new();
+    full.install().args(["--quiet"]).assert().success();
+    assert!(skills(&full.home.join(".claude")).contains(&"msd-autonomous".to_string()));
+    // An unknown profile is a usage error that names the others.
+    let out = w.install().args(["--profile", "huge"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("profiles: core, standard, full, minimal"));
+}
+
+/// `msd-install` of `w` on a pseudo-terminal.
+#[cfg(unix)]
+fn on_pty(w: &World, args: &[&str]) -> rexpect::session::PtySession {
+    let mut cmd = w.spawnable("msd-install");
+    cmd.args(args).env("TERM", "xterm").env("NO_COLOR", "1");
+    rexpect::session::spawn_command(cmd, Some(30_000)).expect("spawns on a pty")
+}
+
+#[cfg(unix)]
+#[test]
+fn install_asks_on_a_terminal_and_never_off_it() {
+    let w = World::new();
+    // OpenCode's home exists: it is detected and pre-selected; Claude's is not.
+    std::fs::create_dir_all(w.home.join(".config/opencode")).unwrap();
+    let mut p = on_pty(&w, &["--content", &starter()]);
+    p.exp_string("Runtimes to install for").unwrap();
+    p.send_line("").unwrap(); // accept the pre-selection
+    p.exp_string("Where").unwrap();
+    p.send_line("").unwrap(); // global, the first
+    p.exp_string("opencode (global)").unwrap();
+    p.exp_string("Install?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_string("files were written").unwrap();
+    p.exp_eof().unwrap();
+    assert!(w.home.join(".config/opencode/msd-core/msd-file-manifest.json").is_file(), "opencode installed");
+    assert!(!w.home.join(".claude").exists(), "claude was not selected");
+    // Answering no writes nothing.
+    let w2 = World::new();
+    let mut p = on_pty(&w2, &["--content", &starter()]);
+    p.exp_string("Runtimes to install for").unwrap();
+    p.send_line("").unwrap(); // nothing detected: the primary runtime is pre-selected
+    p.exp_string("Where").unwrap();
+    p.send("\x1b[B").unwrap(); // down: local
+    p.send_line("").unwrap();
+    p.exp_string("claude (local)").unwrap();
+    p.exp_string("Install?").unwrap();
+    p.send_line("n").unwrap();
+    p.exp_string("nothing was written").unwrap();
+    p.exp_eof().unwrap();
+    assert!(!w2.project.join(".claude").exists() && !w2.home.join(".claude").exists());
+    // --yes skips the confirmation.
+    let w3 = World::new();
+    let mut p = on_pty(&w3, &["--content", &starter(), "--yes"]);
+    p.exp_string("Runtimes to install for").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("Where").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("files were written").unwrap();
+    p.exp_eof().unwrap();
+    assert!(w3.home.join(".claude/msd-core/msd-file-manifest.json").is_file());
+    // Off a terminal nothing is asked: the default (claude, global) stands.
+    let w4 = World::new();
+    std::fs::create_dir_all(w4.home.join(".config/opencode")).unwrap();
+    w4.install().args(["--content", &starter()]).assert().success();
+    assert!(w4.home.join(".claude/msd-core/msd-file-manifest.json").is_file());
+    assert!(!w4.home.join(".config/opencode/msd-core").exists());
+}

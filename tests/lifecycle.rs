@@ -107,9 +107,9 @@ fn lifecycle_uninstall_removes_exactly_ours_and_keeps_edits() {
     let out = w.install().args(["uninstall", "--runtime", "claude", "--json"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let doc = json(&out);
-    assert_eq!(doc["uninstall"]["kept_edited"], serde_json::json!(["msd-core/references/rules.md"]));
+    assert_eq!(doc["targets"][0]["kept_edited"], serde_json::json!(["msd-core/references/rules.md"]));
     let left = tree(&claude);
-    let backup_dir = PathBuf::from(doc["uninstall"]["backup_dir"].as_str().unwrap());
+    let backup_dir = PathBuf::from(doc["targets"][0]["backup_dir"].as_str().unwrap());
     let rel_backup = backup_dir.strip_prefix(&claude).unwrap().display().to_string();
     let names: Vec<String> = left.keys().cloned().collect();
     let mut want = vec![
@@ -180,14 +180,17 @@ fn lifecycle_verify_reports_modified_missing_extra() {
     std::fs::write(home.join("skills/other/SKILL.md"), "not ours\n").unwrap();
     let out = w.install().args(["verify", "--json"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let r = json(&out);
+    let doc = json(&out);
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["ok"], false);
+    let r = &doc["targets"][0];
     assert_eq!(r["ok"], false);
     assert_eq!(r["modified"], serde_json::json!(["msd-core/workflows/plan.md"]));
     assert_eq!(r["missing"], serde_json::json!(["agents/msd-planner.md"]));
     assert_eq!(r["extra"], serde_json::json!(["msd-core/stray.md", "skills/msd-stray/SKILL.md"]));
     // Settings drift: our hook removed by hand.
     std::fs::write(home.join("settings.json"), "{}\n").unwrap();
-    let r = json(&w.install().args(["verify", "--json"]).output().unwrap());
+    let r = json(&w.install().args(["verify", "--json"]).output().unwrap())["targets"][0].clone();
     assert_eq!(r["settings"][0]["path"], "settings.json");
     assert_eq!(
         r["settings"][0]["added"],
@@ -201,7 +204,7 @@ fn lifecycle_verify_reports_modified_missing_extra() {
         ])
     );
     std::fs::write(home.join("settings.json"), "{ broken\n").unwrap();
-    let r = json(&w.install().args(["verify", "--json"]).output().unwrap());
+    let r = json(&w.install().args(["verify", "--json"]).output().unwrap())["targets"][0].clone();
     assert_eq!(r["settings"][0]["path"], "settings.json");
     assert!(r["settings"][0]["notes"][0].as_str().unwrap().contains("not valid JSON"), "{r}");
     let out = w.install().args(["verify", "--quiet"]).output().unwrap();
@@ -242,4 +245,134 @@ fn lifecycle_recover_with_nothing_to_do() {
     let out = w.install().args(["recover"]).output().unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to recover"));
+}
+
+/// The starter with the command groups nested skill layouts need, so `--all` installs it.
+fn grouped_starter(w: &World) -> PathBuf {
+    let dir = content_copy(w, "grouped");
+    std::fs::write(
+        dir.join("namespaces.json"),
+        r#"{"instructions": "Pick the command from the table and read its skill file.",
+  "groups": [{"name": "phase", "description": "Plan and execute a phase.", "commands": ["plan", "execute"]}]}"#,
+    )
+    .unwrap();
+    dir
+}
+
+/// Every file under `root` whose path or text names msd.
+fn msd_files(root: &Path) -> Vec<String> {
+    tree(root)
+        .into_iter()
+        .filter(|(p, b)| p.contains("msd") || String::from_utf8_lossy(b).contains("msd"))
+        .map(|(p, _)| p)
+        .collect()
+}
+
+#[test]
+fn lifecycle_status_lists_every_install_after_all_and_counts_drift() {
+    let w = World::new();
+    let c = grouped_starter(&w);
+    w.install().args(["--all", "--quiet", "--content", &s(&c)]).assert().success();
+    w.install().args(["-r", "claude", "--local", "--quiet", "--content", &s(&c)]).assert().success();
+    std::fs::write(w.home.join(".claude/msd-core/workflows/plan.md"), "edited\n").unwrap();
+    let out = w.install().args(["status", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc = json(&out);
+    assert_eq!(doc["schema_version"], 1);
+    let rows = doc["installs"].as_array().unwrap();
+    let runtimes = msd_install::pipeline::load_runtimes(&Default::default()).unwrap();
+    let global: Vec<&str> =
+        rows.iter().filter(|r| r["scope"] == "global").map(|r| r["runtime"].as_str().unwrap()).collect();
+    assert_eq!(global.len(), runtimes.len(), "every runtime's global install is listed: {doc}");
+    let local: Vec<_> = rows.iter().filter(|r| r["scope"] == "local").collect();
+    assert_eq!(local.len(), 1, "{doc}");
+    assert_eq!(local[0]["home"], w.project.join(".claude").display().to_string());
+    let claude = rows.iter().find(|r| r["runtime"] == "claude" && r["scope"] == "global").unwrap();
+    assert_eq!(claude["modified"], 1, "{claude}");
+    assert_eq!(claude["clean"], false);
+    assert_eq!(claude["version"], env!("CARGO_PKG_VERSION"));
+    assert!(claude["files"].as_u64().unwrap() > 5);
+    assert!(claude["installed_at"].as_str().unwrap().ends_with('Z'));
+    let opencode = rows.iter().find(|r| r["runtime"] == "opencode").unwrap();
+    assert_eq!(opencode["clean"], true, "{opencode}");
+    // The table: one line per install, columns aligned.
+    let text = String::from_utf8(w.install().arg("status").output().unwrap().stdout).unwrap();
+    assert!(text.starts_with("RUNTIME"), "{text}");
+    assert!(text.contains("1 modified"), "{text}");
+    let col = text.lines().next().unwrap().find("SCOPE").unwrap();
+    for line in text.lines().skip(1).take(rows.len()) {
+        assert!(line[col..].starts_with("global") || line[col..].starts_with("local "), "aligned: {line}");
+    }
+}
+
+#[test]
+fn lifecycle_diff_shows_the_users_edit_against_what_replaces_it() {
+    let w = World::new();
+    let c = fixture("starter");
+    w.install().args(["--quiet", "--content", &s(&c)]).assert().success();
+    let out = w.install().args(["diff", "--content", &s(&c)]).output().unwrap();
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("no differences"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let plan = w.home.join(".claude/msd-core/workflows/plan.md");
+    let original = std::fs::read_to_string(&plan).unwrap();
+    std::fs::write(&plan, format!("{original}my own note\n")).unwrap();
+    let out = w.install().args(["diff", "--content", &s(&c), "--exit-code"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "--exit-code fails on a difference");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("--- a/claude/msd-core/workflows/plan.md\n+++ b/claude/msd-core/workflows/plan.md\n"),
+        "{text}"
+    );
+    assert!(text.contains("\n-my own note\n"), "the edit is the side that goes: {text}");
+    assert!(!text.contains('\u{1b}'), "no color off a terminal: {text:?}");
+    let colored = w.install().args(["diff", "--content", &s(&c), "--color", "always"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&colored.stdout).contains("\u{1b}[31m-my own note"), "--color always colors");
+    // Nothing was written by diff.
+    assert!(std::fs::read_to_string(&plan).unwrap().ends_with("my own note\n"));
+    // The dry run points to it.
+    let dry = w.install().args(["--dry-run", "--content", &s(&c)]).output().unwrap();
+    assert!(String::from_utf8_lossy(&dry.stdout).contains("`msd-install diff`"));
+}
+
+#[test]
+fn lifecycle_uninstall_all_leaves_no_msd_file() {
+    let w = World::new();
+    let c = grouped_starter(&w);
+    w.install().args(["--all", "--quiet", "--content", &s(&c)]).assert().success();
+    w.install().args(["-r", "opencode", "--local", "--quiet", "--content", &s(&c)]).assert().success();
+    assert!(!msd_files(&w.home).is_empty());
+    let out = w.install().args(["uninstall", "--all", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc = json(&out);
+    assert_eq!(doc["schema_version"], 1);
+    let n = msd_install::pipeline::load_runtimes(&Default::default()).unwrap().len();
+    assert_eq!(doc["targets"].as_array().unwrap().len(), n);
+    assert_eq!(msd_files(&w.home), Vec::<String>::new(), "no msd file is left in the homes");
+    assert!(!msd_files(&w.project).is_empty(), "--all is per scope: the local install stays");
+    w.install().args(["uninstall", "--all", "--local", "--quiet"]).assert().success();
+    assert_eq!(msd_files(&w.project), Vec::<String>::new());
+    // Nothing left: --all finds nothing and says so.
+    let out = w.install().args(["uninstall", "--all"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no msd-core install found"));
+}
+
+#[test]
+fn lifecycle_verify_and_recover_take_repeated_runtimes() {
+    let w = World::new();
+    let c = fixture("starter");
+    w.install().args(["-r", "claude", "-r", "codex", "--quiet", "--content", &s(&c)]).assert().success();
+    let doc = json(&w.install().args(["verify", "-r", "Claude", "-r", "codex", "--json"]).output().unwrap());
+    let ids: Vec<&str> = doc["targets"].as_array().unwrap().iter().map(|t| t["runtime"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["claude", "codex"]);
+    assert_eq!(doc["ok"], true);
+    let doc = json(&w.install().args(["verify", "--all", "--json"]).output().unwrap());
+    assert_eq!(doc["targets"].as_array().unwrap().len(), 2, "--all is the runtimes that have an install");
+    let doc = json(&w.install().args(["recover", "--all", "--json"]).output().unwrap());
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["targets"].as_array().unwrap().len(), 2);
+    assert!(doc["targets"][0]["recovery"].is_null());
 }

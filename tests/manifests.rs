@@ -18,7 +18,9 @@ fn manifests_ship_all_eighteen_runtimes() {
     let w = World::new();
     let out = w.install().args(["runtimes", "--json"]).output().unwrap();
     assert!(out.status.success());
-    let rows = json(&out);
+    let doc = json(&out);
+    assert_eq!(doc["schema_version"], 1, "runtimes --json is an object with a schema version");
+    let rows = &doc["runtimes"];
     let ids: Vec<&str> = rows.as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
     let mut want = vec![
         "claude",
@@ -52,8 +54,8 @@ fn manifests_runtimes_listing_resolves_env_overrides() {
     let w = World::new();
     let oc = w.tmp.path().join("oc.json");
     let w = w.env("OPENCODE_CONFIG", &oc);
-    let rows = json(&w.install().args(["runtimes", "--json"]).output().unwrap());
-    let opencode = rows.as_array().unwrap().iter().find(|r| r["id"] == "opencode").unwrap();
+    let doc = json(&w.install().args(["runtimes", "--json"]).output().unwrap());
+    let opencode = doc["runtimes"].as_array().unwrap().iter().find(|r| r["id"] == "opencode").unwrap();
     assert_eq!(
         opencode["global_home"],
         w.tmp.path().display().to_string(),

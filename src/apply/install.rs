@@ -221,7 +221,7 @@ fn plan_target<'r>(
     let hooks = HookContext { mode: opts.hooks, user_home: &env.home };
     let ledgers = plan_settings(&mut plan, cap, &target, state.as_ref(), opts.allow_symlinks, &hooks)?;
     let created_home = held.is_some_and(|h| h.created_home.contains(&home));
-    plan.state = next_state(&plan, cap, state.as_ref(), &ran, ledgers, created_home, opts.hooks.portable)?;
+    plan.state = next_state(&plan, cap, state.as_ref(), &ran, ledgers, created_home, opts.hooks.portable, opts.profile)?;
     plan.migrations = ran;
     Ok(TargetRun {
         recovery: held.and_then(|h| h.recoveries.get(&home).cloned()),
@@ -375,9 +375,13 @@ fn next_state(
     ledgers: BTreeMap<RelPath, SurfaceLedger>,
     created_home: bool,
     portable_hooks: bool,
+    profile: Option<&str>,
 ) -> Result<Option<plan::StateWrite>, LifecycleError> {
     let mut next = prev.cloned().unwrap_or_default();
     next.portable_hooks = portable_hooks;
+    if let Some(p) = profile {
+        next.profile = Some(p.to_string());
+    }
     if prev.is_none() {
         next.created_home = created_home;
     }

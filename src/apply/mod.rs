@@ -144,6 +144,9 @@ pub struct InstallOptions<'a> {
     pub hooks: surfaces::HookMode,
     /// Where the swap of each target reports its progress.
     pub progress: &'a dyn Progress,
+    /// The profile the content was selected for, recorded in each target's install state
+    /// (`None` keeps what the state has).
+    pub profile: Option<&'a str>,
 }
 
 /// Where a run reports progress: the CLI draws bars on a terminal; tests and scripts see nothing.

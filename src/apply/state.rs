@@ -46,6 +46,10 @@ pub struct InstallState {
     /// Whether the hook commands were written relative to `$HOME` (`--portable-hooks`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub portable_hooks: bool,
+    /// The profile last installed (`core`, `standard`, `full`, `minimal`); the next install
+    /// without `--profile` or `--minimal` installs it again. Absent in states of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
 }
 
 impl Default for InstallState {
@@ -57,6 +61,7 @@ impl Default for InstallState {
             created_dirs: Vec::new(),
             created_home: false,
             portable_hooks: false,
+            profile: None,
         }
     }
 }

@@ -66,7 +66,12 @@ pub struct BackupEntry<'a> {
 
 /// A UTC timestamp `YYYYMMDDTHHMMSSZ`, sortable and safe in paths.
 pub fn timestamp() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    timestamp_at(std::time::SystemTime::now())
+}
+
+/// `YYYYMMDDTHHMMSSZ` of `t` (UTC).
+pub fn timestamp_at(t: std::time::SystemTime) -> String {
+    let secs = t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let (days, rem) = (secs / 86_400, secs % 86_400);
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
     let z = days as i64 + 719_468;

@@ -11,8 +11,22 @@ use clap::{Args, Parser, Subcommand};
 /// or with --local into the current project. A second identical run changes nothing; files you
 /// edited are backed up to <home>/msd-local-patches/<timestamp>/ before they are replaced.
 #[derive(Debug, Parser)]
-#[command(name = "msd-install", version, args_conflicts_with_subcommands = true, after_help = AFTER_HELP)]
+#[command(
+    name = "msd-install",
+    disable_version_flag = true,
+    args_conflicts_with_subcommands = true,
+    after_help = AFTER_HELP
+)]
 pub struct Cli {
+    /// Print the version and the commit and date it was built from (with --json: as JSON).
+    #[arg(short = 'V', long)]
+    pub version: bool,
+    /// When to color output: auto (a terminal without NO_COLOR), always or never.
+    #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
+    pub color: ColorChoice,
+    /// Say what each step did: every file with the reason it is added, changed, removed or kept.
+    #[arg(short = 'v', long, global = true)]
+    pub verbose: bool,
     /// What to do (default: install).
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -29,7 +43,14 @@ const AFTER_HELP: &str = concat!(
     "  msd-install runtimes                list runtimes and where they install\n",
     "  msd-install verify -r codex         check an install against its manifest\n",
     "  msd-install uninstall --local       remove msd-core from ./.claude, keeping your files\n",
-    "  msd-install attribution             trace emitted drift since main to its sources\n\n",
+    "  msd-install status                  every install on this machine and this project\n",
+    "  msd-install diff -r claude          what an install would change, as a unified diff\n\n",
+    "Maintainer commands (run inside the msd-install repository; see `msd-install <cmd> --help`):\n",
+    "  gen          generated files of this repository: print, --check or --write\n",
+    "  check        checks of a content tree that are not part of an install\n",
+    "  bench        offline measurements of the content, against a committed baseline\n",
+    "  attribution  trace emitted drift since a base revision to its sources\n",
+    "  inventory    what every runtime x scope receives, as one JSON document\n\n",
     "Exit codes:\n",
     "  0  success\n",
     "  1  a check found problems (verify drift, stale generated file, guard or attribution violations)\n",
@@ -50,13 +71,26 @@ pub enum Command {
     Emit(EmitArgs),
     /// List every runtime: id, title, global home as resolved now, local dir, artifact kinds.
     Runtimes(ListArgs),
-    /// Print the JSON Schema of runtimes/<id>/capability.json.
-    Schema,
+    /// Every install on this machine and in this project: runtime, scope, version, profile,
+    /// file count, drift and when it was installed.
+    Status(StatusArgs),
+    /// The unified diff of every file an install would change, your edits included.
+    Diff(DiffArgs),
+    /// Print the JSON Schema of a document: runtimes/<id>/capability.json (the default) or the
+    /// --json output of a command.
+    Schema(SchemaArgs),
+    /// Print a shell completion script (e.g. `msd-install completions bash > ~/.local/share/bash-completion/completions/msd-install`).
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) of msd-install.
+    Man,
     /// Generated files of this repository: print, --check (fail with a diff) or --write.
+    #[command(hide = true)]
     Gen(GenArgs),
     /// Checks of a content tree that are not part of an install (exit 1 on violations).
+    #[command(hide = true)]
     Check(CheckArgs),
     /// Offline, deterministic measurements of the content, against a committed baseline.
+    #[command(hide = true)]
     Bench(BenchArgs),
     /// Remove msd-core from a runtime: the files the manifest lists that you did not edit
     /// (edited ones are backed up and stay), msd's settings entries, msd's metadata, and the
@@ -75,9 +109,11 @@ pub enum Command {
     /// scope, compares them path by path, and fails (exit 1) on a moved file no changed source
     /// explains, a workflow or agent that grew without an acknowledgement, a new workflow or
     /// agent over 32,768 bytes, or a stale acknowledgement.
+    #[command(hide = true)]
     Attribution(AttributionArgs),
     /// Print what every runtime x scope receives (path, bytes, sha256, kind, sources) as one
     /// JSON document, emitted for the fixed home /home/user.
+    #[command(hide = true)]
     Inventory(InventoryArgs),
 }
 
@@ -224,12 +260,15 @@ pub struct GenOpts {
     pub json: bool,
 }
 
-/// One runtime and where.
+/// Runtimes and where, for the commands that act on installs.
 #[derive(Debug, Clone, Args, Default)]
 pub struct OneTargetArgs {
-    /// The runtime (default: the primary one, claude). See `msd-install runtimes`.
+    /// The runtime; repeat for several (default: the primary one, claude). See `msd-install runtimes`.
     #[arg(short = 'r', long = "runtime", value_name = "ID")]
-    pub runtime: Option<String>,
+    pub runtime: Vec<String>,
+    /// Every runtime that has an install in this scope.
+    #[arg(long, conflicts_with = "runtime")]
+    pub all: bool,
     /// Scope and home.
     #[command(flatten)]
     pub place: PlaceArgs,
@@ -325,16 +364,40 @@ pub struct PlaceArgs {
     /// Use DIR as the global home, over every environment variable.
     #[arg(short = 'c', long, value_name = "DIR", conflicts_with = "local")]
     pub config_dir: Option<PathBuf>,
+    /// The project of --local (implies it) [default: the nearest parent with .git or .planning/,
+    /// else the current directory].
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["global", "config_dir"])]
+    pub project: Option<PathBuf>,
 }
 
 impl PlaceArgs {
     /// The scope asked for.
     pub fn scope(&self) -> msd_core::manifest::capability::Scope {
-        if self.local {
+        if self.local || self.project.is_some() {
             msd_core::manifest::capability::Scope::Local
         } else {
             msd_core::manifest::capability::Scope::Global
         }
+    }
+}
+
+/// Which part of msd-core.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ProfileArgs {
+    /// What to install: core (the main loop), standard (everyday commands) or full (everything);
+    /// commands pull in the commands they require. Default: the profile this target has
+    /// recorded, else full.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// The core profile without agents.
+    #[arg(long, conflicts_with = "profile")]
+    pub minimal: bool,
+}
+
+impl ProfileArgs {
+    /// The profile named on the command line, if any.
+    pub fn given(&self) -> Option<String> {
+        if self.minimal { Some("minimal".into()) } else { self.profile.as_ref().map(|p| p.trim().to_ascii_lowercase()) }
     }
 }
 
@@ -344,9 +407,16 @@ pub struct InstallArgs {
     /// Runtimes and scope.
     #[command(flatten)]
     pub target: TargetArgs,
+    /// Profile.
+    #[command(flatten)]
+    pub profile: ProfileArgs,
     /// Print the plan (add / change / remove / keep, with bytes) and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Do not ask for confirmation on a terminal (with no runtime or scope given, an install on a
+    /// terminal asks which runtimes and where, then shows the plan and asks to go on).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
     /// Write through symlinks between the home and a destination (refused by default).
     #[arg(long)]
     pub allow_symlinks: bool,
@@ -396,4 +466,88 @@ pub struct ListArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set.
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// `status` options.
+#[derive(Debug, Clone, Args)]
+pub struct StatusArgs {
+    /// The project whose local installs to list [default: the nearest parent with .git or
+    /// .planning/, else the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
+    #[arg(long = "runtimes", value_name = "DIR")]
+    pub runtimes_dir: Option<PathBuf>,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `diff` options.
+#[derive(Debug, Clone, Args)]
+pub struct DiffArgs {
+    /// Runtimes and scope.
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Profile.
+    #[command(flatten)]
+    pub profile: ProfileArgs,
+    /// Sources.
+    #[command(flatten)]
+    pub sources: SourceArgs,
+    /// Lines of context around each change.
+    #[arg(short = 'U', long, value_name = "N", default_value_t = 3)]
+    pub context: usize,
+    /// Exit 1 when there is a difference (like `diff`).
+    #[arg(long)]
+    pub exit_code: bool,
+}
+
+/// `schema` options.
+#[derive(Debug, Clone, Args)]
+pub struct SchemaArgs {
+    /// Which document.
+    #[arg(long, value_enum, default_value = "capability")]
+    pub kind: SchemaKind,
+}
+
+/// The documents with a published schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SchemaKind {
+    /// runtimes/<id>/capability.json.
+    Capability,
+    /// `msd-install --version --json`.
+    Version,
+    /// `msd-install status --json`.
+    Status,
+    /// `msd-install runtimes --json`.
+    Runtimes,
+    /// `msd-install [install] --json`.
+    InstallResult,
+    /// `msd-install verify --json`.
+    Verify,
+    /// `msd-install uninstall --json`.
+    Uninstall,
+    /// `msd-install recover --json`.
+    Recover,
+}
+
+/// `completions` options.
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }

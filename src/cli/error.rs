@@ -124,7 +124,10 @@ fn pipeline_exit(e: &PipelineError) -> Exit {
         | PipelineError::Guard(_)
         | PipelineError::Fit(_) => Exit::Invalid,
         PipelineError::Target(TargetError::NotUtf8(_)) | PipelineError::Helper(_) => Exit::Io,
-        PipelineError::Target(_) | PipelineError::UnknownRuntime { .. } | PipelineError::NoPrimary => Exit::Usage,
+        PipelineError::Target(_)
+        | PipelineError::UnknownRuntime { .. }
+        | PipelineError::Profile(_)
+        | PipelineError::NoPrimary => Exit::Usage,
     }
 }
 
@@ -137,11 +140,30 @@ fn pipeline_hint(e: &PipelineError) -> Option<String> {
             "shrink the source (move text into steps or detail parts), or adjust the cap in the manifest or tiers.json"
                 .into(),
         ),
-        PipelineError::UnknownRuntime { valid, .. } => Some(format!("valid runtimes: {}", valid.join(", "))),
+        PipelineError::UnknownRuntime { given, valid } => Some(match closest(given, valid) {
+            Some(id) => format!("did you mean `{id}`? valid runtimes: {}", valid.join(", ")),
+            None => format!("valid runtimes: {}", valid.join(", ")),
+        }),
+        PipelineError::Profile(p) => Some(format!("profiles: {}", p.valid.join(", "))),
         PipelineError::NoPrimary => Some("name one with --runtime (see `msd-install runtimes`)".into()),
         PipelineError::Helper(h) => Some(h.hint()),
         PipelineError::Target(_) | PipelineError::Convert(_) => None,
     }
+}
+
+/// The valid id nearest to `given` (Jaro-Winkler, as clap suggests subcommands), when close
+/// enough to be a typo; a prefix of an id counts too (`-r claud`).
+fn closest<'a>(given: &str, valid: &'a [String]) -> Option<&'a str> {
+    let given = given.to_ascii_lowercase();
+    valid
+        .iter()
+        .map(|v| {
+            let score = strsim::jaro_winkler(&given, v);
+            (if v.starts_with(&given) && !given.is_empty() { score.max(0.9) } else { score }, v)
+        })
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, v)| v.as_str())
 }
 
 fn attribution_exit(e: &AttributionError) -> Exit {

@@ -5,6 +5,9 @@ pub mod args;
 pub mod commands;
 pub mod error;
 pub mod output;
+pub mod prompt;
+pub mod schemas;
+pub mod version;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -13,7 +16,6 @@ use clap::Parser;
 
 use crate::cli::args::{Cli, Command};
 use crate::cli::error::{Error, Exit};
-use msd_core::manifest::capability;
 
 /// Runs `msd-install` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
@@ -27,8 +29,20 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             };
         }
     };
+    output::set_color(cli.color);
+    output::set_verbose(cli.verbose);
+    if cli.version {
+        if cli.install.output.json {
+            println!("{}", serde_json::to_string_pretty(&version::doc()).expect("json"));
+        } else {
+            println!("msd-install {}", version::long());
+        }
+        return Exit::Ok.into();
+    }
     let json = match &cli.command {
         None => cli.install.output.json,
+        Some(Command::Status(a)) => a.output.json,
+        Some(Command::Diff(_)) | Some(Command::Completions(_)) | Some(Command::Man) => false,
         Some(Command::Install(a)) => a.output.json,
         Some(Command::Emit(a)) => a.output.json,
         Some(Command::Runtimes(a)) => a.json,
@@ -36,7 +50,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Check(a)) => match &a.what {
             crate::cli::args::CheckWhat::Partition(p) => p.json,
         },
-        Some(Command::Schema) | Some(Command::Bench(_)) | Some(Command::Inventory(_)) => false,
+        Some(Command::Schema(_)) | Some(Command::Bench(_)) | Some(Command::Inventory(_)) => false,
         Some(Command::Uninstall(a)) => a.output.json,
         Some(Command::Verify(a)) => a.output.json,
         Some(Command::Recover(a)) => a.output.json,
@@ -53,10 +67,20 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Bench(a)) => commands::bench::run(&a),
         Some(Command::Attribution(a)) => commands::attribution::run(&a),
         Some(Command::Inventory(a)) => commands::inventory::run(&a),
-        Some(Command::Schema) => {
-            print!("{}", capability::json_schema());
+        Some(Command::Schema(a)) => {
+            print!("{}", schemas::render(a.kind));
             Ok(())
         }
+        Some(Command::Status(a)) => commands::status::run(&a),
+        Some(Command::Diff(a)) => commands::diff::run(&a),
+        Some(Command::Completions(a)) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut buf = Vec::new();
+            clap_complete::generate(a.shell, &mut cmd, "msd-install", &mut buf);
+            commands::print(&String::from_utf8_lossy(&buf));
+            Ok(())
+        }
+        Some(Command::Man) => commands::man::run(),
         Some(Command::Uninstall(a)) => commands::uninstall::run(&a),
         Some(Command::Verify(a)) => commands::verify::run(&a),
         Some(Command::Recover(a)) => commands::recover::run(&a),

@@ -86,3 +86,79 @@ impl apply::Progress for RunBars {
         Box::new(Bars::new(self.enabled, label))
     }
 }
+
+/// How `--color` and `-v` were given, for the printing code of every command.
+static COLOR: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+static VERBOSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Records `--color`.
+pub fn set_color(c: crate::cli::args::ColorChoice) {
+    use crate::cli::args::ColorChoice;
+    let v = match c {
+        ColorChoice::Auto => 0,
+        ColorChoice::Always => 1,
+        ColorChoice::Never => 2,
+    };
+    COLOR.store(v, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Records `-v/--verbose`.
+pub fn set_verbose(v: bool) {
+    VERBOSE.store(v, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether `-v` was given.
+pub fn verbose() -> bool {
+    VERBOSE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Whether stdout gets color and alignment: `--color always`, or `auto` with stdout a terminal
+/// and `NO_COLOR` unset or empty (<https://no-color.org>).
+pub fn color() -> bool {
+    match COLOR.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal(),
+    }
+}
+
+/// The styles of printed text; plain when [`color`] is off.
+pub struct Paint {
+    on: bool,
+}
+
+impl Paint {
+    /// Styles for stdout now.
+    pub fn stdout() -> Paint {
+        Paint { on: color() }
+    }
+
+    fn style(&self, s: console::Style, text: &str) -> String {
+        s.force_styling(self.on).apply_to(text).to_string()
+    }
+
+    /// Added lines, success.
+    pub fn green(&self, text: &str) -> String {
+        self.style(console::Style::new().green(), text)
+    }
+
+    /// Removed lines, problems.
+    pub fn red(&self, text: &str) -> String {
+        self.style(console::Style::new().red(), text)
+    }
+
+    /// Hunk headers.
+    pub fn cyan(&self, text: &str) -> String {
+        self.style(console::Style::new().cyan(), text)
+    }
+
+    /// Headings.
+    pub fn bold(&self, text: &str) -> String {
+        self.style(console::Style::new().bold(), text)
+    }
+
+    /// Whether color is on (alignment follows it).
+    pub fn on(&self) -> bool {
+        self.on
+    }
+}

@@ -41,6 +41,9 @@ pub enum PipelineError {
         /// The valid ids.
         valid: Vec<String>,
     },
+    /// A profile the content does not define.
+    #[error(transparent)]
+    Profile(#[from] crate::pipeline::profile::ProfileError),
     /// No runtime was named and no manifest is marked primary.
     #[error("no runtime was named and no manifest is marked \"tier\": \"primary\"")]
     NoPrimary,

@@ -356,6 +356,52 @@ pub struct Content {
     pub tiers: Tiers,
     /// Command groups for nested skill layouts (`namespaces.json`).
     pub namespaces: Option<Namespaces>,
+    /// The install profiles (`profiles.json`); without it every install is the whole content.
+    pub profiles: Option<Profiles>,
+}
+
+/// `content/profiles.json`: which commands an install of each profile carries.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profiles {
+    /// Format version.
+    pub schema_version: u32,
+    /// What the file is (documentation only).
+    #[serde(default)]
+    pub about: String,
+    /// The profile of an install that names none and has none recorded.
+    pub default: String,
+    /// The profiles, smallest first.
+    pub profiles: Vec<Profile>,
+    /// Command stem -> the commands it needs installed with it.
+    #[serde(default)]
+    pub requires: BTreeMap<String, Vec<String>>,
+    /// What `--minimal` installs.
+    pub minimal: Minimal,
+}
+
+/// One profile.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// Its name (`core`).
+    pub name: String,
+    /// The profile whose commands it adds to.
+    pub extends: Option<String>,
+    /// What it is for.
+    pub description: String,
+    /// Its own commands.
+    pub commands: Vec<String>,
+}
+
+/// `--minimal`: a profile without agents.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Minimal {
+    /// The profile whose commands it installs.
+    pub profile: String,
+    /// Whether agents are installed.
+    pub agents: bool,
 }
 
 /// `content/namespaces.json`: how commands group into router skills for nested layouts.
@@ -381,8 +427,16 @@ pub struct NamespaceGroup {
 }
 
 /// Top-level entries a content tree may hold.
-const TOP_LEVEL: [&str; 7] =
-    ["commands", "agents", "msd-core", "CONTEXT.md", "CONTEXT-INDEX.json", "tiers.json", "namespaces.json"];
+const TOP_LEVEL: [&str; 8] = [
+    "commands",
+    "agents",
+    "msd-core",
+    "CONTEXT.md",
+    "CONTEXT-INDEX.json",
+    "tiers.json",
+    "namespaces.json",
+    "profiles.json",
+];
 
 fn is_stem(s: &str) -> bool {
     !s.is_empty()
@@ -423,7 +477,7 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
                 disp,
                 None,
                 "unexpected file in the content tree",
-                "a content tree holds commands/msd/*.md, agents/*.md, msd-core/**, CONTEXT.md, CONTEXT-INDEX.json and tiers.json",
+                "a content tree holds commands/msd/*.md, agents/*.md, msd-core/**, CONTEXT.md, CONTEXT-INDEX.json, tiers.json, namespaces.json and profiles.json",
             ));
         }
         match segs.as_slice() {
@@ -541,7 +595,7 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
                     sections,
                 });
             }
-            ["CONTEXT-INDEX.json"] | ["tiers.json"] | ["namespaces.json"] => {}
+            ["CONTEXT-INDEX.json"] | ["tiers.json"] | ["namespaces.json"] | ["profiles.json"] => {}
             _ => {
                 return Err(ContentError::new(
                     disp,
@@ -565,7 +619,8 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
     core.sort_by(|a, b| a.rel.cmp(&b.rel));
     let tiers = tiers(&tree, &agents, &core)?;
     let namespaces = namespaces(&tree, &commands)?;
-    Ok(Content { tree, commands, agents, core, tiers, namespaces })
+    let profiles = profiles(&tree, &commands)?;
+    Ok(Content { tree, commands, agents, core, tiers, namespaces, profiles })
 }
 
 /// Text files are rewritten; anything else is copied byte for byte.
@@ -663,6 +718,88 @@ fn tiers(tree: &Tree, agents: &[Agent], core: &[CoreFile]) -> Result<Tiers, Cont
         }
     }
     Ok(tiers)
+}
+
+/// Parses `profiles.json`: every listed command exists, each command is in one profile's own
+/// list, `extends`, `requires` and `minimal` name known profiles and commands.
+fn profiles(tree: &Tree, commands: &[Command]) -> Result<Option<Profiles>, ContentError> {
+    let rel = RelPath::new("profiles.json").expect("static");
+    let Some(bytes) = tree.files.get(&rel) else { return Ok(None) };
+    let disp = tree.display(&rel);
+    let text = std::str::from_utf8(bytes).unwrap_or_default();
+    let p: Profiles = serde_json::from_slice(bytes).map_err(|e| {
+        ContentError::new(
+            disp.clone(),
+            Some(e.line()),
+            format!("invalid profiles file: {e}"),
+            "write {\"schema_version\": 1, \"default\", \"profiles\": [{\"name\", \"extends\", \"description\", \"commands\"}], \"requires\", \"minimal\"}",
+        )
+    })?;
+    let at = |needle: &str| msd_core::fs::json::locate(text, &format!("\"{needle}\"")).0;
+    let known = |c: &str| commands.iter().any(|cmd| cmd.stem == c);
+    let names: Vec<&str> = p.profiles.iter().map(|x| x.name.as_str()).collect();
+    let mut owner: BTreeMap<&str, &str> = BTreeMap::new();
+    for pr in &p.profiles {
+        if let Some(e) = &pr.extends
+            && !names.contains(&e.as_str())
+        {
+            return Err(ContentError::new(
+                disp,
+                Some(at(e)),
+                format!("profile `{}` extends unknown `{e}`", pr.name),
+                "name a profile of this file",
+            ));
+        }
+        for c in &pr.commands {
+            if !known(c) {
+                return Err(ContentError::new(
+                    disp,
+                    Some(at(c)),
+                    format!("profile `{}` lists unknown command `{c}`", pr.name),
+                    "remove it or add commands/msd/<stem>.md",
+                ));
+            }
+            if let Some(other) = owner.insert(c, &pr.name) {
+                return Err(ContentError::new(
+                    disp,
+                    Some(at(c)),
+                    format!("command `{c}` is in profiles `{other}` and `{}`", pr.name),
+                    "list each command in one profile; a larger profile extends the smaller",
+                ));
+            }
+        }
+    }
+    if let Some(c) = commands.iter().find(|c| !owner.contains_key(c.stem.as_str())) {
+        return Err(ContentError::new(
+            disp,
+            None,
+            format!("command `{}` is in no profile", c.stem),
+            "add it to the commands of one profile",
+        ));
+    }
+    for (c, needs) in &p.requires {
+        for n in std::iter::once(c).chain(needs) {
+            if !known(n) {
+                return Err(ContentError::new(
+                    disp,
+                    Some(at(n)),
+                    format!("`requires` names unknown command `{n}`"),
+                    "remove it or add commands/msd/<stem>.md",
+                ));
+            }
+        }
+    }
+    for n in [&p.default, &p.minimal.profile] {
+        if !names.contains(&n.as_str()) {
+            return Err(ContentError::new(
+                disp,
+                Some(at(n)),
+                format!("unknown profile `{n}`"),
+                "name a profile of this file",
+            ));
+        }
+    }
+    Ok(Some(p))
 }
 
 fn namespaces(tree: &Tree, commands: &[Command]) -> Result<Option<Namespaces>, ContentError> {

@@ -13,6 +13,7 @@ pub mod fit;
 pub mod freshness;
 pub mod guard;
 pub mod load;
+pub mod profile;
 pub mod section_manifest;
 pub mod synth;
 pub mod target;

@@ -60,6 +60,9 @@ fn tokens(o: &GenOpts) -> Result<(), Error> {
         print!("{}", tokens::table(&b));
         return Ok(());
     };
+    if mode == Mode::Write {
+        super::require_repository(&o.root)?;
+    }
     let fresh = serde_json::to_string_pretty(&b).expect("json") + "\n";
     let files = [Generated { path: PathBuf::from(BASELINE), fresh }];
     let outcome = super::generate::apply_and_show(

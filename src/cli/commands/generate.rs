@@ -67,6 +67,9 @@ pub fn apply_and_show(root: &Path, files: &[Generated], mode: Mode, fix: &str) -
 }
 
 fn finish(o: &GenOpts, files: Vec<Generated>, fix: &str) -> Result<(), Error> {
+    if mode(o) == Mode::Write {
+        super::require_repository(&o.root)?;
+    }
     let outcome = apply_and_show(&o.root, &files, mode(o), fix)?;
     match mode(o) {
         Mode::Check => eprintln!("{} generated file(s) up to date", outcome.current.len()),

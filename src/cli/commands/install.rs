@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::{env, human_bytes, out, sources};
+use super::{env_for, human_bytes, normalize_ids, out, sources};
 use crate::apply::plan::{Action, Plan};
 use crate::apply::txn::Recovery;
 use crate::apply::{self, InstallOptions, TargetRun};
@@ -14,12 +14,39 @@ use crate::pipeline;
 use crate::pipeline::fit::FileCompose;
 use msd_core::manifest::capability::Scope;
 
-/// Runs an install.
+/// Runs an install; on a terminal with no runtime or scope given, asks first
+/// ([`crate::cli::prompt`]).
 pub fn run(args: &InstallArgs) -> Result<(), Error> {
+    if !crate::cli::prompt::should_ask(args) {
+        return execute(args, false);
+    }
+    let runtimes = pipeline::load_runtimes(&sources(&args.sources))?;
+    let env = super::env()?;
+    let project = super::project_root(None, &env.cwd);
+    let Some(answered) = crate::cli::prompt::ask(args, &runtimes, &env, &project.dir.display().to_string())? else {
+        eprintln!("no runtime chosen; nothing was written");
+        return Ok(());
+    };
+    if args.dry_run {
+        return execute(&answered, false);
+    }
+    let mut preview = answered.clone();
+    preview.dry_run = true;
+    execute(&preview, true)?;
+    if !args.yes && !crate::cli::prompt::confirm()? {
+        eprintln!("nothing was written");
+        return Ok(());
+    }
+    execute(&answered, false)
+}
+
+/// Runs an install of `args`; `preview` prints the plan's summary only (before a confirmation).
+fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
     let t = &args.target;
     let src = sources(&args.sources);
     let runtimes = pipeline::load_runtimes(&src)?;
-    let ids = if t.runtime.is_empty() && !t.all { vec![pipeline::primary(&runtimes)?] } else { t.runtime.clone() };
+    let ids =
+        if t.runtime.is_empty() && !t.all { vec![pipeline::primary(&runtimes)?] } else { normalize_ids(&t.runtime) };
     let selected = pipeline::select(&runtimes, &ids, t.all)?;
     if t.place.config_dir.is_some() && selected.len() > 1 {
         return Err(Error::Usage {
@@ -28,31 +55,58 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
         });
     }
     let scope = t.place.scope();
-    let env = env()?;
+    let (env, project) = env_for(&t.place)?;
     // Under --all --local, runtimes without a local scope are skipped rather than failing the set.
     let runtimes: Vec<_> = if scope == Scope::Local && t.all {
         selected.into_iter().filter(|r| r.capability.local.is_some()).collect()
     } else {
         selected
     };
-    let opts = InstallOptions {
-        scope,
-        config_dir: t.place.config_dir.as_deref(),
-        allow_symlinks: args.allow_symlinks,
-        dry_run: args.dry_run,
-        hooks: apply::surfaces::HookMode { portable: args.portable_hooks, force_statusline: args.force_statusline },
-        progress: &RunBars { enabled: Bars::enabled(args.output.quiet) },
-    };
     let content = pipeline::load_content(&src)?;
-    let runs = apply::install(&content, &runtimes, &opts, &env)?;
+    // Each target installs its profile: the one given, else the one it recorded, else the
+    // default. Runtimes of one profile install together.
+    let given = args.profile.given();
+    let mut groups: Vec<(Option<String>, Vec<&pipeline::load::LoadedRuntime>)> = Vec::new();
+    for rt in runtimes {
+        let target = pipeline::target::resolve(&rt.capability, scope, t.place.config_dir.as_deref(), &env)?;
+        let p = super::target_profile(&content, given.as_deref(), rt, &target);
+        match groups.iter_mut().find(|(g, _)| *g == p) {
+            Some((_, list)) => list.push(rt),
+            None => groups.push((p, vec![rt])),
+        }
+    }
+    let bars = RunBars { enabled: Bars::enabled(args.output.quiet) };
+    let mut runs = Vec::new();
+    let mut profiles = Vec::new();
+    for (profile, rts) in &groups {
+        let selected = match profile {
+            Some(p) => pipeline::profile::select(&content, p).map_err(pipeline::PipelineError::from)?,
+            None => content.clone(),
+        };
+        let opts = InstallOptions {
+            scope,
+            config_dir: t.place.config_dir.as_deref(),
+            allow_symlinks: args.allow_symlinks,
+            dry_run: args.dry_run,
+            progress: &bars,
+            profile: profile.as_deref(),
+            hooks: apply::surfaces::HookMode { portable: args.portable_hooks, force_statusline: args.force_statusline },
+        };
+        for r in apply::install(&selected, rts, &opts, &env)? {
+            profiles.push(profile.clone());
+            runs.push(r);
+        }
+    }
 
     if args.output.json {
         let items: Vec<_> = runs
             .iter()
-            .map(|r| {
+            .zip(&profiles)
+            .map(|(r, profile)| {
                 let p = &r.plan;
                 json!({
                     "runtime": p.runtime,
+                    "profile": profile,
                     "scope": p.scope,
                     "home": p.home,
                     "home_source": r.target.source,
@@ -70,17 +124,22 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
                 })
             })
             .collect();
-        let doc = json!({"ok": true, "dry_run": args.dry_run, "version": env!("CARGO_PKG_VERSION"), "runtimes": items});
+        let doc = crate::cli::schemas::versioned(
+            json!({"ok": true, "dry_run": args.dry_run, "version": env!("CARGO_PKG_VERSION"), "runtimes": items}),
+        );
         println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
         return Ok(());
     }
     let mut text = String::new();
-    for r in &runs {
-        text.push_str(&describe(r, args.dry_run));
+    if let Some(p) = &project {
+        text.push_str(&format!("project: {} (found by {})\n", p.dir.display(), p.found_by));
+    }
+    for (r, profile) in runs.iter().zip(&profiles) {
+        text.push_str(&describe(r, args.dry_run, profile.as_deref(), !preview));
         text.push_str(&describe_compose(&r.compose));
     }
-    if args.dry_run {
-        text.push_str("dry run: nothing was written\n");
+    if args.dry_run && !preview {
+        text.push_str("dry run: nothing was written; `msd-install diff` shows each change line by line\n");
     }
     out(&text, &args.output);
     Ok(())
@@ -122,10 +181,16 @@ fn describe_compose(files: &[FileCompose]) -> String {
     text
 }
 
-fn describe(r: &TargetRun, dry_run: bool) -> String {
+fn describe(r: &TargetRun, dry_run: bool, profile: Option<&str>, list_ops: bool) -> String {
     let plan: &Plan = &r.plan;
     let s = plan.summary();
-    let mut text = format!("{} ({}) -> {}\n", plan.runtime, plan.scope.as_str(), plan.home.display());
+    let paint = crate::cli::output::Paint::stdout();
+    let head = format!("{} ({}) -> {}", plan.runtime, plan.scope.as_str(), plan.home.display());
+    let mut text = paint.bold(&head);
+    if let Some(p) = profile {
+        text.push_str(&format!("  [profile {p}]"));
+    }
+    text.push('\n');
     if let Some(rec) = &r.recovery {
         text.push_str(&recovery_line(rec));
     }
@@ -138,13 +203,21 @@ fn describe(r: &TargetRun, dry_run: bool) -> String {
     if !r.pending_migrations.is_empty() {
         text.push_str(&format!("  migrations to check first: {}\n", r.pending_migrations.join(", ")));
     }
-    if dry_run {
-        for op in plan.ops.iter().filter(|o| o.action != Action::Keep) {
+    let verbose = crate::cli::output::verbose();
+    if (dry_run || verbose) && list_ops {
+        for op in plan.ops.iter().filter(|o| verbose || o.action != Action::Keep) {
             let size = match op.action {
                 Action::Remove => format!("-{} B", human_bytes(op.old_bytes.unwrap_or(0))),
                 _ => format!("{} B", human_bytes(op.bytes.unwrap_or(0))),
             };
-            let backup = if op.backup.is_some() { "  (edited: backed up first)" } else { "" };
+            let backup = match op.action {
+                _ if op.backup.is_some() => "  (edited: backed up first)",
+                Action::Keep if verbose => "  (unchanged)",
+                Action::Add if verbose => "  (new)",
+                Action::Change if verbose => "  (content differs from the install)",
+                Action::Remove if verbose => "  (no longer shipped)",
+                _ => "",
+            };
             text.push_str(&format!("  {:<7} {}  {size}{backup}\n", op.action.as_str(), op.path));
         }
     }

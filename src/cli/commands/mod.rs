@@ -2,22 +2,29 @@
 
 use std::io::Write;
 
-use crate::cli::args::{OneTargetArgs, OutputArgs, SourceArgs};
+use std::path::{Path, PathBuf};
+
+use crate::cli::args::{OneTargetArgs, OutputArgs, PlaceArgs, SourceArgs};
 use crate::cli::error::Error;
 use crate::pipeline;
 use crate::pipeline::Sources;
 use crate::pipeline::load::LoadedRuntime;
 use crate::pipeline::target::{self, Environment, Target};
+use msd_core::fs::fsx;
+use msd_core::manifest::capability::Scope;
 
 pub mod attribution;
 pub mod bench;
 pub mod check;
+pub mod diff;
 pub mod emit;
 pub mod generate;
 pub mod install;
 pub mod inventory;
+pub mod man;
 pub mod recover;
 pub mod runtimes;
+pub mod status;
 pub mod uninstall;
 pub mod verify;
 
@@ -49,20 +56,156 @@ pub(crate) fn human_bytes(n: u64) -> String {
     out
 }
 
-/// Resolves the one runtime and target of `uninstall`, `verify` and `recover`.
-pub(crate) fn resolve_one(a: &OneTargetArgs) -> Result<(LoadedRuntime, Target), Error> {
+/// The project of `--local`: `--project DIR`, else the nearest parent of the current directory
+/// holding `.git` or `.planning/`, else the current directory itself.
+pub(crate) fn project_root(project: Option<&Path>, cwd: &Path) -> ProjectRoot {
+    if let Some(p) = project {
+        let dir = if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
+        return ProjectRoot { dir, found_by: "--project" };
+    }
+    for dir in cwd.ancestors() {
+        if fsx::lexists(&dir.join(".git")) {
+            return ProjectRoot { dir: dir.to_path_buf(), found_by: ".git" };
+        }
+        if fsx::is_dir(&dir.join(".planning")) {
+            return ProjectRoot { dir: dir.to_path_buf(), found_by: ".planning/" };
+        }
+    }
+    ProjectRoot { dir: cwd.to_path_buf(), found_by: "the current directory" }
+}
+
+/// Where `--local` installs and why.
+#[derive(Debug, Clone)]
+pub(crate) struct ProjectRoot {
+    /// The directory.
+    pub dir: PathBuf,
+    /// What marked it (`.git`, `.planning/`, `--project`, or the current directory).
+    pub found_by: &'static str,
+}
+
+/// The environment with its working directory moved to the project root when the scope is local.
+pub(crate) fn env_for(place: &PlaceArgs) -> Result<(Environment, Option<ProjectRoot>), Error> {
+    let mut env = env()?;
+    if place.scope() == Scope::Local {
+        let root = project_root(place.project.as_deref(), &env.cwd);
+        env.cwd = root.dir.clone();
+        return Ok((env, Some(root)));
+    }
+    Ok((env, None))
+}
+
+/// Runtime ids as given, lower-cased (ids are case-insensitive).
+pub(crate) fn normalize_ids(ids: &[String]) -> Vec<String> {
+    ids.iter().map(|i| i.trim().to_ascii_lowercase()).collect()
+}
+
+/// Resolves the runtimes and targets of `uninstall`, `verify` and `recover`: the `-r` ids given
+/// (default: the primary runtime), or with `--all` every runtime that has an install (or an
+/// interrupted run) in the scope.
+pub(crate) fn resolve_targets(a: &OneTargetArgs) -> Result<Vec<(LoadedRuntime, Target)>, Error> {
     let runtimes = pipeline::load_runtimes(&Sources { content: None, runtimes: a.runtimes_dir.clone() })?;
-    let id = match &a.runtime {
-        Some(id) => id.clone(),
-        None => pipeline::primary(&runtimes)?,
-    };
-    let rt = pipeline::select(&runtimes, &[id], false)?[0].clone();
-    let t = target::resolve(&rt.capability, a.place.scope(), a.place.config_dir.as_deref(), &env()?)?;
-    Ok((rt, t))
+    let (env, _) = env_for(&a.place)?;
+    let scope = a.place.scope();
+    if a.all {
+        let mut out = Vec::new();
+        for rt in &runtimes {
+            if scope == Scope::Local && rt.capability.local.is_none() {
+                continue;
+            }
+            let t = target::resolve(&rt.capability, scope, a.place.config_dir.as_deref(), &env)?;
+            let installed = crate::apply::record::FileManifest::read(&t.home, &rt.capability, scope)
+                .map_err(crate::apply::plan::PlanError::from)?
+                .is_some();
+            if installed || crate::apply::txn::Area::new(&t.home, a.allow_symlinks).pending() {
+                out.push((rt.clone(), t));
+            }
+        }
+        return Ok(out);
+    }
+    let ids = if a.runtime.is_empty() { vec![pipeline::primary(&runtimes)?] } else { normalize_ids(&a.runtime) };
+    if a.place.config_dir.is_some() && ids.len() > 1 {
+        return Err(Error::Usage {
+            message: "--config-dir names one home and cannot be used with several runtimes".into(),
+            hint: "name one runtime with -r, each with its own --config-dir".into(),
+        });
+    }
+    let mut out = Vec::new();
+    for rt in pipeline::select(&runtimes, &ids, false)? {
+        let t = target::resolve(&rt.capability, scope, a.place.config_dir.as_deref(), &env)?;
+        out.push((rt.clone(), t));
+    }
+    Ok(out)
 }
 
 /// Prints `text` on stdout; a closed pipe (`| head`) is not an error.
 pub(crate) fn print(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
+}
+
+/// A table whose columns are as wide as their widest cell (two spaces apart, the last column
+/// unpadded); `style` colors a cell after it is padded, so escapes never skew the alignment.
+pub(crate) fn table<const N: usize>(
+    header: &[&str; N],
+    rows: &[[String; N]],
+    style: impl Fn(usize, &str) -> String,
+) -> String {
+    let mut widths = [0usize; N];
+    for (i, h) in header.iter().enumerate() {
+        widths[i] = h.chars().count();
+    }
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>, styled: bool| {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            let pad = if i + 1 == N { 0 } else { widths[i] - c.chars().count() + 2 };
+            s.push_str(&if styled { style(i, c) } else { c.clone() });
+            s.push_str(&" ".repeat(pad));
+        }
+        s.truncate(s.trim_end().len());
+        s.push('\n');
+        s
+    };
+    let mut text = line(header.iter().map(|h| h.to_string()).collect(), false);
+    for r in rows {
+        text.push_str(&line(r.to_vec(), true));
+    }
+    text
+}
+
+/// Refuses a maintainer command that writes repository files (`tests/golden/`, the token
+/// baseline) outside the msd-install repository: `root` must hold `content/` and the
+/// `Cargo.toml` of the msd-install package, so a run from elsewhere never creates them there.
+pub(crate) fn require_repository(root: &Path) -> Result<(), Error> {
+    let manifest = fsx::read_if_exists(&root.join("Cargo.toml")).ok().flatten().unwrap_or_default();
+    let ours = String::from_utf8_lossy(&manifest).lines().any(|l| l.trim().replace(' ', "") == "name=\"msd-install\"");
+    if ours && fsx::is_dir(&root.join("content")) {
+        return Ok(());
+    }
+    let shown = if root == Path::new(".") { "the current directory".to_string() } else { root.display().to_string() };
+    Err(Error::Usage {
+        message: format!(
+            "{shown} is not the msd-install repository (no content/ and Cargo.toml of msd-install there); nothing was written"
+        ),
+        hint: "run maintainer commands from the repository's top directory, or pass --root DIR".into(),
+    })
+}
+
+/// The profile a target installs (see [`pipeline::profile::choose`]): the one given, else the one
+/// its install state recorded, else the content's default; `None` without profiles.
+pub(crate) fn target_profile(
+    content: &crate::pipeline::load::Content,
+    given: Option<&str>,
+    rt: &LoadedRuntime,
+    target: &Target,
+) -> Option<String> {
+    let recorded = crate::apply::state::InstallState::read(&target.home, &rt.capability, target.scope)
+        .ok()
+        .flatten()
+        .and_then(|s| s.profile);
+    pipeline::profile::choose(content, given, recorded.as_deref())
 }

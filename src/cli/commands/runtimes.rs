@@ -1,63 +1,96 @@
 //! `msd-install runtimes`: list every runtime and where it installs now.
 
-use serde_json::json;
+use std::path::PathBuf;
 
-use super::{env, sources};
+use serde::Serialize;
+
+use super::{env, print, sources, table};
 use crate::cli::args::ListArgs;
 use crate::cli::error::Error;
 use crate::pipeline;
 use crate::pipeline::target;
 use msd_core::manifest::capability::Scope;
 
+/// `runtimes --json`.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct RuntimesDoc {
+    /// The version of this document's shape.
+    pub schema_version: u32,
+    /// Every runtime, sorted by id.
+    pub runtimes: Vec<RuntimeRow>,
+}
+
+/// One runtime.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct RuntimeRow {
+    /// The id `-r` takes.
+    pub id: String,
+    /// Its name.
+    pub title: String,
+    /// Support tier (`primary`, ...).
+    pub tier: String,
+    /// The global home as it resolves now.
+    pub global_home: PathBuf,
+    /// How it was found: `{"from": "env", "name": "CLAUDE_CONFIG_DIR"}`, `{"from": "default"}`, ...
+    pub home_source: serde_json::Value,
+    /// What kind of path the home is (`dir`, `file-parent`, ...).
+    pub home_kind: serde_json::Value,
+    /// The environment variables that move the home, in precedence order.
+    pub env: Vec<String>,
+    /// The project-local directory, when the runtime has a local scope.
+    pub local_dir: Option<String>,
+    /// Artifact kinds a global install writes.
+    pub global_kinds: Vec<String>,
+    /// Artifact kinds a local install writes.
+    pub local_kinds: Vec<String>,
+}
+
 /// Runs `runtimes`.
 pub fn run(args: &ListArgs) -> Result<(), Error> {
     let runtimes = pipeline::load_runtimes(&sources(&args.sources))?;
     let env = env()?;
-    let rows: Vec<_> = runtimes
+    let rows: Vec<RuntimeRow> = runtimes
         .iter()
         .map(|r| {
             let c = &r.capability;
             let (home, source) = target::global_home(c, None, &env);
-            json!({
-                "id": c.id,
-                "title": c.title,
-                "tier": c.tier,
-                "global_home": home,
-                "home_source": source,
-                "home_kind": c.home.kind,
-                "env": c.home.env.iter().map(|e| e.var.clone()).collect::<Vec<_>>(),
-                "local_dir": c.local.as_ref().map(|l| l.dir.clone()),
-                "global_kinds": c.kinds(Scope::Global),
-                "local_kinds": c.kinds(Scope::Local),
-            })
+            let kinds = |s| c.kinds(s).into_iter().map(str::to_string).collect::<Vec<_>>();
+            RuntimeRow {
+                id: c.id.clone(),
+                title: c.title.clone(),
+                tier: serde_json::to_value(c.tier)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                global_home: home,
+                home_source: serde_json::to_value(source).expect("json"),
+                home_kind: serde_json::to_value(c.home.kind).expect("json"),
+                env: c.home.env.iter().map(|e| e.var.clone()).collect(),
+                local_dir: c.local.as_ref().map(|l| l.dir.clone()),
+                global_kinds: kinds(Scope::Global),
+                local_kinds: kinds(Scope::Local),
+            }
         })
         .collect();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows).expect("json"));
+        let doc = RuntimesDoc { schema_version: crate::cli::schemas::SCHEMA_VERSION, runtimes: rows };
+        print(&format!("{}\n", serde_json::to_string_pretty(&doc).expect("json")));
         return Ok(());
     }
-    let mut text = format!(
-        "{:<12} {:<22} {:<40} {:<11} {}\n",
-        "ID", "TITLE", "GLOBAL HOME (resolved now)", "LOCAL DIR", "ARTIFACTS (global / local)"
-    );
-    for r in &runtimes {
-        let c = &r.capability;
-        let (home, _) = target::global_home(c, None, &env);
-        let local = c.local.as_ref().map_or("-".to_string(), |l| l.dir.clone());
-        let kinds = |s| {
-            let k = c.kinds(s);
-            if k.is_empty() { "-".to_string() } else { k.join(",") }
-        };
-        text.push_str(&format!(
-            "{:<12} {:<22} {:<40} {:<11} {} / {}\n",
-            c.id,
-            c.title,
-            home.display(),
-            local,
-            kinds(Scope::Global),
-            kinds(Scope::Local)
-        ));
-    }
-    print!("{text}");
+    let list = |k: &[String]| if k.is_empty() { "-".to_string() } else { k.join(",") };
+    let cells: Vec<[String; 5]> = rows
+        .iter()
+        .map(|r| {
+            [
+                r.id.clone(),
+                r.title.clone(),
+                r.global_home.display().to_string(),
+                r.local_dir.clone().unwrap_or_else(|| "-".into()),
+                format!("{} / {}", list(&r.global_kinds), list(&r.local_kinds)),
+            ]
+        })
+        .collect();
+    let header = ["ID", "TITLE", "GLOBAL HOME (resolved now)", "LOCAL DIR", "ARTIFACTS (global / local)"];
+    print(&table(&header, &cells, |_, c| c.to_string()));
     Ok(())
 }

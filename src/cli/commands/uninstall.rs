@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::{out, resolve_one};
+use super::{out, resolve_targets};
 use crate::apply;
 use crate::cli::args::UninstallArgs;
 use crate::cli::error::Error;
@@ -11,29 +11,48 @@ use crate::cli::output::{Bars, RunBars};
 
 /// Runs `uninstall`.
 pub fn run(args: &UninstallArgs) -> Result<(), Error> {
-    let (rt, target) = resolve_one(&args.target)?;
-    let r = apply::uninstall(
-        &rt.capability,
-        &target,
-        args.target.allow_symlinks,
-        args.dry_run,
-        &RunBars { enabled: Bars::enabled(args.output.quiet) },
-    )?;
+    let targets = resolve_targets(&args.target)?;
+    let mut reports = Vec::new();
+    for (rt, target) in &targets {
+        let r = apply::uninstall(
+            &rt.capability,
+            target,
+            args.target.allow_symlinks,
+            args.dry_run,
+            &RunBars { enabled: Bars::enabled(args.output.quiet) },
+        )?;
+        reports.push((r, target));
+    }
     if args.output.json {
-        let doc = json!({"ok": true, "dry_run": args.dry_run, "uninstall": r});
+        let list: Vec<_> = reports.iter().map(|(r, _)| r).collect();
+        let doc = crate::cli::schemas::versioned(json!({"ok": true, "dry_run": args.dry_run, "targets": list}));
         println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
         return Ok(());
     }
+    let mut text = String::new();
+    if reports.is_empty() {
+        text.push_str("no msd-core install found in this scope; nothing to do\n");
+    }
+    for (r, target) in &reports {
+        text.push_str(&describe(r, target, args.dry_run));
+    }
+    if args.dry_run {
+        text.push_str("dry run: nothing was written\n");
+    }
+    out(&text, &args.output);
+    Ok(())
+}
+
+fn describe(r: &apply::UninstallReport, target: &crate::pipeline::target::Target, dry_run: bool) -> String {
     let mut text = format!("{} ({}) -> {}\n", r.runtime, target.scope.as_str(), r.home.display());
     if let Some(rec) = &r.recovery {
         text.push_str(&super::install::recovery_line(rec));
     }
     if !r.installed {
         text.push_str("  msd-core is not installed here; nothing to do\n");
-        out(&text, &args.output);
-        return Ok(());
+        return text;
     }
-    let verb = if args.dry_run { "would be removed" } else { "removed" };
+    let verb = if dry_run { "would be removed" } else { "removed" };
     text.push_str(&format!("  {} file(s) {verb}\n", r.removed.len()));
     if !r.kept_edited.is_empty() {
         text.push_str(&format!("  {} file(s) you edited stay in place", r.kept_edited.len()));
@@ -54,11 +73,8 @@ pub fn run(args: &UninstallArgs) -> Result<(), Error> {
         let dirs: Vec<_> = r.dirs_removed.iter().map(ToString::to_string).collect();
         text.push_str(&format!("  empty directories removed: {}\n", dirs.join(", ")));
     }
-    if args.dry_run {
-        text.push_str("dry run: nothing was written\n");
-    } else {
+    if !dry_run {
         text.push_str("  your other files and settings were not touched\n");
     }
-    out(&text, &args.output);
-    Ok(())
+    text
 }

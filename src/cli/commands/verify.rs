@@ -1,48 +1,63 @@
-//! `msd-install verify`: compare an install with its manifest and report drift
-//! ([`crate::apply::verify`]). Exit 0 only when it is clean; reads only.
+//! `msd-install verify`: compare installs with their manifests and report drift
+//! ([`crate::apply::verify`]). Exit 0 only when every target is clean; reads only.
 
-use super::{env, out, resolve_one};
+use serde_json::json;
+
+use super::{env, out, resolve_targets};
 use crate::apply;
 use crate::cli::args::VerifyArgs;
 use crate::cli::error::Error;
 
 /// Runs `verify`.
 pub fn run(args: &VerifyArgs) -> Result<(), Error> {
-    let (rt, target) = resolve_one(&args.target)?;
-    let r = apply::verify(&rt.capability, &target, args.target.allow_symlinks, &env()?.home)?;
+    let targets = resolve_targets(&args.target)?;
+    let home = env()?.home;
+    let mut reports = Vec::new();
+    for (rt, target) in &targets {
+        reports.push((apply::verify(&rt.capability, target, args.target.allow_symlinks, &home)?, target));
+    }
+    let ok = reports.iter().all(|(r, _)| r.ok);
     if args.output.json {
-        println!("{}", serde_json::to_string_pretty(&r).expect("json"));
+        let list: Vec<_> = reports.iter().map(|(r, _)| r).collect();
+        let doc = crate::cli::schemas::versioned(json!({"ok": ok, "targets": list}));
+        println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
     } else {
-        let mut text = format!("{} ({}) -> {}\n", r.runtime, target.scope.as_str(), r.home.display());
-        if !r.installed {
-            text.push_str("  not installed: no msd file manifest here\n");
+        let mut text = String::new();
+        if reports.is_empty() {
+            text.push_str("no msd-core install found in this scope; nothing to verify\n");
         }
-        if r.interrupted {
-            text.push_str("  an interrupted run awaits recovery: run `msd-install recover` or install again\n");
-        }
-        for (label, list) in [("modified", &r.modified), ("missing", &r.missing), ("extra", &r.extra)] {
-            for p in list {
-                text.push_str(&format!("  {label:<8} {p}\n"));
+        for (r, target) in &reports {
+            text.push_str(&format!("{} ({}) -> {}\n", r.runtime, target.scope.as_str(), r.home.display()));
+            if !r.installed {
+                text.push_str("  not installed: no msd file manifest here\n");
             }
-        }
-        for c in &r.settings {
-            let mut what: Vec<String> = Vec::new();
-            if !c.added.is_empty() {
-                what.push(format!("missing {}", c.added.join(", ")));
+            if r.interrupted {
+                text.push_str("  an interrupted run awaits recovery: run `msd-install recover` or install again\n");
             }
-            if !c.updated.is_empty() {
-                what.push(format!("differs {}", c.updated.join(", ")));
+            for (label, list) in [("modified", &r.modified), ("missing", &r.missing), ("extra", &r.extra)] {
+                for p in list {
+                    text.push_str(&format!("  {label:<8} {p}\n"));
+                }
             }
-            if !c.removed.is_empty() {
-                what.push(format!("stale {}", c.removed.join(", ")));
+            for c in &r.settings {
+                let mut what: Vec<String> = Vec::new();
+                if !c.added.is_empty() {
+                    what.push(format!("missing {}", c.added.join(", ")));
+                }
+                if !c.updated.is_empty() {
+                    what.push(format!("differs {}", c.updated.join(", ")));
+                }
+                if !c.removed.is_empty() {
+                    what.push(format!("stale {}", c.removed.join(", ")));
+                }
+                what.extend(c.notes.iter().cloned());
+                text.push_str(&format!("  settings {}: {}\n", c.path, what.join("; ")));
             }
-            what.extend(c.notes.iter().cloned());
-            text.push_str(&format!("  settings {}: {}\n", c.path, what.join("; ")));
-        }
-        if r.ok {
-            text.push_str("  clean: every managed file matches the manifest\n");
+            if r.ok {
+                text.push_str("  clean: every managed file matches the manifest\n");
+            }
         }
         out(&text, &args.output);
     }
-    if r.ok { Ok(()) } else { Err(Error::CheckFailed(String::new())) }
+    if ok { Ok(()) } else { Err(Error::CheckFailed(String::new())) }
 }

@@ -1,0 +1,108 @@
+//! `msd-install diff`: the unified diff of every file an install would change, a file the user
+//! edited included (their edit is the `-` side, what would replace it the `+` side), and the
+//! files an install would remove. Colored on a terminal (`--color`); reads only.
+
+use std::collections::BTreeSet;
+
+use similar::TextDiff;
+
+use super::{env_for, normalize_ids, print, sources};
+use crate::apply::record::FileManifest;
+use crate::cli::args::DiffArgs;
+use crate::cli::error::Error;
+use crate::cli::output::Paint;
+use crate::pipeline;
+use msd_core::fs::fsx;
+use msd_core::manifest::capability::Scope;
+
+/// Runs `diff`.
+pub fn run(args: &DiffArgs) -> Result<(), Error> {
+    let t = &args.target;
+    let src = sources(&args.sources);
+    let runtimes = pipeline::load_runtimes(&src)?;
+    let ids =
+        if t.runtime.is_empty() && !t.all { vec![pipeline::primary(&runtimes)?] } else { normalize_ids(&t.runtime) };
+    let scope = t.place.scope();
+    let selected: Vec<_> = pipeline::select(&runtimes, &ids, t.all)?
+        .into_iter()
+        .filter(|r| !(t.all && scope == Scope::Local && r.capability.local.is_none()))
+        .collect();
+    let (env, _) = env_for(&t.place)?;
+    let content = pipeline::load_content(&src)?;
+    let paint = Paint::stdout();
+    let mut text = String::new();
+    let mut changed = 0usize;
+    for rt in selected {
+        let cap = &rt.capability;
+        let target = pipeline::target::resolve(cap, scope, t.place.config_dir.as_deref(), &env)?;
+        // The profile the install would use: given, recorded, else the default.
+        let selected = match super::target_profile(&content, args.profile.given().as_deref(), rt, &target) {
+            Some(p) => pipeline::profile::select(&content, &p).map_err(pipeline::PipelineError::from)?,
+            None => content.clone(),
+        };
+        let e = pipeline::emit(&selected, rt, scope, t.place.config_dir.as_deref(), &env)?;
+        let home = &e.target.home;
+        let previous = FileManifest::read(home, cap, scope).map_err(crate::apply::plan::PlanError::from)?;
+        let mut emitted = BTreeSet::new();
+        for f in &e.emission.files {
+            emitted.insert(f.path.as_str().to_string());
+            let on_disk = fsx::read_if_exists(&home.join(f.path.as_str()))
+                .map_err(|err| Error::Io { context: format!("reading {}", f.path), source: err })?;
+            if on_disk.as_deref() == Some(f.bytes.as_slice()) {
+                continue;
+            }
+            changed += 1;
+            let label = format!("{}/{}", cap.id, f.path);
+            text.push_str(&unified(&paint, &label, on_disk.as_deref(), Some(&f.bytes), args.context));
+        }
+        for old in previous.iter().flat_map(|m| m.files.iter()) {
+            if emitted.contains(old.path.as_str()) {
+                continue;
+            }
+            let Some(bytes) = fsx::read_if_exists(&home.join(old.path.as_str()))
+                .map_err(|err| Error::Io { context: format!("reading {}", old.path), source: err })?
+            else {
+                continue;
+            };
+            // Only a file still as installed is removed; an edited one stays (see uninstall).
+            if fsx::sha256_hex(&bytes) != old.sha256 {
+                continue;
+            }
+            changed += 1;
+            let label = format!("{}/{}", cap.id, old.path);
+            text.push_str(&unified(&paint, &label, Some(&bytes), None, args.context));
+        }
+    }
+    if changed == 0 {
+        text.push_str("no differences: an install would change no file\n");
+    }
+    print(&text);
+    if args.exit_code && changed > 0 { Err(Error::CheckFailed(String::new())) } else { Ok(()) }
+}
+
+/// A `diff -u` of one file (`None` is an absent side); binary files are named, not shown.
+fn unified(paint: &Paint, label: &str, old: Option<&[u8]>, new: Option<&[u8]>, context: usize) -> String {
+    let a = if old.is_some() { format!("a/{label}") } else { "/dev/null".to_string() };
+    let b = if new.is_some() { format!("b/{label}") } else { "/dev/null".to_string() };
+    let (Ok(old_text), Ok(new_text)) =
+        (std::str::from_utf8(old.unwrap_or_default()), std::str::from_utf8(new.unwrap_or_default()))
+    else {
+        return paint.bold(&format!("Binary files {a} and {b} differ\n"));
+    };
+    let diff = TextDiff::from_lines(old_text, new_text);
+    let mut out = String::new();
+    out.push_str(&paint.bold(&format!("--- {a}\n+++ {b}\n")));
+    for hunk in diff.unified_diff().context_radius(context).iter_hunks() {
+        out.push_str(&paint.cyan(&format!("{}\n", hunk.header())));
+        for change in hunk.iter_changes() {
+            let line = format!("{}{}", change.tag(), change.value());
+            let line = if line.ends_with('\n') { line } else { format!("{line}\n\\ No newline at end of file\n") };
+            out.push_str(&match change.tag() {
+                similar::ChangeTag::Delete => paint.red(&line),
+                similar::ChangeTag::Insert => paint.green(&line),
+                similar::ChangeTag::Equal => line,
+            });
+        }
+    }
+    out
+}

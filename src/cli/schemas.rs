@@ -1,0 +1,46 @@
+//! The published JSON Schemas of every `--json` document (`msd-install schema --kind ...`).
+//!
+//! Documents built from typed structs (version, status, runtimes) derive theirs with schemars;
+//! the documents of install, verify, uninstall and recover are assembled from the apply layer's
+//! reports, so their schemas are written by hand in `schemas/*.json` and cover the top-level keys
+//! (a test checks that each real document has every required key and no unlisted one).
+//! Every document carries `"schema_version"`: [`SCHEMA_VERSION`], raised on a breaking change.
+
+use crate::cli::args::SchemaKind;
+
+/// The shape version of every `--json` document of msd-install.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The schema of `kind`, pretty-printed with a final newline.
+pub fn render(kind: SchemaKind) -> String {
+    let mut s = match kind {
+        SchemaKind::Capability => return msd_core::manifest::capability::json_schema(),
+        SchemaKind::Version => pretty(schemars::schema_for!(crate::cli::version::VersionDoc)),
+        SchemaKind::Status => pretty(schemars::schema_for!(crate::cli::commands::status::StatusDoc)),
+        SchemaKind::Runtimes => pretty(schemars::schema_for!(crate::cli::commands::runtimes::RuntimesDoc)),
+        SchemaKind::InstallResult => include_str!("schemas/install-result.json").trim_end().to_string(),
+        SchemaKind::Verify => include_str!("schemas/verify.json").trim_end().to_string(),
+        SchemaKind::Uninstall => include_str!("schemas/uninstall.json").trim_end().to_string(),
+        SchemaKind::Recover => include_str!("schemas/recover.json").trim_end().to_string(),
+    };
+    s.push('\n');
+    s
+}
+
+fn pretty(schema: schemars::Schema) -> String {
+    serde_json::to_string_pretty(&schema).expect("schema serializes")
+}
+
+/// `doc` with `"schema_version"` as its first key (for documents assembled with `json!`).
+pub fn versioned(doc: serde_json::Value) -> serde_json::Value {
+    let mut out = serde_json::Map::new();
+    out.insert("schema_version".into(), SCHEMA_VERSION.into());
+    if let serde_json::Value::Object(m) = doc {
+        for (k, v) in m {
+            if k != "schema_version" {
+                out.insert(k, v);
+            }
+        }
+    }
+    serde_json::Value::Object(out)
+}
