@@ -577,7 +577,8 @@ fn compact_payload_violations(w: &World, core: &Path) -> Vec<String> {
     for (i, agent) in agents.iter().enumerate() {
         let ((_, canonical), (variant, compact)) = (&off[i], &on[i]);
         if compact > canonical {
-            violations.push(format!("{agent}: compact payload ({variant}) {compact} bytes > canonical {canonical} bytes"));
+            violations
+                .push(format!("{agent}: compact payload ({variant}) {compact} bytes > canonical {canonical} bytes"));
         }
         if let Ok(meta) = std::fs::metadata(dir.join(format!("{agent}.compact.md"))) {
             if meta.len() >= VARIANT_CAP {
