@@ -346,6 +346,19 @@ fn installed() -> (World, PathBuf) {
     (w, core)
 }
 
+/// A global install for `id` (its core found from `--json`), a `.planning/` in the project and
+/// `MSD_CORE_DIR` set. Cline has no agent files of its own, so its payloads carry the agents'
+/// instructions; Claude and Gemini load `agents/<agent>.md` natively.
+fn installed_on(id: &str) -> (World, PathBuf) {
+    let w = World::new();
+    let out = w.install().args(["-r", id, "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let core = PathBuf::from(json(&out)["runtimes"][0]["home"].as_str().unwrap()).join("msd-core");
+    std::fs::create_dir_all(w.project.join(".planning")).unwrap();
+    let w = w.env("MSD_CORE_DIR", &core);
+    (w, core)
+}
+
 fn run(w: &World, args: &[&str]) -> (i32, String, String) {
     let out = w.run().args(args).output().unwrap();
     (
@@ -503,7 +516,7 @@ fn compact_installed_gate_and_parts_serve_the_key_off_and_on() {
 
 #[test]
 fn compact_agent_skills_payload_follows_the_key() {
-    let (w, core) = installed();
+    let (w, core) = installed_on("cline");
     let canonical = std::fs::read_to_string(core.join("agents/msd-ui-researcher.md")).unwrap();
     let compact = std::fs::read_to_string(core.join("agents/msd-ui-researcher.compact.md")).unwrap();
     assert!(compact.len() < canonical.len());
@@ -591,7 +604,7 @@ fn compact_payload_violations(w: &World, core: &Path) -> Vec<String> {
 
 #[test]
 fn compact_mode_never_grows_an_agent_payload_and_every_agent_has_a_variant_under_the_cap() {
-    let (w, core) = installed();
+    let (w, core) = installed_on("cline");
     assert_eq!(compact_payload_violations(&w, &core), Vec::<String>::new());
     // Every shipped agent is served its own compact variant, never the disclosed substitute.
     for entry in std::fs::read_dir(repo().join("content/agents")).unwrap() {
@@ -603,7 +616,7 @@ fn compact_mode_never_grows_an_agent_payload_and_every_agent_has_a_variant_under
 
 #[test]
 fn compact_payload_check_goes_red_on_a_grown_payload_and_a_variant_at_the_cap() {
-    let (w, core) = installed();
+    let (w, core) = installed_on("cline");
     let agents = core.join("agents");
     let canonical = |a: &str| std::fs::read_to_string(agents.join(format!("{a}.md"))).unwrap();
     // A variant larger than its canonical text.
@@ -628,8 +641,9 @@ fn compact_payload_check_goes_red_on_a_grown_payload_and_a_variant_at_the_cap() 
 
 #[test]
 fn compact_payloads_exist_for_runtimes_whose_agents_are_not_markdown() {
-    // Codex agents are TOML and Kimi's YAML; the payload texts in the core are the same Markdown.
-    for id in ["codex", "kimi"] {
+    // Codex agents are TOML and Kimi's YAML; the payload texts in the core are the same Markdown,
+    // and they are what the payload carries where the runtime has no agent files (Hermes).
+    for id in ["hermes"] {
         let w = World::new();
         let out = w.install().args(["-r", id, "--json"]).output().unwrap();
         assert!(out.status.success());
@@ -642,6 +656,35 @@ fn compact_payloads_exist_for_runtimes_whose_agents_are_not_markdown() {
         assert_eq!(code, 0, "{id}: {err}");
         assert!(text.contains("variant=\"compact\"") && !text.contains("~/.claude"), "{id}: {text}");
     }
+}
+
+#[test]
+fn compact_payload_is_the_skills_block_only_where_the_runtime_loads_agent_files() {
+    for id in ["claude", "gemini", "codex"] {
+        let (w, core) = installed_on(id);
+        let info: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(core.join("runtime.json")).unwrap()).unwrap();
+        assert_eq!(info["agents_native"], true, "{id}: {info}");
+        let canonical = std::fs::read_to_string(core.join("agents/msd-executor.md")).unwrap();
+        for on in ["false", "true"] {
+            run(&w, &["config-set", "workflow.compact_content", on]);
+            let out = w.run().args(["query", "agent-skills", "msd-executor", "--json"]).output().unwrap();
+            assert!(out.status.success(), "{id}: {}", String::from_utf8_lossy(&out.stderr));
+            let p = json(&out);
+            let text = p["payload"].as_str().unwrap();
+            assert_eq!(p["instructions_included"], false, "{id}");
+            assert!(!text.contains("<agent_instructions"), "{id}: the body is not repeated: {text}");
+            assert!(text.contains("No project skills are configured for msd-executor"), "{id}: {text}");
+            assert!(text.len() < 512 && text.len() * 10 < canonical.len(), "{id}: {} bytes", text.len());
+        }
+    }
+    // Cline has no agent files: its payload carries the instructions.
+    let (w, core) = installed_on("cline");
+    let info = std::fs::read_to_string(core.join("runtime.json")).unwrap();
+    assert!(info.contains("\"agents_native\": false"), "{info}");
+    let (code, text, err) = run(&w, &["query", "agent-skills", "msd-executor"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("<agent_instructions agent=\"msd-executor\" variant=\"canonical\">"), "{text}");
 }
 
 // ---- token benchmark ----

@@ -332,3 +332,77 @@ fn helper_is_one_file_per_filesystem_and_one_uninstall_leaves_the_others() {
     assert_eq!(std::fs::read(&helpers[0]).unwrap(), built_msd_run());
     w.install().args(["verify", "--runtime", "opencode"]).assert().success();
 }
+
+/// A global install of `id` and its core dir.
+fn install_core(w: &World, id: &str) -> std::path::PathBuf {
+    let out = w.install().args(["-r", id, "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::path::PathBuf::from(json(&out)["runtimes"][0]["home"].as_str().unwrap()).join("msd-core")
+}
+
+fn helper(w: &World, core: &Path, dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = w.run().env("MSD_CORE_DIR", core).current_dir(dir).args(args).output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn helper_hints_name_commands_in_each_runtimes_own_syntax() {
+    // Outside a project, config-get and config-set point at new-project as the user types it.
+    for (id, command) in [("claude", "/msd-new-project"), ("gemini", "/msd:new-project"), ("codex", "$msd-new-project")]
+    {
+        let w = World::new();
+        let core = install_core(&w, id);
+        let (code, _, err) = helper(&w, &core, &w.project, &["config-get", "mode"]);
+        assert_eq!(code, 4, "{id}: outside a project config-get is a project error: {err}");
+        assert!(err.contains(&format!("({command} creates one)")), "{id}: {err}");
+        assert!(!err.contains("{cmd:"), "{id}: {err}");
+        let (code, _, err) = helper(&w, &core, &w.project, &["config-set", "mode", "yolo"]);
+        assert_eq!(code, 4, "{id}: {err}");
+        assert!(err.contains(command), "{id}: {err}");
+        // With --default there is nothing to fail: the fallback is printed.
+        assert_eq!(helper(&w, &core, &w.project, &["config-get", "mode", "--default", "x"]).1, "x\n");
+    }
+}
+
+#[test]
+fn helper_finds_the_project_root_from_a_subdirectory() {
+    let w = World::new();
+    let core = install_core(&w, "claude");
+    std::fs::create_dir_all(w.project.join(".planning")).unwrap();
+    std::fs::write(w.project.join(".planning/ROADMAP.md"), "# Roadmap\n\n### Phase 1: Start\n**Goal:** a\n").unwrap();
+    let sub = w.project.join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    let (code, out, err) = helper(&w, &core, &sub, &["query", "init.plan-phase", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["exists"]["planning"], true, "{v}");
+    assert_eq!(v["exists"]["roadmap"], true);
+    assert_eq!(v["phase"]["name"], "Start");
+    assert_eq!(
+        std::path::Path::new(v["root"].as_str().unwrap()).canonicalize().unwrap(),
+        w.project.canonicalize().unwrap()
+    );
+    // config-set from the subdirectory writes the root's config, and config-get reads it back.
+    assert_eq!(helper(&w, &core, &sub, &["config-set", "mode", "yolo"]).0, 0);
+    assert!(std::fs::read_to_string(w.project.join(".planning/config.json")).unwrap().contains("yolo"));
+    assert!(!sub.join(".planning").exists());
+    assert_eq!(helper(&w, &core, &sub, &["config-get", "mode"]).1, "yolo\n");
+}
+
+#[test]
+fn helper_init_rejects_the_invalid_config_config_get_rejects() {
+    let w = World::new();
+    let core = install_core(&w, "gemini");
+    std::fs::create_dir_all(w.project.join(".planning")).unwrap();
+    std::fs::write(w.project.join(".planning/config.json"), r#"{"workflow": {"research": "yes"}}"#).unwrap();
+    let (code, _, err) = helper(&w, &core, &w.project, &["config-get", "workflow.research", "--default", "true"]);
+    assert_eq!(code, 4, "{err}");
+    let (code, _, err) = helper(&w, &core, &w.project, &["query", "init.plan-phase", "1"]);
+    assert_eq!(code, 4, "init passes no invalid config through: {err}");
+    assert!(err.contains("workflow.research"), "{err}");
+    assert!(err.contains("/msd:health"), "Gemini's syntax: {err}");
+}

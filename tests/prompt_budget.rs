@@ -89,15 +89,18 @@ fn prompt_budget_writes_prompt_and_exact_metadata() {
 fn prompt_budget_hard_fail_writes_both_files_and_exits_ten() {
     let w = World::new();
     let f = Files::new(&w);
-    // Budget 30, margin 10: effective 27 < minimum set 10 + 10 + 10.
+    // Budget 30, margin 10: effective 27 < minimum set 10 + 10 + 10. The smallest prompt is
+    // 40 + 2 + (12 + 40) + 2 + (10 + 19 + 40) = 165 chars = 42 tokens, and that is what is
+    // reported (never "needs 0").
     let (c, err) = code(&w, &f.args("30"));
     assert_eq!(c, Some(10), "{err}");
     assert!(err.contains("no review prompt fits 30 tokens"), "{err}");
+    assert!(err.contains("the smallest prompt needs 42"), "{err}");
     assert_eq!(f.prompt(), "");
     let m = f.meta();
     assert_eq!(
         (m["hardFailed"].as_bool(), m["estimatedTokens"].as_u64(), m["effectiveBudget"].as_i64()),
-        (Some(true), Some(0), Some(27))
+        (Some(true), Some(42), Some(27))
     );
 }
 
@@ -152,9 +155,7 @@ fn prompt_budget_usage_errors_exit_two() {
         a.drain(i..i + 2);
         a
     };
-    for flag in
-        ["--budget", "--instructions-file", "--roadmap-file", "--plan-file", "--output-prompt", "--output-metadata"]
-    {
+    for flag in ["--budget", "--instructions-file", "--roadmap-file", "--output-prompt", "--output-metadata"] {
         let (c, err) = code(&w, &without(flag));
         assert_eq!(c, Some(2), "{flag}: {err}");
         assert!(err.contains(flag), "{flag}: {err}");
@@ -191,4 +192,36 @@ fn prompt_budget_unreadable_files_exit_five() {
     let mut args = f.args("100");
     args.extend(["--context-file".into(), f.p("bad.md")]);
     assert_eq!(code(&w, &args).0, Some(5));
+}
+
+#[test]
+fn prompt_budget_without_plans_is_a_review_without_a_plans_section() {
+    let w = World::new();
+    let f = Files::new(&w);
+    let mut args = f.args("100");
+    let i = args.iter().position(|x| x == "--plan-file").unwrap();
+    args.drain(i..i + 2);
+    let (c, err) = code(&w, &args);
+    assert_eq!(c, Some(0), "zero --plan-file is valid: {err}");
+    assert_eq!(f.prompt(), format!("{}\n\n## Roadmap\n\n{}", "i".repeat(40), "r".repeat(40)));
+}
+
+#[test]
+fn prompt_budget_note_template_file_replaces_the_shipped_note() {
+    let w = World::new();
+    let f = Files::new(&w);
+    std::fs::write(f.dir.join("CONTEXT.md"), "c".repeat(400)).unwrap();
+    std::fs::write(f.dir.join("note.md"), "<trimmed budget={budget} omitted={omittedList}>").unwrap();
+    let mut args = f.args("150");
+    args.extend(["--context-file".into(), f.p("CONTEXT.md")]);
+    args.extend(["--note-template-file".into(), f.p("note.md")]);
+    let (c, err) = code(&w, &args);
+    assert_eq!(c, Some(0), "{err}");
+    assert!(f.prompt().contains("<trimmed budget=150 omitted=context>"), "{}", f.prompt());
+    assert!(!f.prompt().contains("This prompt was trimmed"), "the shipped note is replaced");
+    let mut missing = f.args("150");
+    missing.extend(["--note-template-file".into(), f.p("nope.md")]);
+    let (c, err) = code(&w, &missing);
+    assert_eq!(c, Some(1), "{err}");
+    assert!(err.contains("--note-template-file"), "{err}");
 }

@@ -132,6 +132,27 @@ pub enum CheckWhat {
     /// docs/PARTITION-RULES.md). Without --base: disjointness, registration and the parts of the
     /// protected check that need no history. With --base: all five, against the merge-base.
     Partition(PartitionArgs),
+    /// Every reference the content makes (issue 18): each `msd_run` call parses against msd_run's
+    /// own CLI, each `~/.claude/msd-core/` path exists in every runtime's installed tree, each
+    /// spawned agent and named `/msd:` command is shipped, each config key is known, and each
+    /// profile's closure is complete. Every failure is file:line with its fix; exit 1 on any.
+    References(ReferencesArgs),
+}
+
+/// `check references` options.
+#[derive(Debug, Clone, Args)]
+pub struct ReferencesArgs {
+    /// Content and runtime manifests to check (default: the embedded ones).
+    #[command(flatten)]
+    pub sources: SourceArgs,
+    /// The profiles file [default: <content>/profiles.json when the content has one, else
+    /// docs/profiles.json beside the content (or in the current directory for the embedded
+    /// content)]. Absent, the profile rule is skipped and the report says so.
+    #[arg(long, value_name = "FILE")]
+    pub profiles: Option<PathBuf>,
+    /// Print the report as one JSON document.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `check partition` options.

@@ -1,11 +1,13 @@
 //! Maintainers' tools, not part of an install: [`attribution`] (emitted drift traced to its
 //! sources), [`partition`] (the compact-content partition check), [`tokens`] (the token
 //! benchmark), [`scale`] (synthetic content for the install benchmark), [`gitx`] (git, for
-//! base revisions), [`generated`] (the `--check` / `--write` idiom of generated files).
+//! base revisions), [`generated`] (the `--check` / `--write` idiom of generated files),
+//! [`references`] (every reference the content makes, checked).
 
 pub mod attribution;
 pub mod generated;
 pub mod gitx;
 pub mod partition;
+pub mod references;
 pub mod scale;
 pub mod tokens;

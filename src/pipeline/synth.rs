@@ -1,5 +1,5 @@
 //! Files the installer adds to every emission beside the converted content: the runtime helper
-//! `<core>/bin/msd_run` and `<core>/resolvers.json`.
+//! `<core>/bin/msd_run`, `<core>/resolvers.json` and `<core>/runtime.json`.
 //!
 //! Why a step of its own: these files come from the build and from the manifest, not from
 //! `content/`, so they are neither converted nor rewritten nor held to the content caps (the
@@ -8,7 +8,10 @@
 //!
 //! Input: one [`Emission`] and its [`Capability`]. Output: the same emission with
 //! `<core>/bin/msd_run` (mode 0755, the bytes of the msd_run binary built with this msd-install)
-//! and `<core>/resolvers.json` (the manifest's resolvers, an empty list when it has none).
+//! , `<core>/resolvers.json` (the manifest's resolvers, an empty list when it has none) and
+//! `<core>/runtime.json` ([`RuntimeInfo`]: the manifest's `command_ref`, and whether the scope's
+//! layout installs agents the runtime loads itself, which decides what `query agent-skills`
+//! prints).
 //!
 //! The binary is the `msd_run` next to the running msd-install (`std::env::current_exe()`'s
 //! directory), or the file [`MSD_RUN_BIN_ENV`] names. It is read once per process and shared by
@@ -20,7 +23,8 @@ use std::sync::{Arc, OnceLock};
 use crate::pipeline::convert::{ConvertError, Emission, EmittedFile, FileKind};
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
-use msd_core::manifest::capability::Capability;
+use msd_core::installed::runtime_info::{RUNTIME_INFO_PATH, RuntimeInfo};
+use msd_core::manifest::capability::{ArtifactKind, Capability};
 use msd_core::manifest::resolver::{self, Installed};
 
 /// Environment variable naming the msd_run binary to install (default: beside msd-install).
@@ -94,6 +98,13 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
             sources: vec![manifest_source.clone()],
         })
         .collect();
+    let info = RuntimeInfo {
+        schema_version: 1,
+        runtime: cap.id.clone(),
+        scope: emission.scope.as_str().into(),
+        command_ref: cap.command_ref.clone(),
+        agents_native: cap.layout(emission.scope).iter().any(|a| a.kind == ArtifactKind::Agents),
+    };
     let files = [
         EmittedFile {
             path: cap.core_dir(emission.scope).join(&RelPath::new(HELPER_PATH).expect("static")),
@@ -105,6 +116,13 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
         EmittedFile {
             path: cap.core_dir(emission.scope).join(&RelPath::new(resolver::INSTALLED_PATH).expect("static")),
             bytes: resolvers.render().into_bytes(),
+            mode: FileMode::Regular,
+            kind: FileKind::Core,
+            sources: vec![manifest_source.clone()],
+        },
+        EmittedFile {
+            path: cap.core_dir(emission.scope).join(&RelPath::new(RUNTIME_INFO_PATH).expect("static")),
+            bytes: info.render().into_bytes(),
             mode: FileMode::Regular,
             kind: FileKind::Core,
             sources: vec![manifest_source],

@@ -10,13 +10,16 @@
 //!   (exit 4) and the file is not touched;
 //! - `config-get` prints strings bare and anything else as JSON; a present but invalid value is
 //!   a project error (exit 4) even with `--default` (a workflow then continues with its default
-//!   and mentions it); an absent key prints `--default` when given, else fails with exit 1.
+//!   and mentions it); an absent key prints `--default` when given, else fails with exit 1, or
+//!   with exit 4 outside a project;
+//! - the project is the nearest directory upwards holding `.planning/`, as the CLI finds it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::{Answer, RunError, core_dir, read_core};
+use crate::project::Project;
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::installed::config_keys::{self, KeySpec, SCHEMA_PATH, Schema};
 
@@ -78,14 +81,33 @@ pub fn lookup<'s>(core: &Path, schema: &'s Schema, key: &str) -> Result<&'s KeyS
     Ok(spec)
 }
 
-fn config_path() -> PathBuf {
-    PathBuf::from(CONFIG)
+fn cwd_error(e: std::io::Error) -> RunError {
+    RunError::Io { path: "the current directory".into(), source: e }
 }
 
-/// Reads the project's config (the current directory's `.planning/config.json`): `None` when
-/// the file does not exist. The one parse of that file is `Project::config`.
+/// The project the current directory belongs to (found upwards, as the CLI does).
+pub fn find_project() -> Result<Option<Project>, RunError> {
+    Project::find().map_err(cwd_error)
+}
+
+/// The error of a command that needs a project, run outside one (exit 4).
+pub fn no_project(hint: String) -> RunError {
+    RunError::Project(crate::project::ProjectError {
+        path: ".planning".into(),
+        line: None,
+        message: "no .planning/ directory here or in any parent directory".into(),
+        hint,
+    })
+}
+
+/// Reads the project's config (`.planning/config.json` of the project the current directory
+/// belongs to): `None` outside a project or when the file does not exist. The one parse of that
+/// file is `Project::config`.
 pub fn read_config() -> Result<Option<Map<String, Value>>, RunError> {
-    Ok(crate::project::Project { root: PathBuf::from(".") }.config()?)
+    match find_project()? {
+        Some(p) => Ok(p.config()?),
+        None => Ok(None),
+    }
 }
 
 /// Runs `config-get`.
@@ -93,7 +115,11 @@ pub fn get(core: Option<&Path>, a: &GetArgs) -> Result<Answer, RunError> {
     let core = core_dir(core)?;
     let schema = schema(&core)?;
     let spec = lookup(&core, &schema, &a.key)?;
-    let doc = Value::Object(read_config()?.unwrap_or_default());
+    let project = find_project()?;
+    let doc = Value::Object(match &project {
+        Some(p) => p.config()?.unwrap_or_default(),
+        None => Map::new(),
+    });
     match config_keys::get(&doc, &a.key) {
         Some(v) => {
             spec.check(v).map_err(|e| {
@@ -108,6 +134,10 @@ pub fn get(core: Option<&Path>, a: &GetArgs) -> Result<Answer, RunError> {
         }
         None => match &a.default {
             Some(d) => Ok(Answer::line(d)),
+            // Outside a project nothing is "unset": there is no project to ask (exit 4, not 1).
+            None if project.is_none() => {
+                Err(no_project("run this in an msd project ({cmd:new-project} creates one), or pass --default".into()))
+            }
             None => Err(RunError::Unset {
                 message: format!("`{}` is not set in {CONFIG}", a.key),
                 hint: match spec.default() {
@@ -130,15 +160,9 @@ pub fn set(core: Option<&Path>, a: &SetArgs) -> Result<Answer, RunError> {
         message: format!("invalid value for `{}`: {e}", a.key),
         hint: format!("allowed: {}", spec.allowed()),
     })?;
-    if !fsx::exists(Path::new(".planning")) {
-        return Err(RunError::Project(crate::project::ProjectError {
-            path: ".planning".into(),
-            line: None,
-            message: "no .planning/ directory here".into(),
-            hint: "run this in an msd project (/msd:new-project creates one)".into(),
-        }));
-    }
-    let mut doc = read_config()?.unwrap_or_default();
+    let project = find_project()?
+        .ok_or_else(|| no_project("run this in an msd project ({cmd:new-project} creates one)".into()))?;
+    let mut doc = project.config()?.unwrap_or_default();
     config_keys::set(&mut doc, &a.key, value.clone()).map_err(|e| {
         RunError::Project(crate::project::ProjectError {
             path: CONFIG.into(),
@@ -148,7 +172,7 @@ pub fn set(core: Option<&Path>, a: &SetArgs) -> Result<Answer, RunError> {
         })
     })?;
     let text = serde_json::to_string_pretty(&Value::Object(doc)).expect("json") + "\n";
-    fsx::write_atomic(&config_path(), text.as_bytes(), FileMode::Regular)
+    fsx::write_atomic(&project.abs(CONFIG), text.as_bytes(), FileMode::Regular)
         .map_err(|e| RunError::Io { path: CONFIG.into(), source: e })?;
     Ok(Answer::line(config_keys::render(&value)))
 }

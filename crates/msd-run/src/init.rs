@@ -29,6 +29,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Answer, RunError, core_dir, read_core};
 use crate::project::{PLANNING, Project, roadmap_phases, slug};
+use msd_core::installed::config_keys;
 use msd_core::installed::invocation::{self, Invocation, PhaseNumber};
 use msd_core::installed::section_manifest::{CORE_PATH, SectionManifest};
 use msd_core::markup::when::{self, Atom, Facts};
@@ -71,6 +72,20 @@ fn config(core: &Path, project: &Project) -> Result<Map<String, Value>, RunError
         },
     };
     if let Some(user) = project.config()? {
+        // What `config-get` rejects, init rejects too: no workflow starts on an invalid value.
+        // (A core without the schema, such as a test fixture, has nothing to check against.)
+        let problems = match read_core(core, config_keys::SCHEMA_PATH)? {
+            Some(_) => super::config::schema(core)?.invalid_values(&Value::Object(user.clone())),
+            None => Vec::new(),
+        };
+        if !problems.is_empty() {
+            return Err(RunError::Project(crate::project::ProjectError {
+                path: format!("{PLANNING}/config.json"),
+                line: None,
+                message: problems.join("; "),
+                hint: "fix it with `msd_run config-set <key> <value>`; `{cmd:health}` finds what is wrong".into(),
+            }));
+        }
         merge(&mut base, user);
     }
     Ok(base)
@@ -106,8 +121,10 @@ pub fn run(core: Option<&Path>, stem: &str, args: &[String]) -> Result<Answer, R
         message: format!("init.{stem}: {message}"),
         hint: "pass the workflow's arguments through unchanged ($ARGUMENTS)".into(),
     })?;
-    let cwd = std::env::current_dir().map_err(|e| RunError::Io { path: "the current directory".into(), source: e })?;
-    let project = Project { root: cwd };
+    // The project the current directory belongs to, found upwards as the CLI does; outside any
+    // project, the current directory (where new-project starts one).
+    let project =
+        Project::find_or_cwd().map_err(|e| RunError::Io { path: "the current directory".into(), source: e })?;
     let doc = answer(&core, &project, stem, &inv, manifest.as_ref())?;
     Ok(Answer::json(&doc, false))
 }
@@ -251,6 +268,8 @@ pub fn answer(
     };
     Ok(json!({
         "workflow": stem,
+        // Every path below is relative to this (the project root, found upwards).
+        "root": project.root.display().to_string(),
         "phase": phase_json,
         "paths": paths,
         "exists": exists,

@@ -11,7 +11,8 @@
 //! for every subcommand ([`error`]); `hook` alone speaks its runtime's hook protocol.
 //!
 //! The installed tree: msd_run lives at `<core>/bin/msd_run` and reads `<core>/` (the workflows,
-//! the section manifest, `CONTEXT.md`, `resolvers.json`, the config schema, the agents'
+//! the section manifest, `CONTEXT.md`, `resolvers.json`, `runtime.json` (the runtime's command
+//! syntax for hints, and whether it loads agent files itself), the config schema, the agents'
 //! payloads). `--core DIR` or `MSD_CORE_DIR` override that, for tests and for running a build
 //! from `target/`. The project is the current directory.
 
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use msd_core::installed::runtime_info::RuntimeInfo;
 
 pub mod agent_skills;
 pub mod answer;
@@ -92,10 +94,22 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     match result.and_then(|answer| answer::deliver(&answer)) {
         Ok(()) => RunExit::Ok.into(),
         Err(e) => {
-            eprintln!("{}", e.render());
+            // Hints name commands as `{cmd:<stem>}`: print them in this runtime's own syntax.
+            eprintln!("{}", runtime_info(core).localize(&e.render()));
             e.exit().into()
         }
     }
+}
+
+/// The installed runtime's facts (`<core>/runtime.json`); a tree without the file, or one that
+/// cannot be found or read, gets [`RuntimeInfo::fallback`].
+pub fn runtime_info(core: Option<&Path>) -> RuntimeInfo {
+    use msd_core::installed::runtime_info::RUNTIME_INFO_PATH;
+    core_dir(core)
+        .ok()
+        .and_then(|c| read_core(&c, RUNTIME_INFO_PATH).ok().flatten())
+        .and_then(|t| RuntimeInfo::parse(&t).ok())
+        .unwrap_or_else(RuntimeInfo::fallback)
 }
 
 /// The installed core dir: `--core` / `MSD_CORE_DIR`, else the parent of the directory holding

@@ -164,6 +164,21 @@ fn io_err(path: &Path, e: std::io::Error) -> ProjectError {
 }
 
 impl Project {
+    /// The project the current directory belongs to: the nearest ancestor (itself included)
+    /// holding `.planning/`, as the CLI finds it; `None` outside any project.
+    pub fn find() -> Result<Option<Project>, std::io::Error> {
+        let cwd = std::env::current_dir()?;
+        Ok(cwd.ancestors().find(|d| fsx::is_dir(&d.join(PLANNING))).map(|d| Project { root: d.to_path_buf() }))
+    }
+
+    /// [`Project::find`], else the current directory (where a new project would start).
+    pub fn find_or_cwd() -> Result<Project, std::io::Error> {
+        match Project::find()? {
+            Some(p) => Ok(p),
+            None => Ok(Project { root: std::env::current_dir()? }),
+        }
+    }
+
     /// The absolute path of a project-relative path.
     pub fn abs(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
@@ -197,7 +212,7 @@ impl Project {
             path: rel.clone(),
             line: Some(e.line()),
             message: format!("not valid JSON: {e}"),
-            hint: "fix the file by hand or with `msd_run config-set`; `/msd:health` finds what is wrong".into(),
+            hint: "fix the file by hand or with `msd_run config-set`; `{cmd:health}` finds what is wrong".into(),
         })?;
         match value {
             serde_json::Value::Object(m) => Ok(Some(m)),

@@ -38,8 +38,13 @@ pub struct PromptBudgetArgs {
     #[arg(long, value_name = "P", action = ArgAction::Append)]
     pub roadmap_file: Vec<PathBuf>,
     /// A PLAN.md to review; repeat for each plan (truncated proportionally, never dropped).
+    /// None at all is a review without plans.
     #[arg(long, value_name = "P", action = ArgAction::Append)]
     pub plan_file: Vec<PathBuf>,
+    /// The trim note's template, replacing the shipped one (`{budget}`, `{omittedList}` and
+    /// `{planTruncationPct}` are filled in).
+    #[arg(long, value_name = "P", action = ArgAction::Append)]
+    pub note_template_file: Vec<PathBuf>,
     /// PROJECT.md (head-shrunk under pressure); absent if the file does not exist.
     #[arg(long, value_name = "P", action = ArgAction::Append)]
     pub project_file: Vec<PathBuf>,
@@ -124,9 +129,6 @@ fn resolve(a: &PromptBudgetArgs) -> Result<(Sections, i64, BudgetOptions, PathBu
     let budget = parse_budget(required(&a.budget, "--budget")?)?;
     let instructions_file = required(&a.instructions_file, "--instructions-file")?;
     let roadmap_file = required(&a.roadmap_file, "--roadmap-file")?;
-    if a.plan_file.is_empty() {
-        return Err(usage("--plan-file is required (once per plan)", "run `msd_run query prompt-budget --help`"));
-    }
     let output_prompt = absolute(required(&a.output_prompt, "--output-prompt")?);
     let output_metadata = absolute(required(&a.output_metadata, "--output-metadata")?);
     let mut opts = BudgetOptions::default();
@@ -146,6 +148,9 @@ fn resolve(a: &PromptBudgetArgs) -> Result<(Sections, i64, BudgetOptions, PathBu
                 "e.g. --project-md-head-lines 40",
             )
         })?;
+    }
+    if let Some(p) = a.note_template_file.first() {
+        opts.note_template = Some(read_required(p, "--note-template-file")?);
     }
     let mut plans = Vec::new();
     for p in &a.plan_file {

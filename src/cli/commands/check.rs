@@ -2,15 +2,26 @@
 //! workflows (and, with a base, the same directory at the merge-base through git), runs the
 //! partition checks of [`crate::dev::partition`], prints every violation with its spine, part, line
 //! and kind, and fails (exit 1) when there is one.
+//!
+//! `msd-install check references [--content DIR] [--runtimes DIR] [--profiles FILE] [--json]`:
+//! emits the content for every runtime and scope, hands the content text, the installed core
+//! trees and the profiles file to [`crate::dev::references`], prints every finding as
+//! file:line with its fix, and fails (exit 1) when there is one.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::cli::args::{CheckArgs, CheckWhat, PartitionArgs};
+use std::collections::BTreeSet;
+
+use crate::cli::args::{CheckArgs, CheckWhat, PartitionArgs, ReferencesArgs};
 use crate::cli::error::Error;
 use crate::dev::gitx::{GitError, Repo};
 use crate::dev::partition::{self, Base, Check, GATE_PATH, Snapshot, TRAILER_KEY};
+use crate::dev::references::{self, Inputs};
+use crate::pipeline;
 use crate::pipeline::load::Tree;
+use crate::pipeline::target::Environment;
+use msd_core::manifest::capability::Scope;
 
 const WORKFLOWS: &str = "msd-core/workflows";
 
@@ -18,6 +29,85 @@ const WORKFLOWS: &str = "msd-core/workflows";
 pub fn run(args: &CheckArgs) -> Result<(), Error> {
     match &args.what {
         CheckWhat::Partition(a) => partition(a),
+        CheckWhat::References(a) => check_references(a),
+    }
+}
+
+fn check_references(a: &ReferencesArgs) -> Result<(), Error> {
+    let src = super::sources(&a.sources);
+    let runtimes = pipeline::load_runtimes(&src)?;
+    let content = pipeline::load_content(&src)?;
+    let env = Environment::golden();
+    let mut inputs = Inputs::default();
+    for (p, b) in &content.tree.files {
+        if let Ok(t) = std::str::from_utf8(b) {
+            inputs.files.insert(p.to_string(), t.to_string());
+        }
+    }
+    for rt in &runtimes {
+        for scope in [Scope::Global, Scope::Local] {
+            if scope == Scope::Local && rt.capability.local.is_none() {
+                continue;
+            }
+            let emission = pipeline::emit(&content, rt, scope, None, &env)?.emission;
+            let core = format!("{}/", rt.capability.core_dir(scope).as_str());
+            let files: BTreeSet<String> = emission
+                .files
+                .iter()
+                .filter_map(|f| f.path.as_str().strip_prefix(core.as_str()).map(str::to_string))
+                .collect();
+            inputs.installed.insert(format!("{}-{}", rt.capability.id, scope.as_str()), files);
+        }
+    }
+    let profiles_path = match (&a.profiles, &a.sources.content) {
+        (Some(p), _) => Some(p.clone()),
+        (None, Some(dir)) if dir.join("profiles.json").exists() => Some(dir.join("profiles.json")),
+        (None, Some(dir)) => Some(dir.join("../docs/profiles.json")),
+        (None, None) => Some(Path::new("docs/profiles.json").to_path_buf()),
+    };
+    let content_profiles = content.tree.files.iter().find(|(p, _)| p.as_str() == "profiles.json");
+    inputs.profiles = match (content_profiles, a.profiles.is_none()) {
+        (Some((_, b)), true) => Some(("content/profiles.json".into(), String::from_utf8_lossy(b).into_owned())),
+        _ => match profiles_path.filter(|p| msd_core::fs::fsx::is_file(p)) {
+            Some(p) => {
+                let text = msd_core::fs::fsx::read(&p)
+                    .map_err(|e| Error::Io { context: format!("reading {}", p.display()), source: e })?;
+                Some((p.display().to_string(), String::from_utf8_lossy(&text).into_owned()))
+            }
+            None => None,
+        },
+    };
+    let findings = references::check(&inputs);
+    if a.json {
+        let doc = serde_json::json!({
+            "ok": findings.is_empty(),
+            "files": inputs.files.len(),
+            "installs": inputs.installed.keys().collect::<Vec<_>>(),
+            "profiles": inputs.profiles.as_ref().map(|(p, _)| p),
+            "findings": findings,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+    } else {
+        let mut out = String::new();
+        for f in &findings {
+            out.push_str(&format!("{f}\n"));
+        }
+        if inputs.profiles.is_none() {
+            out.push_str("note: no profiles file found; the profile rule was not run (pass --profiles FILE)\n");
+        }
+        if findings.is_empty() {
+            out.push_str(&format!(
+                "ok: {} file(s) checked against {} install(s)\n",
+                inputs.files.len(),
+                inputs.installed.len()
+            ));
+        }
+        print!("{out}");
+    }
+    if findings.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::CheckFailed(format!("{} broken reference(s)", findings.len())))
     }
 }
 

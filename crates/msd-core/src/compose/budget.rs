@@ -103,7 +103,8 @@ pub struct Metadata {
     pub budget: i64,
     /// `floor(budget * (1 - margin/100))`.
     pub effective_budget: i64,
-    /// Tokens of the assembled prompt (0 on a minimum-set hard fail).
+    /// Tokens of the assembled prompt; on a minimum-set hard fail, of the smallest prompt the
+    /// ladder can assemble (what the budget would have to hold), never 0.
     pub estimated_tokens: u64,
     /// Omitted fragment ids.
     pub omitted: Vec<String>,
@@ -137,8 +138,11 @@ pub fn build_fragments(s: &Sections, opts: &BudgetOptions) -> Vec<Fragment> {
         Fragment::new("roadmap", s.roadmap.clone(), Strategy::Verbatim).wrapper("## Roadmap\n\n").required(),
         Fragment::new("projectMd", opt(&s.project_md), Strategy::Head { max_lines: opts.project_md_head_lines })
             .wrapper("## Project\n\n"),
-        Fragment::new("plans-header", "", Strategy::Verbatim).wrapper("## Plans\n\n").required(),
     ];
+    // A review without plans (a code review, say) has no plans section at all.
+    if !s.plans.is_empty() {
+        out.push(Fragment::new("plans-header", "", Strategy::Verbatim).wrapper("## Plans\n\n").required());
+    }
     for (i, p) in s.plans.iter().enumerate() {
         let mut id = format!("plan:{}", p.file);
         if out.iter().any(|f| f.id == id) {
@@ -165,6 +169,24 @@ pub fn minimum_for(f: &Fragment) -> Option<String> {
         _ if f.group.as_deref() == Some(PLANS_GROUP) => Some(Tokens.cut(&f.content, PLAN_FLOOR_CHARS).to_string()),
         _ => None,
     }
+}
+
+/// The smallest prompt the ladder can assemble (the minimum set, joined as [`apply`] joins it,
+/// without the note): its size is what a minimum-set hard fail reports.
+fn minimum_prompt(fragments: &[Fragment]) -> String {
+    let whole = |id: &str| fragments.iter().find(|f| f.id == id).map(|f| format!("{}{}", f.wrapper, f.content));
+    let plans: Vec<String> = fragments
+        .iter()
+        .filter(|f| f.group.as_deref() == Some(PLANS_GROUP))
+        .filter_map(|f| minimum_for(f).map(|m| format!("{}{m}", f.wrapper)))
+        .collect();
+    let mut blocks: Vec<String> = Vec::new();
+    blocks.extend(whole("instructions"));
+    blocks.extend(whole("roadmap"));
+    if let Some(header) = fragments.iter().find(|f| f.id == "plans-header") {
+        blocks.push(format!("{}{}", header.wrapper, plans.join("\n\n")));
+    }
+    blocks.join("\n\n")
 }
 
 /// The composer options of the ladder.
@@ -201,7 +223,7 @@ pub fn apply(s: &Sections, budget: i64, opts: &BudgetOptions) -> Result<Outcome,
             metadata: Metadata {
                 budget,
                 effective_budget: r.effective_budget,
-                estimated_tokens: 0,
+                estimated_tokens: Tokens::estimate(&minimum_prompt(&fragments)),
                 omitted: Vec::new(),
                 project_md_shrunk: false,
                 plan_truncation_pct: Pct(0.0),
@@ -233,7 +255,9 @@ pub fn apply(s: &Sections, budget: i64, opts: &BudgetOptions) -> Result<Outcome,
         .filter(|(_, f)| f.group.as_deref() == Some(PLANS_GROUP))
         .filter_map(|(p, _)| block(&p.id))
         .collect();
-    blocks.push(format!("{}{}", block("plans-header").unwrap_or_default(), plans.join("\n\n")));
+    if let Some(header) = block("plans-header") {
+        blocks.push(format!("{header}{}", plans.join("\n\n")));
+    }
     for id in ["context", "research", "requirements"] {
         blocks.extend(block(id));
     }

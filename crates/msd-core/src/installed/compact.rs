@@ -3,7 +3,9 @@
 //! `msd_run query agent-skills` prints.
 //!
 //! Invariant: a payload is never empty; when compact mode is on and the agent has no compact
-//! variant, the canonical text is served and the payload says so inside it.
+//! variant, the canonical text is served and the payload says so inside it. Where the runtime
+//! loads the agent file itself (`agents_native` of `runtime.json`), the payload is the skills
+//! block alone: the instructions would otherwise reach the agent twice.
 
 /// Where the agents' payload texts live, relative to the core dir.
 pub const AGENTS_DIR: &str = "agents";
@@ -23,8 +25,9 @@ pub enum Variant {
 }
 
 /// The payload `msd_run query agent-skills <agent>` prints: the project's skills for the agent,
-/// then the agent's instructions in the selected variant.
-pub fn payload(agent: &str, variant: Variant, instructions: &str, skills: &[String]) -> String {
+/// then, when `instructions` is given (the runtime cannot load the agent file), the agent's
+/// instructions in the selected variant.
+pub fn payload(agent: &str, instructions: Option<(Variant, &str)>, skills: &[String]) -> String {
     let mut s = String::new();
     if skills.is_empty() {
         s.push_str(&format!("No project skills are configured for {agent} (agent_skills.{agent}).\n"));
@@ -36,6 +39,7 @@ pub fn payload(agent: &str, variant: Variant, instructions: &str, skills: &[Stri
             s.push_str(&format!("- {p}\n"));
         }
     }
+    let Some((variant, instructions)) = instructions else { return s };
     let name = match variant {
         Variant::Canonical | Variant::CanonicalSubstituted => "canonical",
         Variant::Compact => "compact",

@@ -213,16 +213,12 @@ impl Schema {
         let mut problems = Vec::new();
         let mut leaves = Vec::new();
         collect_leaves(doc, String::new(), self, &mut leaves);
-        for (key, v) in &leaves {
-            match self.lookup(key) {
-                None => problems.push(format!("unknown key `{key}`")),
-                Some((spec, _)) => {
-                    if let Err(e) = spec.check(v) {
-                        problems.push(format!("`{key}`: {e}; allowed: {}", spec.allowed()));
-                    }
-                }
+        for (key, _) in &leaves {
+            if self.lookup(key).is_none() {
+                problems.push(format!("unknown key `{key}`"));
             }
         }
+        problems.extend(self.invalid_values(doc));
         if defaults {
             for k in &self.keys {
                 if let Some(d) = k.default()
@@ -233,6 +229,22 @@ impl Schema {
             }
         }
         problems
+    }
+}
+
+impl Schema {
+    /// The known keys of `doc` whose value the key does not allow (what `config-get` rejects),
+    /// one message per key; unknown keys are not this check's business.
+    pub fn invalid_values(&self, doc: &Value) -> Vec<String> {
+        let mut leaves = Vec::new();
+        collect_leaves(doc, String::new(), self, &mut leaves);
+        leaves
+            .iter()
+            .filter_map(|(key, v)| {
+                let (spec, _) = self.lookup(key)?;
+                spec.check(v).err().map(|e| format!("`{key}`: {e}; allowed: {}", spec.allowed()))
+            })
+            .collect()
     }
 }
 

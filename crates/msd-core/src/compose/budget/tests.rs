@@ -161,8 +161,9 @@ fn budget_zero_and_negative_fail_on_the_minimum_set() {
 fn budget_c_minimum_set_versus_post_assembly_hard_fail() {
     // 30 = minimum set: the composer runs, the prompt (39) fails after assembly.
     assert_eq!(brief(&run(&small(), 30, 0.0)), (true, 39, none(), false));
-    // 29 < minimum set: hard fail before assembly, estimatedTokens 0.
-    assert_eq!(brief(&run(&small(), 29, 0.0)), (true, 0, none(), false));
+    // 29 < minimum set: hard fail before assembly; estimatedTokens is the real size of the
+    // smallest prompt (the 39 above), not 0.
+    assert_eq!(brief(&run(&small(), 29, 0.0)), (true, 39, none(), false));
 }
 
 fn with_project(lines: usize) -> Sections {
