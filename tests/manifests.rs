@@ -50,16 +50,12 @@ fn manifests_ship_all_eighteen_runtimes() {
 #[test]
 fn manifests_runtimes_listing_resolves_env_overrides() {
     let w = World::new();
-    let oc = w.tmp.path().join("oc.json");
-    let w = w.env("OPENCODE_CONFIG", &oc);
+    let oc = w.tmp.path().join("oc");
+    let w = w.env("OPENCODE_CONFIG_DIR", &oc);
     let rows = json(&w.install().args(["runtimes", "--json"]).output().unwrap());
     let opencode = rows.as_array().unwrap().iter().find(|r| r["id"] == "opencode").unwrap();
-    assert_eq!(
-        opencode["global_home"],
-        w.tmp.path().display().to_string(),
-        "a config-file variable resolves to its parent"
-    );
-    assert_eq!(opencode["home_source"]["name"], "OPENCODE_CONFIG");
+    assert_eq!(opencode["global_home"], oc.display().to_string(), "the directory variable is the home");
+    assert_eq!(opencode["home_source"]["name"], "OPENCODE_CONFIG_DIR");
 }
 
 #[test]

@@ -51,6 +51,10 @@ pub struct Capability {
     /// Source tool name -> this runtime's tool name (`null` drops the tool).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tools: BTreeMap<String, Option<String>>,
+    /// How MCP tool names in Claude's form (`mcp__<server>__<tool>`) in an agent's tools are
+    /// written for this runtime (an entry of `tools` for the exact name wins).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub mcp_tools: McpTools,
     /// Description length limit for skills, commands and agents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description_limit: Option<DescriptionLimit>,
@@ -68,6 +72,41 @@ pub struct Capability {
     /// Settings and config surfaces that get msd entries (hooks, permissions, options, blocks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub settings: Vec<crate::manifest::surfaces::SurfaceSpec>,
+    /// The public sources this manifest follows, one fact each: `package@version:path:line`
+    /// of the runtime's packaged tool (or `@<byte offset>` in a single binary), or the URL of
+    /// its documentation. Not interpreted; kept next to the data it backs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+}
+
+/// How an MCP tool name in Claude's form (`mcp__<server>__<tool>`) is written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum McpTools {
+    /// Left out: the runtime has no way (or no known way) to name an MCP tool in an agent.
+    #[default]
+    Drop,
+    /// Written as is: the runtime reads Claude's form.
+    Keep,
+    /// Written by a template with `{server}` and `{tool}` (e.g. `mcp_{server}_{tool}`); a name
+    /// without a tool part (`mcp__<server>`) is left out.
+    Rename(String),
+}
+
+impl McpTools {
+    /// `name` written for the runtime: `None` when it is not an MCP name, `Some(None)` when it
+    /// is dropped.
+    pub fn map(&self, name: &str) -> Option<Option<String>> {
+        let rest = name.strip_prefix("mcp__")?;
+        Some(match self {
+            McpTools::Drop => None,
+            McpTools::Keep => Some(name.to_string()),
+            McpTools::Rename(template) => rest
+                .split_once("__")
+                .filter(|(server, tool)| !server.is_empty() && !tool.is_empty())
+                .map(|(server, tool)| template.replace("{server}", server).replace("{tool}", tool)),
+        })
+    }
 }
 
 fn default_core_dir() -> RelPath {
@@ -596,6 +635,15 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
                 "list `global`, `local` or both",
             ));
         }
+    }
+    if let McpTools::Rename(template) = &cap.mcp_tools
+        && !template.contains("{tool}")
+    {
+        return Err(err(
+            &[Seg::Key("mcp_tools"), Seg::Key("rename")],
+            format!("MCP name template `{template}` lacks `{{tool}}`"),
+            "write e.g. \"mcp_{server}_{tool}\"",
+        ));
     }
     crate::manifest::resolver::validate(file, text, &cap.resolvers)?;
     crate::manifest::surfaces::validate(&cap.settings).map_err(|m| {
