@@ -637,8 +637,70 @@ fn runtimes_mcp_tool_names_are_mapped_or_dropped_per_runtime() {
     let oc = std::fs::read_to_string(h.join(".config/opencode/agents/msd-planner.md")).unwrap();
     assert!(!oc.contains("mcp") && !oc.contains("context7"), "{oc}");
     // Kimi's module list has no MCP entries.
-    let kimi = tree(&h.join(".config/agents"));
+    let kimi = tree(&h.join(".kimi/agents"));
     for (path, bytes) in kimi.iter().filter(|(p, _)| p.ends_with(".yaml")) {
         assert!(!String::from_utf8_lossy(bytes).contains("context7"), "kimi {path}");
     }
+}
+
+#[test]
+fn runtimes_kimi_and_codex_never_see_each_others_skills_in_either_order() {
+    // kimi-cli@1.52.0 reads the first of ~/.kimi/skills, ~/.claude/skills, ~/.codex/skills and
+    // the first of ~/.config/agents/skills, ~/.agents/skills; Codex reads $CODEX_HOME/skills and
+    // ~/.agents/skills. Kimi's skills go to ~/.kimi/skills, Codex's to ~/.codex/skills: one owner
+    // per file, and neither reads the other's.
+    for order in [["kimi", "codex"], ["codex", "kimi"]] {
+        let w = World::new();
+        // A user's own ~/.agents/skills (it used to send Kimi there).
+        std::fs::create_dir_all(w.home.join(".agents/skills/mine")).unwrap();
+        for id in order {
+            w.install().args(["-r", id]).assert().success();
+        }
+        let kimi = w.home.join(".kimi/skills/msd-help/SKILL.md");
+        let codex = w.home.join(".codex/skills/msd-help/SKILL.md");
+        assert!(kimi.is_file() && codex.is_file(), "{order:?}");
+        // Each holds its own flavour (Codex's skills carry its adapter).
+        assert!(!String::from_utf8_lossy(&std::fs::read(&kimi).unwrap()).contains("<runtime_adapter>"));
+        assert!(String::from_utf8_lossy(&std::fs::read(&codex).unwrap()).contains("<runtime_adapter>"));
+        let shared: Vec<String> = tree(&w.home.join(".agents")).into_keys().collect();
+        assert!(shared.is_empty(), "{order:?}: nothing of ours in ~/.agents: {shared:?}");
+        assert!(!w.home.join(".config/agents").exists(), "{order:?}");
+        // Uninstalling either leaves the other whole.
+        let before = tree(&w.home.join(".kimi"));
+        w.install().args(["uninstall", "-r", "codex"]).assert().success();
+        assert!(!w.home.join(".codex/skills/msd-help").exists());
+        assert_eq!(tree(&w.home.join(".kimi")), before, "{order:?}: Kimi untouched by Codex's uninstall");
+        w.install().args(["-r", "codex"]).assert().success();
+        let before = tree(&w.home.join(".codex"));
+        w.install().args(["uninstall", "-r", "kimi"]).assert().success();
+        assert!(!w.home.join(".kimi/skills/msd-help").exists());
+        assert_eq!(tree(&w.home.join(".codex")), before, "{order:?}: Codex untouched by Kimi's uninstall");
+        assert!(w.home.join(".agents/skills/mine").is_dir());
+    }
+}
+
+#[test]
+fn runtimes_codex_summary_says_hooks_need_review_and_what_an_untrusted_project_loads() {
+    let w = World::new();
+    let out = w.install().args(["-r", "codex"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(text.contains("`untrusted`") && text.contains("run `/hooks`"), "{text}");
+    assert!(text.contains(&format!("{}/hooks.json", w.home.join(".codex").display())), "{text}");
+    let doc = json(&w.install().args(["-r", "codex", "--local", "--json"]).output().unwrap());
+    let notes = doc["runtimes"][0]["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("loads only the skills")), "{notes:?}");
+}
+
+#[test]
+fn runtimes_all_local_names_the_runtimes_without_a_local_scope() {
+    let w = World::new();
+    let out = w.install().args(["--all", "--local"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("skipped (no project-local scope): kimi, kimi-code"), "{text}");
+    let w = World::new();
+    let doc = json(&w.install().args(["--all", "--local", "--json"]).output().unwrap());
+    let skipped: Vec<&str> =
+        doc["skipped"].as_array().unwrap().iter().map(|s| s["runtime"].as_str().unwrap()).collect();
+    assert_eq!(skipped, ["kimi", "kimi-code"]);
 }

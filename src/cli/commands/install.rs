@@ -29,12 +29,14 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
     }
     let scope = t.place.scope();
     let env = env()?;
-    // Under --all --local, runtimes without a local scope are skipped rather than failing the set.
-    let runtimes: Vec<_> = if scope == Scope::Local && t.all {
-        selected.into_iter().filter(|r| r.capability.local.is_some()).collect()
+    // Under --all --local, runtimes without a local scope are skipped rather than failing the
+    // set, and the summary names them.
+    let (runtimes, skipped): (Vec<_>, Vec<_>) = if scope == Scope::Local && t.all {
+        selected.into_iter().partition(|r| r.capability.local.is_some())
     } else {
-        selected
+        (selected, Vec::new())
     };
+    let skipped: Vec<&str> = skipped.iter().map(|r| r.capability.id.as_str()).collect();
     let opts = InstallOptions {
         scope,
         config_dir: t.place.config_dir.as_deref(),
@@ -66,10 +68,21 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
                     "written": r.report,
                     "caps": r.guard.compliant,
                     "compose": r.compose,
+                    "notes": notes(r, &runtimes),
                 })
             })
             .collect();
-        let doc = json!({"ok": true, "dry_run": args.dry_run, "version": env!("CARGO_PKG_VERSION"), "runtimes": items});
+        let skipped: Vec<_> = skipped
+            .iter()
+            .map(|id| json!({"runtime": id, "reason": "no project-local scope: install it globally (drop --local)"}))
+            .collect();
+        let doc = json!({
+            "ok": true,
+            "dry_run": args.dry_run,
+            "version": env!("CARGO_PKG_VERSION"),
+            "runtimes": items,
+            "skipped": skipped,
+        });
         println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
         return Ok(());
     }
@@ -77,12 +90,32 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
     for r in &runs {
         text.push_str(&describe(r, args.dry_run));
         text.push_str(&describe_compose(&r.compose));
+        for n in notes(r, &runtimes) {
+            text.push_str(&format!("  note: {n}\n"));
+        }
+    }
+    if !skipped.is_empty() {
+        text.push_str(&format!(
+            "skipped (no project-local scope): {}; install them globally (drop --local)\n",
+            skipped.join(", ")
+        ));
     }
     if args.dry_run {
         text.push_str("dry run: nothing was written\n");
     }
     out(&text, &args.output);
     Ok(())
+}
+
+/// The manifest's install notes for the run's scope, `{{home}}` filled in.
+fn notes(r: &TargetRun, runtimes: &[&pipeline::load::LoadedRuntime]) -> Vec<String> {
+    let home = r.plan.home.display().to_string();
+    runtimes
+        .iter()
+        .filter(|rt| rt.capability.id == r.plan.runtime)
+        .flat_map(|rt| rt.capability.notes(r.plan.scope))
+        .map(|n| n.replace("{{home}}", &home))
+        .collect()
 }
 
 /// One line for what recovery did.

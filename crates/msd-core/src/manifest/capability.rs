@@ -72,11 +72,26 @@ pub struct Capability {
     /// Settings and config surfaces that get msd entries (hooks, permissions, options, blocks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub settings: Vec<crate::manifest::surfaces::SurfaceSpec>,
+    /// What the install summary tells the user after installing this runtime (a step the
+    /// runtime asks of them, what it loads and what it does not), per scope.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub install_notes: Vec<InstallNote>,
     /// The public sources this manifest follows, one fact each: `package@version:path:line`
     /// of the runtime's packaged tool (or `@<byte offset>` in a single binary), or the URL of
     /// its documentation. Not interpreted; kept next to the data it backs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<String>,
+}
+
+/// A note the install summary prints for a runtime.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InstallNote {
+    /// The scopes it applies to (default both).
+    #[serde(default = "both_scopes")]
+    pub scopes: Vec<Scope>,
+    /// The text; `{{home}}` is the installed home.
+    pub text: String,
 }
 
 /// How an MCP tool name in Claude's form (`mcp__<server>__<tool>`) is written.
@@ -431,6 +446,11 @@ impl Capability {
             Scope::Global => &self.artifacts.global,
             Scope::Local => &self.artifacts.local,
         }
+    }
+
+    /// The install notes of `scope`.
+    pub fn notes(&self, scope: Scope) -> impl Iterator<Item = &str> {
+        self.install_notes.iter().filter(move |n| n.scopes.contains(&scope)).map(|n| n.text.as_str())
     }
 
     /// The artifact kinds of a scope, for listings.
