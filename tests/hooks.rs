@@ -71,7 +71,7 @@ fn hooks_installed_commands_run_the_installed_msd_run() {
                 let cmd = h["command"].as_str().unwrap();
                 let prefix = format!("\"{}/msd-core/bin/msd_run\" hook ", home.display());
                 let name = cmd.strip_prefix(&prefix).unwrap_or_else(|| panic!("{cmd}"));
-                names.push(name.to_string());
+                names.push(name.split(' ').next().unwrap().to_string());
             }
         }
     }
@@ -102,6 +102,64 @@ fn hooks_installed_commands_run_the_installed_msd_run() {
     // Local scope: the project-relative form Claude expands.
     w.install().args(["--content", &s(&c), "--local"]).assert().success();
     let local = std::fs::read_to_string(w.project.join(".claude/settings.local.json")).unwrap();
-    assert!(local.contains(r#""\"$CLAUDE_PROJECT_DIR\"/.claude/msd-core/bin/msd_run hook session-start""#), "{local}");
+    assert!(local.contains(r#"\"$d/.claude/msd-core/bin/msd_run\" hook session-start""#), "{local}");
     assert!(local.contains(r#""Bash(./.claude/msd-core/bin/msd_run:*)""#), "{local}");
+}
+
+/// Runs a registered hook command through `sh` in `dir` with `env`, the event on stdin.
+fn run_registered(
+    w: &World,
+    cmd: &str,
+    dir: &std::path::Path,
+    env: &[(&str, &std::path::Path)],
+) -> std::process::Output {
+    let mut sh = std::process::Command::new("sh");
+    w.isolate(&mut sh);
+    sh.arg("-c").arg(cmd).current_dir(dir).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    for (k, v) in env {
+        sh.env(k, v);
+    }
+    let mut child = sh.spawn().unwrap();
+    let input = serde_json::json!({"hook_event_name": "SessionStart", "cwd": dir, "source": "startup"});
+    child.stdin.take().unwrap().write_all(input.to_string().as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn hooks_claude_global_and_local_report_once_per_session_from_any_subdirectory() {
+    // Claude Code merges user and local settings: both SessionStart hooks run in one session.
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let planning = w.project.join(".planning");
+    std::fs::create_dir_all(&planning).unwrap();
+    std::fs::write(planning.join("STATE.md"), "# State\n\n## Current Position\n\nPhase: 1 of 2\n").unwrap();
+    w.install().args(["--content", &s(&c)]).assert().success();
+    w.install().args(["--content", &s(&c), "--local"]).assert().success();
+    let start = |file: std::path::PathBuf| -> String {
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        v["hooks"]["SessionStart"][0]["hooks"][0]["command"].as_str().unwrap().to_string()
+    };
+    let global = start(w.home.join(".claude/settings.json"));
+    let local = start(w.project.join(".claude/settings.local.json"));
+    // Claude sets CLAUDE_PROJECT_DIR to the launch directory, here a subdirectory.
+    let deep = w.project.join("src/deep");
+    std::fs::create_dir_all(&deep).unwrap();
+    for dir in [w.project.clone(), deep.clone()] {
+        let env = [("CLAUDE_PROJECT_DIR", dir.as_path())];
+        let outputs: Vec<String> = [&global, &local]
+            .iter()
+            .map(|cmd| {
+                let out = run_registered(&w, cmd, &dir, &env);
+                assert!(out.status.success(), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
+                String::from_utf8(out.stdout).unwrap()
+            })
+            .collect();
+        let reports = outputs.iter().filter(|o| o.contains("Phase: 1 of 2")).count();
+        assert_eq!(reports, 1, "one report per session from {}: {outputs:?}", dir.display());
+        assert!(outputs[1].contains("Phase: 1 of 2"), "the project's own install reports");
+    }
+    // Without a local install the global hook reports.
+    w.install().args(["uninstall", "--local"]).assert().success();
+    let out = run_registered(&w, &global, &deep, &[]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Phase: 1 of 2"));
 }

@@ -54,7 +54,7 @@ fn settings_jsonc_survives_install_reinstall_and_uninstall() {
         assert!(after.contains(keep), "lost {keep}:\n{after}");
     }
     let core = claude.join("msd-core");
-    let hook = format!("\"\\\"{}/bin/msd_run\\\" hook session-start\"", core.display());
+    let hook = format!("\"\\\"{}/bin/msd_run\\\" hook session-start --defer-to .claude/msd-core\"", core.display());
     assert_eq!(count(&after, &hook), 1, "{after}");
     assert_eq!(count(&after, "hook guard-env"), 1);
     assert_eq!(count(&after, &format!("Bash({}/bin/msd_run:*)", core.display())), 1);

@@ -33,9 +33,12 @@ pub enum Hook {
 const BLOCK: u8 = 2;
 
 /// Runs hook `h`.
-pub fn run(h: Hook) -> ExitCode {
+pub fn run(h: Hook, defer_to: Option<&Path>) -> ExitCode {
     let input = read_input();
     match h {
+        Hook::SessionStart if defer_to.is_some_and(|d| local_install_speaks(&project_dir(&input), d)) => {
+            ExitCode::SUCCESS
+        }
         Hook::SessionStart => session_start(&input),
         Hook::GuardEnv => guard_env(&input),
     }
@@ -62,9 +65,25 @@ fn project_dir(input: &serde_json::Value) -> PathBuf {
         .unwrap_or_default()
 }
 
+/// Whether `project` or one of its parents holds another install at `core_dir` (its
+/// `bin/msd_run`), which is not the one running: that install's own hook reports instead.
+fn local_install_speaks(project: &Path, core_dir: &Path) -> bool {
+    use msd_core::fs::fsx;
+    let own = std::env::current_exe().ok().and_then(|e| fsx::canonicalize(&e).ok());
+    project.ancestors().any(|dir| {
+        let helper = dir.join(core_dir).join("bin/msd_run");
+        fsx::is_file(&helper) && fsx::canonicalize(&helper).ok() != own
+    })
+}
+
 fn session_start(input: &serde_json::Value) -> ExitCode {
-    let path = project_dir(input).join(".planning/STATE.md");
-    let Ok(text) = msd_core::fs::fsx::read_to_string(&path) else { return ExitCode::SUCCESS };
+    // The session may start in a subdirectory of the project: the nearest `.planning/` counts.
+    let dir = project_dir(input);
+    let Some(text) =
+        dir.ancestors().find_map(|d| msd_core::fs::fsx::read_to_string(&d.join(".planning/STATE.md")).ok())
+    else {
+        return ExitCode::SUCCESS;
+    };
     let summary = position(&text);
     if !summary.is_empty() {
         print!("msd: where this project stands (.planning/STATE.md)\n{summary}");

@@ -69,6 +69,11 @@ pub enum RunCommand {
         /// Which hook.
         #[arg(value_enum)]
         name: hook::Hook,
+        /// session-start: stay silent when the project (the event's `cwd` or one of its parents)
+        /// has its own install at this relative core dir, whose hook runs too (a global install
+        /// under a local one: one report per session).
+        #[arg(long, value_name = "CORE_DIR")]
+        defer_to: Option<PathBuf>,
     },
 }
 
@@ -95,7 +100,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         RunCommand::ConfigSet(a) => config::set(core, a),
         RunCommand::Query(q) => query::run(core, q),
         RunCommand::Task(t) => task::run(core, t),
-        RunCommand::Hook { name } => return hook::run(*name),
+        RunCommand::Hook { name, defer_to } => return hook::run(*name, defer_to.as_deref()),
     };
     match result {
         Ok(()) => RunExit::Ok.into(),
