@@ -704,3 +704,51 @@ fn runtimes_all_local_names_the_runtimes_without_a_local_scope() {
         doc["skipped"].as_array().unwrap().iter().map(|s| s["runtime"].as_str().unwrap()).collect();
     assert_eq!(skipped, ["kimi", "kimi-code"]);
 }
+
+/// Skill names under `roots` (each `<root>/**/SKILL.md`), with repeats.
+fn skill_names(roots: &[std::path::PathBuf]) -> Vec<String> {
+    let mut names = Vec::new();
+    for root in roots {
+        for path in tree(root).into_keys().filter(|p| p.ends_with("SKILL.md")) {
+            let name = path.trim_end_matches("/SKILL.md").rsplit('/').next().unwrap().to_string();
+            names.push(name);
+        }
+    }
+    names
+}
+
+#[test]
+fn runtimes_opencode_and_kilo_see_no_duplicate_skill_names_beside_claude() {
+    // Both scan their own {skill,skills}/ plus .claude/skills and .agents/skills, globally and in
+    // the project, and warn `duplicate skill name` for a repeat (runtimes/<id>/capability.json).
+    for (id, home, local) in [("opencode", ".config/opencode", ".opencode"), ("kilo", ".config/kilo", ".kilo")] {
+        let w = World::new();
+        for scope in [None, Some("--local")] {
+            for rt in ["claude", id] {
+                let mut args = vec!["-r", rt];
+                args.extend(scope);
+                w.install().args(&args).assert().success();
+            }
+        }
+        let h = &w.home;
+        let p = &w.project;
+        let roots = [
+            h.join(home).join("skill"),
+            h.join(home).join("skills"),
+            h.join(".claude/skills"),
+            h.join(".agents/skills"),
+            p.join(local).join("skill"),
+            p.join(local).join("skills"),
+            p.join(".claude/skills"),
+            p.join(".agents/skills"),
+        ];
+        let mut names = skill_names(&roots);
+        assert!(names.iter().any(|n| n == "msd-help"), "{id} still sees msd's skills (Claude's)");
+        let total = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), total, "{id}: a skill name is loaded twice");
+        // Commands and agents are OpenCode's own.
+        assert!(h.join(home).join(if id == "kilo" { "command/msd-help.md" } else { "commands/msd-help.md" }).is_file());
+    }
+}
