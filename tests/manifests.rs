@@ -156,3 +156,16 @@ fn manifests_an_error_in_the_second_cap_rule_points_at_the_second() {
     let line = text.lines().position(|l| l.contains("agents/?.md")).unwrap() + 1;
     assert!(stderr.contains(&format!("capability.json:{line}:")), "points at line {line}: {stderr}");
 }
+
+#[test]
+fn manifests_every_runtime_names_the_public_sources_its_layout_follows() {
+    for rt in msd_install::pipeline::load_runtimes(&Default::default()).unwrap() {
+        let c = &rt.capability;
+        assert!(!c.sources.is_empty(), "{}: add `sources` (package@version:path:line or a URL)", c.id);
+        assert!(
+            c.sources.iter().any(|s| s.contains("http") || s.contains('@')),
+            "{}: a source names a package version or a URL",
+            c.id
+        );
+    }
+}
