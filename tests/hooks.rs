@@ -512,3 +512,81 @@ fn hooks_cline_gets_executable_hook_files_that_run_the_helper() {
         assert!(!guard.exists() && !hooks.join("TaskStart").exists(), "{dir}");
     }
 }
+
+/// Runs a registered hook command through `sh` in `dir` with `env`, the event on stdin.
+fn run_registered(
+    w: &World,
+    cmd: &str,
+    dir: &std::path::Path,
+    env: &[(&str, &std::path::Path)],
+) -> std::process::Output {
+    let mut sh = std::process::Command::new("sh");
+    w.isolate(&mut sh);
+    sh.arg("-c").arg(cmd).current_dir(dir).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    for (k, v) in env {
+        sh.env(k, v);
+    }
+    let mut child = sh.spawn().unwrap();
+    let input = serde_json::json!({"hook_event_name": "SessionStart", "cwd": dir, "source": "startup"});
+    child.stdin.take().unwrap().write_all(input.to_string().as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn hooks_claude_global_and_local_report_once_per_session_from_any_subdirectory() {
+    // Claude Code merges user and local settings: both SessionStart hooks run in one session.
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let planning = w.project.join(".planning");
+    std::fs::create_dir_all(&planning).unwrap();
+    std::fs::write(planning.join("STATE.md"), "# State\n\n## Current Position\n\nPhase: 1 of 2\n").unwrap();
+    w.install().args(["--content", &s(&c)]).assert().success();
+    w.install().args(["--content", &s(&c), "--local"]).assert().success();
+    let start = |file: std::path::PathBuf| -> String {
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        v["hooks"]["SessionStart"][0]["hooks"][0]["command"].as_str().unwrap().to_string()
+    };
+    let global = start(w.home.join(".claude/settings.json"));
+    let local = start(w.project.join(".claude/settings.local.json"));
+    // Claude sets CLAUDE_PROJECT_DIR to the launch directory, here a subdirectory.
+    let deep = w.project.join("src/deep");
+    std::fs::create_dir_all(&deep).unwrap();
+    for dir in [w.project.clone(), deep.clone()] {
+        let env = [("CLAUDE_PROJECT_DIR", dir.as_path())];
+        let outputs: Vec<String> = [&global, &local]
+            .iter()
+            .map(|cmd| {
+                let out = run_registered(&w, cmd, &dir, &env);
+                assert!(out.status.success(), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
+                String::from_utf8(out.stdout).unwrap()
+            })
+            .collect();
+        let reports = outputs.iter().filter(|o| o.contains("Phase: 1 of 2")).count();
+        assert_eq!(reports, 1, "one report per session from {}: {outputs:?}", dir.display());
+        assert!(outputs[1].contains("Phase: 1 of 2"), "the project's own install reports");
+    }
+    // Without a local install the global hook reports.
+    w.install().args(["uninstall", "--local"]).assert().success();
+    let out = run_registered(&w, &global, &deep, &[]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Phase: 1 of 2"));
+}
+
+#[test]
+fn hooks_claude_local_keeps_bash_at_the_project_root_so_relative_helper_paths_hold() {
+    // Claude's Bash tool gets no CLAUDE_PROJECT_DIR; CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR
+    // brings every command back to the project dir, where `./.claude/msd-core/bin/msd_run` is.
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let user = "{\n  \"env\": {\n    \"FOO\": \"bar\"\n  }\n}\n";
+    std::fs::create_dir_all(w.project.join(".claude")).unwrap();
+    std::fs::write(w.project.join(".claude/settings.local.json"), user).unwrap();
+    let out = w.install().args(["--content", &s(&c), "--local"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Start Claude Code in the project root"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(w.project.join(".claude/settings.local.json")).unwrap()).unwrap();
+    assert_eq!(v["env"]["CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR"], "1");
+    assert_eq!(v["env"]["FOO"], "bar");
+    w.install().args(["uninstall", "--local"]).assert().success();
+    assert_eq!(std::fs::read_to_string(w.project.join(".claude/settings.local.json")).unwrap(), user);
+}

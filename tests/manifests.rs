@@ -52,16 +52,12 @@ fn manifests_ship_all_eighteen_runtimes() {
 #[test]
 fn manifests_runtimes_listing_resolves_env_overrides() {
     let w = World::new();
-    let oc = w.tmp.path().join("oc.json");
-    let w = w.env("OPENCODE_CONFIG", &oc);
+    let oc = w.tmp.path().join("oc");
+    let w = w.env("OPENCODE_CONFIG_DIR", &oc);
     let doc = json(&w.install().args(["runtimes", "--json"]).output().unwrap());
     let opencode = doc["runtimes"].as_array().unwrap().iter().find(|r| r["id"] == "opencode").unwrap();
-    assert_eq!(
-        opencode["global_home"],
-        w.tmp.path().display().to_string(),
-        "a config-file variable resolves to its parent"
-    );
-    assert_eq!(opencode["home_source"]["name"], "OPENCODE_CONFIG");
+    assert_eq!(opencode["global_home"], oc.display().to_string(), "the directory variable is the home");
+    assert_eq!(opencode["home_source"]["name"], "OPENCODE_CONFIG_DIR");
 }
 
 #[test]
@@ -161,4 +157,17 @@ fn manifests_an_error_in_the_second_cap_rule_points_at_the_second() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let line = text.lines().position(|l| l.contains("agents/?.md")).unwrap() + 1;
     assert!(stderr.contains(&format!("capability.json:{line}:")), "points at line {line}: {stderr}");
+}
+
+#[test]
+fn manifests_every_runtime_names_the_public_sources_its_layout_follows() {
+    for rt in msd_install::pipeline::load_runtimes(&Default::default()).unwrap() {
+        let c = &rt.capability;
+        assert!(!c.sources.is_empty(), "{}: add `sources` (package@version:path:line or a URL)", c.id);
+        assert!(
+            c.sources.iter().any(|s| s.contains("http") || s.contains('@')),
+            "{}: a source names a package version or a URL",
+            c.id
+        );
+    }
 }

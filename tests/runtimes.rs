@@ -456,3 +456,299 @@ fn runtimes_description_limits_count_the_runtime_unit() {
     w.install().args(["-r", "windsurf", "--local", "--content", c]).assert().success();
     assert_eq!(description(w.project.join(".windsurf/workflows/msd-execute.md")), emoji);
 }
+
+// What the real runtimes showed (issue 14): each test fails on the code before its fix.
+
+/// The starter content with one agent whose tools hold an MCP tool in Claude's form.
+fn content_with_mcp_agent(w: &World) -> std::path::PathBuf {
+    let content = w.tmp.path().join("content");
+    crate::support::copy_tree(&crate::support::fixture("starter"), &content);
+    std::fs::write(
+        content.join("namespaces.json"),
+        r#"{"instructions": "Pick the command from the table.",
+  "groups": [{"name": "phase", "description": "Plan and execute a phase.", "commands": ["plan", "execute"]}]}"#,
+    )
+    .unwrap();
+    let p = content.join("agents/msd-planner.md");
+    let text = std::fs::read_to_string(&p).unwrap().replacen(
+        "tools: Read, Write, Bash, Grep",
+        "tools: Read, mcp__context7__resolve-library-id, Bash, mcp__context7",
+        1,
+    );
+    std::fs::write(&p, text).unwrap();
+    content
+}
+
+#[test]
+fn runtimes_gemini_global_lists_its_core_in_include_directories_and_uninstall_removes_only_that() {
+    // gemini-cli@0.61.0 refuses `@{/abs}` outside the workspace; context.includeDirectories
+    // widens it (runtimes/gemini/capability.json cites the lines).
+    let w = World::new();
+    let gemini = w.home.join(".gemini");
+    std::fs::create_dir_all(&gemini).unwrap();
+    let user = "{\n  \"theme\": \"dark\",\n  \"context\": { \"includeDirectories\": [\"/srv/docs\"] }\n}\n";
+    std::fs::write(gemini.join("settings.json"), user).unwrap();
+    w.install().args(["-r", "gemini"]).assert().success();
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(gemini.join("settings.json")).unwrap()).unwrap();
+    let dirs: Vec<&str> = settings["context"]["includeDirectories"]
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let core = gemini.join("msd-core").display().to_string();
+    assert_eq!(dirs, ["/srv/docs", core.as_str()]);
+    // Every command's include lies inside that directory.
+    let cmd = std::fs::read_to_string(gemini.join("commands/msd/help.toml")).unwrap();
+    assert!(cmd.contains(&format!("@{{{core}/")), "{cmd}");
+    // A local install has no settings entry: its includes are inside the workspace.
+    w.install().args(["-r", "gemini", "--local"]).assert().success();
+    assert!(!w.project.join(".gemini/settings.json").exists());
+    w.install().args(["uninstall", "-r", "gemini"]).assert().success();
+    assert_eq!(std::fs::read_to_string(gemini.join("settings.json")).unwrap(), user);
+}
+
+#[test]
+fn runtimes_qwen_agents_get_qwen_tool_names() {
+    let w = World::new();
+    w.install().args(["-r", "qwen"]).assert().success();
+    let agents = tree(&w.home.join(".qwen/agents"));
+    assert!(!agents.is_empty());
+    // Qwen Code 0.24.4 resolves agent tools by its own names or display names only.
+    let qwen_names =
+        ["read_file", "write_file", "edit", "run_shell_command", "grep_search", "glob", "web_fetch", "web_search"];
+    let mut seen = 0;
+    for (path, bytes) in &agents {
+        let (fm, _) = msd_core::markup::frontmatter::split(path, std::str::from_utf8(bytes).unwrap()).unwrap();
+        let Some(tools) = fm.unwrap().get_list("tools") else { continue };
+        for t in &tools {
+            assert!(
+                qwen_names.contains(&t.as_str()) || ["todo_write", "agent", "ask_user_question"].contains(&t.as_str()),
+                "{path}: `{t}` is not a Qwen tool name"
+            );
+        }
+        seen += tools.len();
+    }
+    assert!(seen > 0, "some agent declares tools");
+}
+
+#[test]
+fn runtimes_env_overrides_are_the_ones_the_tools_read() {
+    // The variable each real CLI reads moves msd-install too.
+    for (id, var, default) in
+        [("qwen", "QWEN_HOME", ".qwen"), ("cline", "CLINE_DIR", ".cline"), ("copilot", "COPILOT_HOME", ".copilot")]
+    {
+        let w = World::new();
+        let custom = w.tmp.path().join(format!("custom-{id}"));
+        let w = w.env(var, &custom);
+        w.install().args(["-r", id]).assert().success();
+        assert!(custom.join("msd-core/VERSION").is_file(), "{id}: {var} moves the home");
+        assert!(!w.home.join(default).exists(), "{id}: nothing in the default home");
+    }
+    // Variables no tool reads move nothing (QWEN_CONFIG_DIR, CLINE_CONFIG_DIR,
+    // COPILOT_CONFIG_DIR, AUGMENT_CONFIG_DIR appear in none of the packages; OPENCODE_CONFIG and
+    // KILO_CONFIG name a config file whose directory is not scanned).
+    for (id, var, default) in [
+        ("qwen", "QWEN_CONFIG_DIR", ".qwen"),
+        ("cline", "CLINE_CONFIG_DIR", ".cline"),
+        ("copilot", "COPILOT_CONFIG_DIR", ".copilot"),
+        ("augment", "AUGMENT_CONFIG_DIR", ".augment"),
+        ("opencode", "OPENCODE_CONFIG", ".config/opencode"),
+        ("kilo", "KILO_CONFIG", ".config/kilo"),
+    ] {
+        let w = World::new();
+        let custom = w.tmp.path().join(format!("custom-{id}/config.json"));
+        let w = w.env(var, &custom);
+        w.install().args(["-r", id]).assert().success();
+        assert!(w.home.join(default).join("msd-core/VERSION").is_file(), "{id}: {var} is ignored, as the tool does");
+        assert!(!w.tmp.path().join(format!("custom-{id}")).exists(), "{id}: nothing under {var}");
+    }
+}
+
+#[test]
+fn runtimes_opencode_and_kilo_commands_carry_no_tools_key() {
+    // Their command schema is template, description, agent, model, variant, subtask.
+    for (id, dir) in [("opencode", ".config/opencode/commands"), ("kilo", ".config/kilo/command")] {
+        let w = World::new();
+        w.install().args(["-r", id]).assert().success();
+        let cmds = tree(&w.home.join(dir));
+        assert!(!cmds.is_empty(), "{id}: commands written");
+        for (path, bytes) in &cmds {
+            let (fm, _) = msd_core::markup::frontmatter::split(path, std::str::from_utf8(bytes).unwrap()).unwrap();
+            let fm = fm.unwrap();
+            let keys: Vec<&str> = fm.entries.iter().map(|e| e.key.as_str()).collect();
+            assert!(
+                keys.iter().all(|k| ["description", "agent", "model", "subtask"].contains(k)),
+                "{id} {path}: {keys:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn runtimes_cline_workflows_keep_no_literal_arguments_placeholder() {
+    let w = World::new();
+    w.install().args(["-r", "cline", "--local"]).assert().success();
+    let flows = tree(&w.project.join(".clinerules/workflows"));
+    assert!(!flows.is_empty());
+    let help = String::from_utf8_lossy(&flows["msd-help.md"]).to_string();
+    // Cline appends the text after `/msd-help` to the workflow: the adapter says so.
+    assert!(help.contains("Arguments: ARGUMENTS") && help.contains("Cline appends"), "{help}");
+    for (path, bytes) in &flows {
+        assert!(!String::from_utf8_lossy(bytes).contains("$ARGUMENTS"), "{path} keeps $ARGUMENTS");
+    }
+}
+
+#[test]
+fn runtimes_mcp_tool_names_are_mapped_or_dropped_per_runtime() {
+    let w = World::new();
+    let content = content_with_mcp_agent(&w);
+    let c = content.to_str().unwrap();
+    let tools_of = |path: std::path::PathBuf| -> Vec<String> {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (fm, _) = msd_core::markup::frontmatter::split("x", &text).unwrap();
+        fm.unwrap().get_list("tools").unwrap()
+    };
+    for id in ["claude", "gemini", "copilot", "qwen", "opencode", "kimi"] {
+        w.install().args(["-r", id, "--content", c]).assert().success();
+    }
+    let h = &w.home;
+    // Claude and Qwen take Claude's form (qwen-code@0.24.4 exempts `mcp__` names).
+    assert_eq!(
+        tools_of(h.join(".claude/agents/msd-planner.md")),
+        ["Read", "mcp__context7__resolve-library-id", "Bash", "mcp__context7"]
+    );
+    assert_eq!(
+        tools_of(h.join(".qwen/agents/msd-planner.md")),
+        ["read_file", "mcp__context7__resolve-library-id", "run_shell_command", "mcp__context7"]
+    );
+    // Gemini names MCP tools `mcp_<server>_<tool>` and rejects an agent with `mcp__`.
+    assert_eq!(
+        tools_of(h.join(".gemini/agents/msd-planner.md")),
+        ["read_file", "mcp_context7_resolve-library-id", "run_shell_command"]
+    );
+    // Copilot takes `<server>/<tool>`.
+    assert_eq!(
+        tools_of(h.join(".copilot/agents/msd-planner.agent.md")),
+        ["read", "context7/resolve-library-id", "execute"]
+    );
+    // OpenCode: no known agent spelling, dropped.
+    let oc = std::fs::read_to_string(h.join(".config/opencode/agents/msd-planner.md")).unwrap();
+    assert!(!oc.contains("mcp") && !oc.contains("context7"), "{oc}");
+    // Kimi's module list has no MCP entries.
+    let kimi = tree(&h.join(".kimi/agents"));
+    for (path, bytes) in kimi.iter().filter(|(p, _)| p.ends_with(".yaml")) {
+        assert!(!String::from_utf8_lossy(bytes).contains("context7"), "kimi {path}");
+    }
+}
+
+#[test]
+fn runtimes_kimi_and_codex_never_see_each_others_skills_in_either_order() {
+    // kimi-cli@1.52.0 reads the first of ~/.kimi/skills, ~/.claude/skills, ~/.codex/skills and
+    // the first of ~/.config/agents/skills, ~/.agents/skills; Codex reads $CODEX_HOME/skills and
+    // ~/.agents/skills. Kimi's skills go to ~/.kimi/skills, Codex's to ~/.codex/skills: one owner
+    // per file, and neither reads the other's.
+    for order in [["kimi", "codex"], ["codex", "kimi"]] {
+        let w = World::new();
+        // A user's own ~/.agents/skills (it used to send Kimi there).
+        std::fs::create_dir_all(w.home.join(".agents/skills/mine")).unwrap();
+        for id in order {
+            w.install().args(["-r", id]).assert().success();
+        }
+        let kimi = w.home.join(".kimi/skills/msd-help/SKILL.md");
+        let codex = w.home.join(".codex/skills/msd-help/SKILL.md");
+        assert!(kimi.is_file() && codex.is_file(), "{order:?}");
+        // Each holds its own flavour (Codex's skills carry its adapter).
+        assert!(!String::from_utf8_lossy(&std::fs::read(&kimi).unwrap()).contains("<runtime_adapter>"));
+        assert!(String::from_utf8_lossy(&std::fs::read(&codex).unwrap()).contains("<runtime_adapter>"));
+        let shared: Vec<String> = tree(&w.home.join(".agents")).into_keys().collect();
+        assert!(shared.is_empty(), "{order:?}: nothing of ours in ~/.agents: {shared:?}");
+        assert!(!w.home.join(".config/agents").exists(), "{order:?}");
+        // Uninstalling either leaves the other whole.
+        let before = tree(&w.home.join(".kimi"));
+        w.install().args(["uninstall", "-r", "codex"]).assert().success();
+        assert!(!w.home.join(".codex/skills/msd-help").exists());
+        assert_eq!(tree(&w.home.join(".kimi")), before, "{order:?}: Kimi untouched by Codex's uninstall");
+        w.install().args(["-r", "codex"]).assert().success();
+        let before = tree(&w.home.join(".codex"));
+        w.install().args(["uninstall", "-r", "kimi"]).assert().success();
+        assert!(!w.home.join(".kimi/skills/msd-help").exists());
+        assert_eq!(tree(&w.home.join(".codex")), before, "{order:?}: Codex untouched by Kimi's uninstall");
+        assert!(w.home.join(".agents/skills/mine").is_dir());
+    }
+}
+
+#[test]
+fn runtimes_codex_summary_says_hooks_need_review_and_what_an_untrusted_project_loads() {
+    let w = World::new();
+    let out = w.install().args(["-r", "codex"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(text.contains("`untrusted`") && text.contains("run `/hooks`"), "{text}");
+    assert!(text.contains(&format!("{}/hooks.json", w.home.join(".codex").display())), "{text}");
+    let doc = json(&w.install().args(["-r", "codex", "--local", "--json"]).output().unwrap());
+    let notes = doc["runtimes"][0]["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("loads only the skills")), "{notes:?}");
+}
+
+#[test]
+fn runtimes_all_local_names_the_runtimes_without_a_local_scope() {
+    let w = World::new();
+    let out = w.install().args(["--all", "--local"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("skipped (no project-local scope): kimi, kimi-code"), "{text}");
+    let w = World::new();
+    let doc = json(&w.install().args(["--all", "--local", "--json"]).output().unwrap());
+    let skipped: Vec<&str> =
+        doc["skipped"].as_array().unwrap().iter().map(|s| s["runtime"].as_str().unwrap()).collect();
+    assert_eq!(skipped, ["kimi", "kimi-code"]);
+}
+
+/// Skill names under `roots` (each `<root>/**/SKILL.md`), with repeats.
+fn skill_names(roots: &[std::path::PathBuf]) -> Vec<String> {
+    let mut names = Vec::new();
+    for root in roots {
+        for path in tree(root).into_keys().filter(|p| p.ends_with("SKILL.md")) {
+            let name = path.trim_end_matches("/SKILL.md").rsplit('/').next().unwrap().to_string();
+            names.push(name);
+        }
+    }
+    names
+}
+
+#[test]
+fn runtimes_opencode_and_kilo_see_no_duplicate_skill_names_beside_claude() {
+    // Both scan their own {skill,skills}/ plus .claude/skills and .agents/skills, globally and in
+    // the project, and warn `duplicate skill name` for a repeat (runtimes/<id>/capability.json).
+    for (id, home, local) in [("opencode", ".config/opencode", ".opencode"), ("kilo", ".config/kilo", ".kilo")] {
+        let w = World::new();
+        for scope in [None, Some("--local")] {
+            for rt in ["claude", id] {
+                let mut args = vec!["-r", rt];
+                args.extend(scope);
+                w.install().args(&args).assert().success();
+            }
+        }
+        let h = &w.home;
+        let p = &w.project;
+        let roots = [
+            h.join(home).join("skill"),
+            h.join(home).join("skills"),
+            h.join(".claude/skills"),
+            h.join(".agents/skills"),
+            p.join(local).join("skill"),
+            p.join(local).join("skills"),
+            p.join(".claude/skills"),
+            p.join(".agents/skills"),
+        ];
+        let mut names = skill_names(&roots);
+        assert!(names.iter().any(|n| n == "msd-help"), "{id} still sees msd's skills (Claude's)");
+        let total = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), total, "{id}: a skill name is loaded twice");
+        // Commands and agents are OpenCode's own.
+        assert!(h.join(home).join(if id == "kilo" { "command/msd-help.md" } else { "commands/msd-help.md" }).is_file());
+    }
+}

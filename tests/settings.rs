@@ -147,7 +147,7 @@ fn settings_codex_toml_and_hooks_json() {
     let after = std::fs::read_to_string(codex.join("config.toml")).unwrap();
     assert!(
         after.starts_with(
-            "# my codex\nmodel = \"o3\" # favourite\n\n[features]\n# search on\nweb_search = true\ncodex_hooks = true\n"
+            "# my codex\nmodel = \"o3\" # favourite\n\n[features]\n# search on\nweb_search = true\nhooks = true\n"
         ),
         "{after}"
     );
@@ -165,12 +165,35 @@ fn settings_codex_toml_and_hooks_json() {
 }
 
 #[test]
+fn settings_codex_legacy_codex_hooks_key_is_replaced_by_features_hooks_on_upgrade() {
+    // Codex 0.171.0 reads `[features] codex_hooks` as a deprecated alias of `hooks` and says so
+    // in every session: an install that wrote the old key moves to the new one.
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let old = w.tmp.path().join("old-runtimes");
+    copy_tree(&repo().join("runtimes"), &old);
+    let p = old.join("codex/capability.json");
+    let text = std::fs::read_to_string(&p)
+        .unwrap()
+        .replace("\"feature:hooks\"", "\"feature:codex-hooks\"")
+        .replace("\"features\",\n            \"hooks\"", "\"features\",\n            \"codex_hooks\"");
+    assert!(text.contains("codex_hooks"), "the old manifest is built");
+    std::fs::write(&p, text).unwrap();
+    w.install().args(["-r", "codex", "--content", &s(&c), "--runtimes", &s(&old)]).assert().success();
+    let codex = w.home.join(".codex");
+    assert!(std::fs::read_to_string(codex.join("config.toml")).unwrap().contains("codex_hooks = true"));
+    w.install().args(["-r", "codex", "--content", &s(&c)]).assert().success();
+    let after = std::fs::read_to_string(codex.join("config.toml")).unwrap();
+    assert_eq!(after, "[features]\nhooks = true\n");
+}
+
+#[test]
 fn settings_a_user_value_wins_over_ours() {
     let w = World::new();
     let c = content_copy(&w, "content");
     let codex = w.home.join(".codex");
     std::fs::create_dir_all(&codex).unwrap();
-    let toml = "[features]\ncodex_hooks = false\n";
+    let toml = "[features]\nhooks = false\n";
     std::fs::write(codex.join("config.toml"), toml).unwrap();
     let out = w.install().args(["-r", "codex", "--content", &s(&c)]).output().unwrap();
     assert!(out.status.success());

@@ -56,18 +56,20 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
     }
     let scope = t.place.scope();
     let (env, project) = env_for(&t.place)?;
-    // Under --all --local, runtimes without a local scope are skipped rather than failing the set.
-    let runtimes: Vec<_> = if scope == Scope::Local && t.all {
-        selected.into_iter().filter(|r| r.capability.local.is_some()).collect()
+    // Under --all --local, runtimes without a local scope are skipped rather than failing the
+    // set, and the summary names them.
+    let (runtimes, skipped): (Vec<_>, Vec<_>) = if scope == Scope::Local && t.all {
+        selected.into_iter().partition(|r| r.capability.local.is_some())
     } else {
-        selected
+        (selected, Vec::new())
     };
+    let skipped: Vec<&str> = skipped.iter().map(|r| r.capability.id.as_str()).collect();
     let content = pipeline::load_content(&src)?;
     // Each target installs its profile: the one given, else the one it recorded, else the
     // default. Runtimes of one profile install together.
     let given = args.profile.given();
     let mut groups: Vec<(Option<String>, Vec<&pipeline::load::LoadedRuntime>)> = Vec::new();
-    for rt in runtimes {
+    for rt in runtimes.iter().copied() {
         let target = pipeline::target::resolve(&rt.capability, scope, t.place.config_dir.as_deref(), &env)?;
         let p = super::target_profile(&content, given.as_deref(), rt, &target);
         match groups.iter_mut().find(|(g, _)| *g == p) {
@@ -121,12 +123,21 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
                     "written": r.report,
                     "caps": r.guard.compliant,
                     "compose": r.compose,
+                    "notes": notes(r, &runtimes),
                 })
             })
             .collect();
-        let doc = crate::cli::schemas::versioned(
-            json!({"ok": true, "dry_run": args.dry_run, "version": env!("CARGO_PKG_VERSION"), "runtimes": items}),
-        );
+        let skipped: Vec<_> = skipped
+            .iter()
+            .map(|id| json!({"runtime": id, "reason": "no project-local scope: install it globally (drop --local)"}))
+            .collect();
+        let doc = crate::cli::schemas::versioned(json!({
+            "ok": true,
+            "dry_run": args.dry_run,
+            "version": env!("CARGO_PKG_VERSION"),
+            "runtimes": items,
+            "skipped": skipped,
+        }));
         println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
         return Ok(());
     }
@@ -137,12 +148,32 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
     for (r, profile) in runs.iter().zip(&profiles) {
         text.push_str(&describe(r, args.dry_run, profile.as_deref(), !preview));
         text.push_str(&describe_compose(&r.compose));
+        for n in notes(r, &runtimes) {
+            text.push_str(&format!("  note: {n}\n"));
+        }
+    }
+    if !skipped.is_empty() {
+        text.push_str(&format!(
+            "skipped (no project-local scope): {}; install them globally (drop --local)\n",
+            skipped.join(", ")
+        ));
     }
     if args.dry_run && !preview {
         text.push_str("dry run: nothing was written; `msd-install diff` shows each change line by line\n");
     }
     out(&text, &args.output);
     Ok(())
+}
+
+/// The manifest's install notes for the run's scope, `{{home}}` filled in.
+fn notes(r: &TargetRun, runtimes: &[&pipeline::load::LoadedRuntime]) -> Vec<String> {
+    let home = r.plan.home.display().to_string();
+    runtimes
+        .iter()
+        .filter(|rt| rt.capability.id == r.plan.runtime)
+        .flat_map(|rt| rt.capability.notes(r.plan.scope))
+        .map(|n| n.replace("{{home}}", &home))
+        .collect()
 }
 
 /// One line for what recovery did.

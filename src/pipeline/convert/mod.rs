@@ -156,14 +156,16 @@ impl Ctx<'_> {
         }
     }
 
-    /// Maps tool names through the manifest's table, dropping `null`s and duplicates.
+    /// Maps tool names through the manifest's table (MCP names by its `mcp_tools` rule),
+    /// dropping `null`s and duplicates.
     pub fn map_tools(&self, tools: &[String]) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for t in tools {
-            let mapped = match self.cap.tools.get(t) {
-                Some(Some(m)) => m.clone(),
-                Some(None) => continue,
-                None => t.clone(),
+            let mapped = match (self.cap.tools.get(t), self.cap.mcp_tools.map(t)) {
+                (Some(Some(m)), _) => m.clone(),
+                (Some(None), _) | (None, Some(None)) => continue,
+                (None, Some(Some(m))) => m,
+                (None, None) => t.clone(),
             };
             if !out.contains(&mapped) {
                 out.push(mapped);

@@ -51,6 +51,10 @@ pub struct Capability {
     /// Source tool name -> this runtime's tool name (`null` drops the tool).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tools: BTreeMap<String, Option<String>>,
+    /// How MCP tool names in Claude's form (`mcp__<server>__<tool>`) in an agent's tools are
+    /// written for this runtime (an entry of `tools` for the exact name wins).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub mcp_tools: McpTools,
     /// Description length limit for skills, commands and agents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description_limit: Option<DescriptionLimit>,
@@ -72,6 +76,56 @@ pub struct Capability {
     /// hooks directory), each a two-line script running `msd_run hook ...`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hook_files: Vec<crate::manifest::surfaces::HookFile>,
+    /// What the install summary tells the user after installing this runtime (a step the
+    /// runtime asks of them, what it loads and what it does not), per scope.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub install_notes: Vec<InstallNote>,
+    /// The public sources this manifest follows, one fact each: `package@version:path:line`
+    /// of the runtime's packaged tool (or `@<byte offset>` in a single binary), or the URL of
+    /// its documentation. Not interpreted; kept next to the data it backs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+}
+
+/// A note the install summary prints for a runtime.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InstallNote {
+    /// The scopes it applies to (default both).
+    #[serde(default = "both_scopes")]
+    pub scopes: Vec<Scope>,
+    /// The text; `{{home}}` is the installed home.
+    pub text: String,
+}
+
+/// How an MCP tool name in Claude's form (`mcp__<server>__<tool>`) is written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum McpTools {
+    /// Left out: the runtime has no way (or no known way) to name an MCP tool in an agent.
+    #[default]
+    Drop,
+    /// Written as is: the runtime reads Claude's form.
+    Keep,
+    /// Written by a template with `{server}` and `{tool}` (e.g. `mcp_{server}_{tool}`); a name
+    /// without a tool part (`mcp__<server>`) is left out.
+    Rename(String),
+}
+
+impl McpTools {
+    /// `name` written for the runtime: `None` when it is not an MCP name, `Some(None)` when it
+    /// is dropped.
+    pub fn map(&self, name: &str) -> Option<Option<String>> {
+        let rest = name.strip_prefix("mcp__")?;
+        Some(match self {
+            McpTools::Drop => None,
+            McpTools::Keep => Some(name.to_string()),
+            McpTools::Rename(template) => rest
+                .split_once("__")
+                .filter(|(server, tool)| !server.is_empty() && !tool.is_empty())
+                .map(|(server, tool)| template.replace("{server}", server).replace("{tool}", tool)),
+        })
+    }
 }
 
 fn default_core_dir() -> RelPath {
@@ -398,6 +452,11 @@ impl Capability {
         }
     }
 
+    /// The install notes of `scope`.
+    pub fn notes(&self, scope: Scope) -> impl Iterator<Item = &str> {
+        self.install_notes.iter().filter(move |n| n.scopes.contains(&scope)).map(|n| n.text.as_str())
+    }
+
     /// The artifact kinds of a scope, for listings.
     pub fn kinds(&self, scope: Scope) -> Vec<&'static str> {
         let set: BTreeSet<_> = self.layout(scope).iter().map(|a| a.kind).collect();
@@ -600,6 +659,15 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
                 "list `global`, `local` or both",
             ));
         }
+    }
+    if let McpTools::Rename(template) = &cap.mcp_tools
+        && !template.contains("{tool}")
+    {
+        return Err(err(
+            &[Seg::Key("mcp_tools"), Seg::Key("rename")],
+            format!("MCP name template `{template}` lacks `{{tool}}`"),
+            "write e.g. \"mcp_{server}_{tool}\"",
+        ));
     }
     crate::manifest::resolver::validate(file, text, &cap.resolvers)?;
     crate::manifest::surfaces::validate(&cap.settings).map_err(|m| {
