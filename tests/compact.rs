@@ -593,10 +593,10 @@ fn compact_payload_violations(w: &World, core: &Path) -> Vec<String> {
             violations
                 .push(format!("{agent}: compact payload ({variant}) {compact} bytes > canonical {canonical} bytes"));
         }
-        if let Ok(meta) = std::fs::metadata(dir.join(format!("{agent}.compact.md"))) {
-            if meta.len() >= VARIANT_CAP {
-                violations.push(format!("{agent}: variant {} bytes reaches {VARIANT_CAP}", meta.len()));
-            }
+        if let Ok(meta) = std::fs::metadata(dir.join(format!("{agent}.compact.md")))
+            && meta.len() >= VARIANT_CAP
+        {
+            violations.push(format!("{agent}: variant {} bytes reaches {VARIANT_CAP}", meta.len()));
         }
     }
     violations
@@ -643,7 +643,8 @@ fn compact_payload_check_goes_red_on_a_grown_payload_and_a_variant_at_the_cap() 
 fn compact_payloads_exist_for_runtimes_whose_agents_are_not_markdown() {
     // Codex agents are TOML and Kimi's YAML; the payload texts in the core are the same Markdown,
     // and they are what the payload carries where the runtime has no agent files (Hermes).
-    for id in ["hermes"] {
+    {
+        let id = "hermes";
         let w = World::new();
         let out = w.install().args(["-r", id, "--json"]).output().unwrap();
         assert!(out.status.success());

@@ -221,7 +221,8 @@ fn plan_target<'r>(
     let hooks = HookContext { mode: opts.hooks, user_home: &env.home };
     let ledgers = plan_settings(&mut plan, cap, &target, state.as_ref(), opts.allow_symlinks, &hooks)?;
     let created_home = held.is_some_and(|h| h.created_home.contains(&home));
-    plan.state = next_state(&plan, cap, state.as_ref(), &ran, ledgers, created_home, opts.hooks.portable, opts.profile)?;
+    plan.state =
+        next_state(&plan, cap, state.as_ref(), &ran, ledgers, created_home, opts.hooks.portable, opts.profile)?;
     plan.migrations = ran;
     Ok(TargetRun {
         recovery: held.and_then(|h| h.recoveries.get(&home).cloned()),
@@ -367,6 +368,10 @@ pub(super) fn plan_settings(
 }
 
 /// The state to record after `plan`, `None` when the one on disk is already it.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the state of a target is computed from every part of its plan; a struct would only rename them"
+)]
 fn next_state(
     plan: &Plan,
     cap: &Capability,
