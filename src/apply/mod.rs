@@ -138,6 +138,9 @@ pub struct InstallOptions<'a> {
     pub config_dir: Option<&'a Path>,
     /// `--allow-symlinks`.
     pub allow_symlinks: bool,
+    /// `--adopt`: files at our paths that no manifest lists are backed up and replaced (without
+    /// it they are the user's and the run is refused).
+    pub adopt: bool,
     /// `--dry-run`: plan only; no lock, no recovery, no migration, no write.
     pub dry_run: bool,
     /// Where the swap of each target reports its progress.

@@ -350,6 +350,10 @@ pub struct InstallArgs {
     /// Write through symlinks between the home and a destination (refused by default).
     #[arg(long)]
     pub allow_symlinks: bool,
+    /// Take over files at msd's paths that msd-install never wrote: each is backed up to
+    /// msd-local-patches/ and replaced (refused by default; they are yours).
+    #[arg(long)]
+    pub adopt: bool,
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,

@@ -203,7 +203,8 @@ impl Error {
             Error::Plan(PlanError::Confine(_)) | Error::Write(WriteError::Confine(_)) => {
                 Some("pass --allow-symlinks if the link is intended".into())
             }
-            Error::Plan(PlanError::Record(_)) => Some("the install manifest is damaged; move it aside and run again (files are then treated as unmanaged and backed up before they are replaced)".into()),
+            Error::Plan(PlanError::Record(_)) => Some("the install manifest is damaged; move it aside and run again with --adopt (files it listed are then backed up before they are replaced)".into()),
+            Error::Plan(PlanError::Unmanaged { .. }) => Some("move these files aside (they are yours and were not touched), or run again with --adopt to back them up to msd-local-patches/ and replace them".into()),
             Error::Plan(_) => None,
             Error::Write(WriteError::Txn(t)) => Some(t.hint()),
             Error::Write(_) | Error::Io { .. } => Some("check that the target exists and is writable".into()),

@@ -39,6 +39,7 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
         scope,
         config_dir: t.place.config_dir.as_deref(),
         allow_symlinks: args.allow_symlinks,
+        adopt: args.adopt,
         dry_run: args.dry_run,
         progress: &RunBars { enabled: Bars::enabled(args.output.quiet) },
     };
