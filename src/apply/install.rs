@@ -82,6 +82,10 @@ pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, Lifecy
             held.created_home.insert(home.to_path_buf());
         }
         held._locks.push(Lock::acquire(home)?);
+        // Writability probes that older versions left, when killed, beside and in the home.
+        for dir in home.parent().into_iter().chain([home]) {
+            fsx::remove_leftovers(dir, &fsx::LEFTOVER_PREFIXES[1..]).map_err(lio(dir))?;
+        }
         if let Some(r) = txn::recover(&Area::new(home, allow_symlinks))? {
             held.recoveries.insert(home.to_path_buf(), r);
         }
@@ -196,7 +200,7 @@ fn plan_target<'r>(
     } else {
         state0
     };
-    let mut plan = plan::build(emission, cap, &home, opts.allow_symlinks)?;
+    let mut plan = plan::build(emission, cap, &home, opts.allow_symlinks, opts.adopt)?;
     let ledgers = plan_settings(&mut plan, cap, &target, state.as_ref(), opts.allow_symlinks)?;
     let created_home = held.is_some_and(|h| h.created_home.contains(&home));
     plan.state = next_state(&plan, cap, state.as_ref(), &ran, ledgers, created_home)?;

@@ -16,7 +16,8 @@
 //! 4. finish: the journal is removed, then `txn/`. (The moves are not flushed separately: the
 //!    filesystem journals them in order before the journal's removal.)
 //!
-//! Recovery ([`recover`], run first by every command that takes the target's lock): a journal
+//! Recovery ([`recover`], run first by every command that takes the target's lock): temp files
+//! a killed run left in the work dir are removed; a journal
 //! means the new tree was staged whole, so the run is completed (roll forward); if completing
 //! fails, every applied op is undone from `txn/old/` (roll back). A `txn/` without a journal is
 //! an interrupted staging: it is discarded and the target was never touched. An error while
@@ -442,6 +443,10 @@ fn undo(area: &Area, journal: &Journal) -> Result<(), TxnError> {
 
 /// Completes or rolls back what an interrupted run left in `area`; `None` when it left nothing.
 pub fn recover(area: &Area) -> Result<Option<Recovery>, TxnError> {
+    // A run killed while writing the journal (or an older version killed while probing) left a
+    // temp file in the work dir: it is never part of a transaction.
+    let work = area.work();
+    fsx::remove_leftovers(&work, &fsx::LEFTOVER_PREFIXES).map_err(io(&work))?;
     if let Some(journal) = area.journal()? {
         return match forward(area, &journal, &NoProgress) {
             Ok(()) => {
