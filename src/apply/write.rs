@@ -19,7 +19,7 @@ use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
 
 /// The directory (under the home) that receives backups of edited files.
-pub const PATCHES_DIR: &str = "msd-local-patches";
+pub const PATCHES_DIR: &str = crate::pipeline::convert::PATCHES_DIR;
 
 /// What a run wrote.
 #[derive(Debug, Clone, Default, Serialize)]
