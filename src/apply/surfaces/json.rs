@@ -9,11 +9,17 @@ use super::{Doc, SettingsError, at};
 
 pub(super) struct JsonDoc {
     root: CstRootNode,
+    /// The file began with a UTF-8 byte order mark (kept on render; the parser refuses it).
+    bom: bool,
 }
 
 impl JsonDoc {
     pub(super) fn parse(display: &str, text: Option<&str>) -> Result<JsonDoc, SettingsError> {
         let text = text.unwrap_or("");
+        let (bom, text) = match text.strip_prefix('\u{feff}') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
         let src = if text.trim().is_empty() { "{}\n" } else { text };
         let root = CstRootNode::parse(src, &ParseOptions::default()).map_err(|e| SettingsError {
             path: display.to_string(),
@@ -27,7 +33,7 @@ impl JsonDoc {
                 message: "the top level is not an object".into(),
             });
         }
-        Ok(JsonDoc { root })
+        Ok(JsonDoc { root, bom })
     }
 
     fn object(&self, path: &[String]) -> Option<CstObject> {
@@ -152,6 +158,6 @@ impl Doc for JsonDoc {
     }
 
     fn render(&self) -> String {
-        self.root.to_string()
+        if self.bom { format!("\u{feff}{}", self.root) } else { self.root.to_string() }
     }
 }

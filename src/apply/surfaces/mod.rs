@@ -19,6 +19,7 @@
 //!   byte-identical to what the user had;
 //! - a key the user set to another value keeps the user's value (noted in the report).
 
+use msd_core::shell::Shell;
 use std::collections::BTreeMap;
 
 use msd_core::fs::relpath::RelPath;
@@ -41,17 +42,32 @@ pub struct Vars {
     home: String,
     core: String,
     core_ref: String,
+    helper_sh: String,
+    helper_ref_sh: String,
 }
 
 impl Vars {
     /// The values for `target`, whose core dir is `core_dir`.
     pub fn new(target: &Target, core_dir: &RelPath) -> Vars {
         let home = target.home.display().to_string();
-        Vars { core: format!("{home}/{core_dir}"), home, core_ref: target.core_ref.clone() }
+        let core = format!("{home}/{core_dir}");
+        let sh =
+            |p: String| msd_core::shell::quote_path(&p, Shell::Posix).expect("an OS path holds no NUL").into_owned();
+        Vars {
+            helper_sh: sh(format!("{core}/bin/msd_run")),
+            helper_ref_sh: sh(format!("{}bin/msd_run", target.core_ref)),
+            core,
+            home,
+            core_ref: target.core_ref.clone(),
+        }
     }
 
     fn expand(&self, s: &str) -> String {
-        s.replace("{{home}}", &self.home).replace("{{core_ref}}", &self.core_ref).replace("{{core}}", &self.core)
+        s.replace("{{home}}", &self.home)
+            .replace("{{core_ref}}", &self.core_ref)
+            .replace("{{core}}", &self.core)
+            .replace("{{helper_sh}}", &self.helper_sh)
+            .replace("{{helper_ref_sh}}", &self.helper_ref_sh)
     }
 
     fn expand_value(&self, v: &Value) -> Value {
@@ -156,29 +172,52 @@ pub fn upsert(
     adopt: bool,
 ) -> Result<Edit, SettingsError> {
     let (structured, blocks) = rendered(spec, vars);
-    match spec.format {
+    let mut edit = match spec.format {
         SurfaceFormat::Json => {
-            merge(&mut json::JsonDoc::parse(display, current)?, display, current.is_none(), &structured, ledger, adopt)
+            merge(&mut json::JsonDoc::parse(display, current)?, display, current.is_none(), &structured, ledger, adopt)?
         }
         SurfaceFormat::Toml => {
-            merge(&mut toml::TomlDoc::parse(display, current)?, display, current.is_none(), &structured, ledger, adopt)
+            merge(&mut toml::TomlDoc::parse(display, current)?, display, current.is_none(), &structured, ledger, adopt)?
         }
-        SurfaceFormat::Markdown => markdown::blocks(display, current, &blocks, ledger),
-    }
+        SurfaceFormat::Markdown => markdown::blocks(display, current, &blocks, ledger)?,
+    };
+    // What uninstall restores: the text before our first write, carried over while the file
+    // holds exactly what we last wrote.
+    let untouched_since = ledger.written_sha256.is_some()
+        && current.map(|c| msd_core::fs::fsx::sha256_hex(c.as_bytes())) == ledger.written_sha256;
+    edit.ledger.before = if ledger.entries.is_empty() && ledger.written_sha256.is_none() {
+        current.map(str::to_string)
+    } else if untouched_since {
+        ledger.before.clone()
+    } else {
+        None
+    };
+    edit.ledger.written_sha256 = edit.text.as_deref().map(|t| msd_core::fs::fsx::sha256_hex(t.as_bytes()));
+    Ok(edit)
 }
 
-/// Removes every entry we own from `current` (uninstall).
+/// Removes every entry we own from `current` (uninstall). When the file still holds exactly
+/// what we last wrote, the text from before our first write is restored byte for byte.
 pub fn remove(
     format: SurfaceFormat,
     display: &str,
     current: Option<&str>,
     ledger: &SurfaceLedger,
 ) -> Result<Edit, SettingsError> {
-    match format {
-        SurfaceFormat::Json => merge(&mut json::JsonDoc::parse(display, current)?, display, false, &[], ledger, false),
-        SurfaceFormat::Toml => merge(&mut toml::TomlDoc::parse(display, current)?, display, false, &[], ledger, false),
-        SurfaceFormat::Markdown => markdown::blocks(display, current, &[], ledger),
+    let mut edit = match format {
+        SurfaceFormat::Json => merge(&mut json::JsonDoc::parse(display, current)?, display, false, &[], ledger, false)?,
+        SurfaceFormat::Toml => merge(&mut toml::TomlDoc::parse(display, current)?, display, false, &[], ledger, false)?,
+        SurfaceFormat::Markdown => markdown::blocks(display, current, &[], ledger)?,
+    };
+    // The file holds exactly what we last wrote: the user's bytes come back as they were
+    // (comments, trailing commas, one-line arrays, CRLF, a BOM, an empty file), or the file we
+    // created goes.
+    let ours = ledger.written_sha256.is_some()
+        && current.map(|c| msd_core::fs::fsx::sha256_hex(c.as_bytes())) == ledger.written_sha256;
+    if ours && (ledger.before.is_some() || ledger.created_file) {
+        edit.text = ledger.before.clone();
     }
+    Ok(edit)
 }
 
 /// A structured document edited in place. Paths are key paths from the top-level table.
@@ -236,6 +275,8 @@ fn merge(
             created_file: prev.created_file || file_absent,
             containers: prev.containers.clone(),
             entries: BTreeMap::new(),
+            before: None,
+            written_sha256: None,
         },
     };
     for w in want {

@@ -6,7 +6,13 @@
 use super::*;
 
 fn vars() -> Vars {
-    Vars { home: "/h".into(), core: "/h/msd-core".into(), core_ref: "~/.claude/msd-core".into() }
+    Vars {
+        home: "/h".into(),
+        core: "/h/msd-core".into(),
+        core_ref: "~/.claude/msd-core".into(),
+        helper_sh: "/h/msd-core/bin/msd_run".into(),
+        helper_ref_sh: "~/.claude/msd-core/bin/msd_run".into(),
+    }
 }
 
 fn spec(format: &str, entries: &str) -> SurfaceSpec {
@@ -49,6 +55,15 @@ const CASES: &[Case] = &[
             "{\n  // mine\n  \"hooks\": {\n    \"SessionStart\": [\n      {\"command\": \"echo hi\"}\n    ]\n  }\n}\n",
         ),
         holds: &["// mine", "echo hi", "/h/msd-core/bin/msd_run hook session-start"],
+        owns: &["hook:s"],
+        notes: &[],
+    },
+    Case {
+        name: "json, a user's array written on one line",
+        format: "json",
+        entries: HOOK,
+        before: Some("{\"hooks\": {\"SessionStart\": [{\"command\": \"echo hi\"}]}}\n"),
+        holds: &["echo hi", "/h/msd-core/bin/msd_run hook session-start"],
         owns: &["hook:s"],
         notes: &[],
     },
@@ -184,4 +199,61 @@ fn surfaces_a_lone_end_marker_is_an_error() {
     )
     .expect_err("lone end");
     assert_eq!(e.line, Some(2));
+}
+
+/// Issue 15, item 7: install then uninstall gives back every JSON settings file byte for byte,
+/// whatever its formatting (comments, trailing commas, CRLF, minified, a BOM, an empty file,
+/// one-line arrays), and a file we created goes.
+mod restore_bytes {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn variant(comment: bool, trailing: bool, crlf: bool, minified: bool, bom: bool, user_hook: bool) -> String {
+        let hook = if user_hook { r#"{"command": "echo hi"}"# } else { "" };
+        let sep = if trailing { "," } else { "" };
+        // `[,]` is not JSON: a trailing comma in the array only after an item.
+        let asep = if trailing && user_hook { "," } else { "" };
+        let mut t = if minified {
+            format!(r#"{{"model":"x","hooks":{{"SessionStart":[{hook}{asep}]}}{sep}}}"#)
+        } else {
+            let c = if comment { "  // mine\n  /* block */\n" } else { "" };
+            format!("{{\n{c}  \"model\": \"x\",\n  \"hooks\": {{ \"SessionStart\": [ {hook}{asep} ] }}{sep}\n}}\n")
+        };
+        if crlf {
+            t = t.replace('\n', "\r\n");
+        }
+        if bom {
+            t.insert(0, '\u{feff}');
+        }
+        t
+    }
+
+    fn round_trip(before: Option<&str>) -> Result<(), TestCaseError> {
+        let s = spec("json", HOOK);
+        let installed =
+            upsert(&s, &vars(), "f", before, &SurfaceLedger { format: s.format, ..Default::default() }, false)
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let text = installed.text.clone().expect("installed");
+        prop_assert!(text.contains("msd_run hook session-start"), "{text}");
+        let again = upsert(&s, &vars(), "f", Some(&text), &installed.ledger, false).unwrap();
+        let removed = remove(s.format, "f", Some(&text), &again.ledger).unwrap();
+        prop_assert_eq!(removed.text.as_deref(), before);
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn surfaces_install_uninstall_restores_any_formatting(
+            comment: bool, trailing: bool, crlf: bool, minified: bool, bom: bool, user_hook: bool,
+        ) {
+            round_trip(Some(&variant(comment, trailing, crlf, minified, bom, user_hook)))?;
+        }
+    }
+
+    #[test]
+    fn surfaces_install_uninstall_restores_empty_and_absent_files() {
+        for before in [Some(""), Some("\n"), Some("   \r\n"), None] {
+            round_trip(before).unwrap_or_else(|e| panic!("{before:?}: {e}"));
+        }
+    }
 }
