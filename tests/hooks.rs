@@ -69,7 +69,7 @@ fn hooks_installed_commands_run_the_installed_msd_run() {
         for group in v["hooks"][event].as_array().unwrap() {
             for h in group["hooks"].as_array().unwrap() {
                 let cmd = h["command"].as_str().unwrap();
-                let prefix = format!("\"{}/msd-core/bin/msd_run\" hook ", home.display());
+                let prefix = format!("{}/msd-core/bin/msd_run hook ", home.display());
                 let name = cmd.strip_prefix(&prefix).unwrap_or_else(|| panic!("{cmd}"));
                 names.push(name.to_string());
             }

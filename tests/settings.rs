@@ -54,7 +54,8 @@ fn settings_jsonc_survives_install_reinstall_and_uninstall() {
         assert!(after.contains(keep), "lost {keep}:\n{after}");
     }
     let core = claude.join("msd-core");
-    let hook = format!("\"\\\"{}/bin/msd_run\\\" hook session-start\"", core.display());
+    // Temporary paths need no shell quoting: the helper's path stands bare.
+    let hook = format!("\"{}/bin/msd_run hook session-start\"", core.display());
     assert_eq!(count(&after, &hook), 1, "{after}");
     assert_eq!(count(&after, "hook guard-env"), 1);
     assert_eq!(count(&after, &format!("Bash({}/bin/msd_run:*)", core.display())), 1);
@@ -155,7 +156,7 @@ fn settings_codex_toml_and_hooks_json() {
     let hooks: serde_json::Value = serde_json::from_slice(&std::fs::read(codex.join("hooks.json")).unwrap()).unwrap();
     assert_eq!(
         hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"],
-        format!("\"{}/msd-core/bin/msd_run\" hook session-start", codex.display())
+        format!("{}/msd-core/bin/msd_run hook session-start", codex.display())
     );
     w.install().args(["-r", "codex", "--content", &s(&c)]).assert().success();
     assert_eq!(std::fs::read_to_string(codex.join("config.toml")).unwrap(), after, "reinstall changes nothing");
@@ -255,7 +256,7 @@ fn settings_bad_surface_in_a_manifest_is_refused() {
     let path = dir.join("claude/capability.json");
     let text = std::fs::read_to_string(&path)
         .unwrap()
-        .replace("{{core}}/bin/msd_run\\\" hook guard-env", "{{nope}}/bin/msd_run\\\" hook guard-env");
+        .replace("{{helper_sh}} hook guard-env", "{{nope}}/bin/msd_run hook guard-env");
     std::fs::write(&path, text).unwrap();
     let out = w.install().args(["--content", &s(&c), "--runtimes", &s(&dir)]).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
