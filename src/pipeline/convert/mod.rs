@@ -426,7 +426,7 @@ fn reserved(cap: &Capability, scope: Scope, files: &[EmittedFile]) -> Result<(),
         msd_core::manifest::surfaces::for_scope(&cap.settings, scope).map(|s| &s.file).collect();
     for f in files {
         let p = f.path.as_str();
-        let what = if meta.iter().any(|m| *m == f.path) {
+        let what = if meta.contains(&f.path) {
             Some("msd-install's own metadata".to_string())
         } else if [fsx::WORK_DIR, PATCHES_DIR].iter().any(|d| p == *d || p.starts_with(&format!("{d}/"))) {
             Some("msd-install's work and backup directories".to_string())
