@@ -300,6 +300,11 @@ pub(super) fn change(path: &RelPath, cur: Option<&str>, sha: Option<String>, edi
         updated: edit.updated,
         removed: edit.removed,
         notes: edit.notes,
+        old_data: if edit.edited.is_empty() || action == Action::Keep {
+            None
+        } else {
+            cur.map(|c| c.as_bytes().to_vec())
+        },
         data: if matches!(action, Action::Add | Action::Change) { edit.text.map(String::into_bytes) } else { None },
         old_sha256: sha,
     }

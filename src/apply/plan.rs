@@ -122,6 +122,10 @@ pub struct SettingsChange {
     /// sha256 of the file when planned.
     #[serde(skip)]
     pub old_sha256: Option<String>,
+    /// The file's current bytes, backed up first because an entry of ours in it was edited by
+    /// the user and is replaced or removed.
+    #[serde(skip)]
+    pub old_data: Option<Vec<u8>>,
 }
 
 /// The whole plan for one runtime and scope.

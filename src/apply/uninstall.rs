@@ -104,16 +104,20 @@ pub fn uninstall(
             }
         }
     }
-    if !backups.is_empty() {
-        let from = manifest.as_ref().map(|m| m.tool_version.as_str());
-        let dir_rel = write::stage_backups(home, backups, from, &cap.id, &mut staged);
-        report.backup_dir = Some(home.join(dir_rel.as_str()));
-    }
     if let Some(s) = &state {
         for (file, l) in &s.settings {
             let (cur, sha, display) = read_surface(home, file, allow_symlinks)?;
             let edit = surfaces::remove(l.format, &display, cur.as_deref(), l).map_err(LifecycleError::from)?;
             let c = change(file, cur.as_deref(), sha, edit);
+            if let (Some(bytes), Some(sha)) = (&c.old_data, &c.old_sha256) {
+                backups.push(write::Backup {
+                    path: file,
+                    bytes: bytes.clone(),
+                    sha256: sha.clone(),
+                    reason: crate::apply::plan::BackupReason::UserEdited,
+                    recorded_sha256: None,
+                });
+            }
             match (c.action, &c.data) {
                 (Action::Change, Some(data)) => {
                     staged.push(Staged::put(file.clone(), data.clone(), FileMode::Regular, c.old_sha256.clone()));
@@ -125,6 +129,11 @@ pub fn uninstall(
             }
             report.settings.push(c);
         }
+    }
+    if !backups.is_empty() {
+        let from = manifest.as_ref().map(|m| m.tool_version.as_str());
+        let dir_rel = write::stage_backups(home, backups, from, &cap.id, &mut staged);
+        report.backup_dir = Some(home.join(dir_rel.as_str()));
     }
     for meta in [record::manifest_rel(cap, target.scope), state::state_rel(cap, target.scope)] {
         let dest = fsx::confined(home, &meta, allow_symlinks).map_err(LifecycleError::from)?;

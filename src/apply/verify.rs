@@ -132,6 +132,7 @@ pub fn verify(cap: &Capability, target: &Target, allow_symlinks: bool) -> Result
                 notes: vec![e.to_string()],
                 data: None,
                 old_sha256: None,
+                old_data: None,
             });
         }
         Err(e) => return Err(e.into()),

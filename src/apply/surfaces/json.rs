@@ -26,6 +26,17 @@ impl JsonDoc {
             line: Some(src[..e.range().start.min(src.len())].matches('\n').count() + 1),
             message: format!("not valid JSON ({})", e.kind()),
         })?;
+        if let Some(d) = msd_core::fs::json::first_duplicate_key(src) {
+            return Err(SettingsError {
+                path: display.to_string(),
+                line: Some(d.line),
+                message: format!(
+                    "key `{}` occurs twice{} (the runtime reads only one of them)",
+                    d.key,
+                    if d.within.is_empty() { String::new() } else { format!(" in `{}`", d.within) }
+                ),
+            });
+        }
         if root.object_value().is_none() {
             return Err(SettingsError {
                 path: display.to_string(),

@@ -107,6 +107,30 @@ pub struct Edit {
     pub removed: Vec<String>,
     /// Things the user should know (their value kept over ours, ...).
     pub notes: Vec<String>,
+    /// Entry ids of ours that the user had edited: replaced or removed, so the file is backed up
+    /// first (like an edited file).
+    pub edited: Vec<String>,
+}
+
+/// Whether `item` is the entry we recorded as `ours`, whatever the user changed in it: equal,
+/// or holding exactly our strings (commands, matchers) with other numbers or flags (a changed
+/// timeout). An item whose strings differ is not ours.
+fn same_owner(ours: &Value, item: &Value) -> bool {
+    fn strings<'v>(v: &'v Value, out: &mut Vec<(String, &'v str)>, at: &str) {
+        match v {
+            Value::String(s) => out.push((at.to_string(), s)),
+            Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| strings(x, out, &format!("{at}[{i}]"))),
+            Value::Object(o) => o.iter().for_each(|(k, x)| strings(x, out, &format!("{at}.{k}"))),
+            _ => {}
+        }
+    }
+    if ours == item {
+        return true;
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    strings(ours, &mut a, "");
+    strings(item, &mut b, "");
+    !a.is_empty() && a == b
 }
 
 /// One entry of a JSON or TOML surface, rendered for a target.
@@ -336,7 +360,24 @@ impl Merge<'_> {
         let ours_before = self.ours_before(id, EntryKind::ArrayItem, path).cloned();
         let items = self.doc.items(path).map_err(|m| self.err(m))?;
         let has_new = items.iter().position(|x| x == value);
-        let has_old = ours_before.as_ref().and_then(|o| items.iter().position(|x| x == o));
+        let has_old = ours_before.as_ref().and_then(|o| {
+            items
+                .iter()
+                .position(|x| x == o)
+                .or_else(|| (0..items.len()).find(|&i| Some(i) != has_new && same_owner(o, &items[i])))
+        });
+        let edited = match (has_old, &ours_before) {
+            (Some(i), Some(o)) => &items[i] != o,
+            _ => false,
+        };
+        if edited {
+            self.edit.edited.push(id.to_string());
+            self.edit.notes.push(format!(
+                "{}: you edited msd's `{id}` entry ({}); it was backed up with the file and replaced by msd's",
+                at(path),
+                items[has_old.expect("found")]
+            ));
+        }
         match (has_new, has_old) {
             (Some(_), Some(_)) if ours_before.as_ref() == Some(value) => {
                 self.own(id, EntryKind::ArrayItem, path, value)
@@ -401,8 +442,19 @@ impl Merge<'_> {
             match old.kind {
                 EntryKind::ArrayItem => {
                     if let Ok(items) = self.doc.items(&old.at)
-                        && let Some(i) = items.iter().position(|x| x == &old.value)
+                        && let Some(i) = items
+                            .iter()
+                            .position(|x| x == &old.value)
+                            .or_else(|| items.iter().position(|x| same_owner(&old.value, x)))
                     {
+                        if items[i] != old.value {
+                            self.edit.edited.push(id.clone());
+                            self.edit.notes.push(format!(
+                                "{}: you edited msd's `{id}` entry ({}); it was backed up with the file and removed",
+                                at(&old.at),
+                                items[i]
+                            ));
+                        }
                         self.doc.remove_item(&old.at, i);
                         self.edit.removed.push(id.clone());
                     }

@@ -257,3 +257,21 @@ mod restore_bytes {
         }
     }
 }
+
+/// Issue 15, item 6: a duplicated msd block is refused; a user line inside our block is reported
+/// as an edit (the caller backs the file up) when replaced or removed.
+#[test]
+fn surfaces_markdown_duplicate_and_edited_blocks() {
+    let s = spec("markdown", BLOCK);
+    let first = upsert(&s, &vars(), "AGENTS.md", Some("# Mine\n"), &SurfaceLedger::default(), false).unwrap();
+    let text = first.text.clone().unwrap();
+    let twice = format!("{text}\n{}", &text[text.find("<!--").unwrap()..]);
+    let e = upsert(&s, &vars(), "AGENTS.md", Some(&twice), &first.ledger, false).expect_err("duplicate");
+    assert!(e.message.contains("occurs twice"), "{e}");
+    let mine = text.replace("/workflows.\n", "/workflows.\nmy own line\n");
+    let again = upsert(&s, &vars(), "AGENTS.md", Some(&mine), &first.ledger, false).unwrap();
+    assert_eq!(again.edited, ["block:a"]);
+    assert_eq!(again.text.as_deref(), Some(text.as_str()));
+    let gone = remove(s.format, "AGENTS.md", Some(&mine), &first.ledger).unwrap();
+    assert_eq!(gone.edited, ["block:a"]);
+}
