@@ -219,3 +219,27 @@ fn crash_two_concurrent_installs_one_target() {
     assert_whole(&home);
     w.install().args(["verify", "--quiet"]).assert().success();
 }
+
+/// Issue 15, item 8: `--all` failing at its third runtime says exactly which runtimes stayed
+/// installed and which were not, in text and `--json`, and never that everything was rolled back.
+#[test]
+fn crash_all_failing_midway_names_what_stayed_installed() {
+    let w = crate::support::World::new().env("MSD_INSTALL_FAIL_COMMIT", "2");
+    let out = w.install().args(["--all", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    let doc = crate::support::json(&out);
+    let installed: Vec<String> = serde_json::from_value(doc["installed"].clone()).unwrap();
+    let not_installed: Vec<String> = serde_json::from_value(doc["not_installed"].clone()).unwrap();
+    assert_eq!(installed.len(), 2, "{doc}");
+    assert!(!not_installed.is_empty() && !doc["hint"].as_str().unwrap().contains("every change of this run"), "{doc}");
+    let out = w.install().args(["--all"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("installed by this run (kept): ") && err.contains("not installed: "), "{err}");
+    assert!(!err.contains("every change of this run was rolled back"), "{err}");
+    // The installed ones really are, the failed one is not half-written; the next run completes.
+    for id in installed.iter().map(|l| l.split(' ').next().unwrap()) {
+        w.install().args(["verify", "-r", id]).assert().success();
+    }
+    let w = w.env("MSD_INSTALL_FAIL_COMMIT", "999");
+    w.install().args(["--all"]).assert().success();
+}

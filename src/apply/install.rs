@@ -226,7 +226,16 @@ fn write_all(runs: &mut [TargetRun], migrated: &[Migrated<'_>], opts: &InstallOp
             Ok(report) => runs[i].report = Some(report),
             Err(e) => {
                 revert(&migrated[i..], opts.allow_symlinks);
-                return Err(e.into());
+                if runs.len() == 1 {
+                    return Err(e.into());
+                }
+                let label = |r: &TargetRun| format!("{} ({})", r.plan.runtime, r.plan.scope.as_str());
+                return Err(ApplyError::Partial {
+                    installed: runs[..i].iter().filter(|r| r.report.is_some()).map(label).collect(),
+                    failed: label(&runs[i]),
+                    not_installed: runs[i..].iter().map(label).collect(),
+                    source: Box::new(e.into()),
+                });
             }
         }
     }

@@ -30,7 +30,9 @@
 //! Test hook: the environment variable `MSD_INSTALL_FAULT_AFTER=N` makes the process abort (as
 //! a crash or SIGKILL would: no destructors, no cleanup) just before its (N+1)-th disk
 //! operation in this module and in migrations, `N=0` before the first. The crash tests run an
-//! install for every N until one completes. It is not a user option and is not in `--help`.
+//! install for every N until one completes. `MSD_INSTALL_FAIL_COMMIT=K` makes the K-th
+//! transaction of the process (0-based) fail with an io error before it stages anything, as a
+//! full disk would; the `--all` tests use it. Neither is a user option nor in `--help`.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -43,13 +45,21 @@ use msd_core::fs::relpath::RelPath;
 /// The environment variable of the fault-injection test hook.
 pub const FAULT_ENV: &str = "MSD_INSTALL_FAULT_AFTER";
 
+/// The environment variable of the failing-commit test hook.
+pub const FAIL_COMMIT_ENV: &str = "MSD_INSTALL_FAIL_COMMIT";
+
 static FAULT_AFTER: AtomicUsize = AtomicUsize::new(usize::MAX);
+static FAIL_COMMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
+static COMMITS: AtomicUsize = AtomicUsize::new(0);
 static FAULT_COUNT: AtomicUsize = AtomicUsize::new(0);
 
 /// Reads the fault-injection hook from the environment (once per process, at start).
 pub fn init_fault_hook() {
     if let Some(n) = std::env::var(FAULT_ENV).ok().and_then(|v| v.trim().parse::<usize>().ok()) {
         FAULT_AFTER.store(n, Ordering::SeqCst);
+    }
+    if let Some(k) = std::env::var(FAIL_COMMIT_ENV).ok().and_then(|v| v.trim().parse::<usize>().ok()) {
+        FAIL_COMMIT.store(k, Ordering::SeqCst);
     }
 }
 
@@ -278,6 +288,15 @@ impl Progress for NoProgress {
 pub fn commit(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progress) -> Result<(), TxnError> {
     if ops.is_empty() {
         return Ok(());
+    }
+    if COMMITS.fetch_add(1, Ordering::SeqCst) == FAIL_COMMIT.load(Ordering::SeqCst) {
+        return Err(TxnError::Io {
+            path: area.work().display().to_string(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                format!("{FAIL_COMMIT_ENV}: injected failure"),
+            ),
+        });
     }
     // A leftover from an interrupted run is recovered before planning; anything still here is
     // stale staging and is cleared.
