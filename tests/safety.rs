@@ -303,3 +303,17 @@ fn safety_emitted_files_cannot_take_msd_metadata_paths() {
         nothing_written(&w, &[]);
     }
 }
+
+/// Issue 15, item 12: an install killed before it wrote anything leaves only its work dir; the
+/// next run treats that home as its own, so uninstall removes it again.
+#[test]
+fn safety_a_home_left_by_a_killed_run_is_still_ours() {
+    let w = World::new();
+    let home = w.home.join(".claude");
+    std::fs::create_dir_all(home.join(".msd-install")).unwrap();
+    std::fs::write(home.join(".msd-install/lock"), "").unwrap();
+    let r = crate::support::Install::with(w).run().success();
+    let r = r.then().arg("uninstall").run().success();
+    assert!(!home.exists(), "left: {:?}", tree(&home).keys().collect::<Vec<_>>());
+    drop(r);
+}

@@ -78,7 +78,11 @@ pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, Lifecy
     let set: BTreeSet<&Path> = homes.iter().copied().collect();
     let mut held = Held { _locks: Vec::new(), recoveries: BTreeMap::new(), created_home: BTreeSet::new() };
     for home in set {
-        if !home.exists() {
+        // A home holding nothing but our work dir is one a run created and was killed in
+        // before it wrote anything (no destructor removed it): it is ours, as if absent.
+        let only_work_dir = fsx::list_dir(home)
+            .is_ok_and(|es| !es.is_empty() && es.iter().all(|e| e.name == fsx::WORK_DIR && e.is_dir));
+        if !home.exists() || only_work_dir {
             held.created_home.insert(home.to_path_buf());
         }
         held._locks.push(Lock::acquire(home)?);
