@@ -317,3 +317,53 @@ fn safety_a_home_left_by_a_killed_run_is_still_ours() {
     assert!(!home.exists(), "left: {:?}", tree(&home).keys().collect::<Vec<_>>());
     drop(r);
 }
+
+/// Issue 15, item 10: a FIFO in a content tree is refused, located, instead of hanging the
+/// install; an unknown `<!-- msd:... -->` marker is an error; a manifest and a command with a
+/// UTF-8 BOM installs, a command with one is reported as a BOM.
+#[test]
+fn safety_content_input_gaps() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let fifo = c.join("msd-core/references/pipe.md");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let mut child =
+        w.spawnable("msd-install").args(["--content", &s(&c)]).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let t0 = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("the install hangs on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("references/pipe.md") && err.contains("a FIFO"), "{err}");
+    nothing_written(&w, &[]);
+    std::fs::remove_file(&fifo).unwrap();
+    // An unknown marker.
+    let wf = c.join("msd-core/workflows/execute.md");
+    let text = std::fs::read_to_string(&wf).unwrap();
+    std::fs::write(&wf, format!("{text}\n<!-- msd:sectoin id=\"x\" -->\n")).unwrap();
+    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unknown_marker"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(&wf, &text).unwrap();
+    // A BOM in a manifest and in a command.
+    let rt = runtimes_with(&w, |t| format!("\u{feff}{t}"));
+    let cmd = c.join("commands/msd/plan.md");
+    let body = std::fs::read_to_string(&cmd).unwrap();
+    std::fs::write(&cmd, format!("\u{feff}{body}")).unwrap();
+    let out = w.install().args(["--content", &s(&c), "--runtimes", &s(&rt)]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("commands/msd/plan.md:1") && err.contains("byte order mark"), "a BOM is named: {err}");
+    std::fs::write(&cmd, &body).unwrap();
+    w.install().args(["--content", &s(&c), "--runtimes", &s(&rt)]).assert().success();
+}

@@ -357,6 +357,33 @@ pub fn is_file(path: &Path) -> bool {
     path.is_file()
 }
 
+/// What kind of file `path` is, for messages: `a FIFO`, `a socket`, `a device`, ... (followed
+/// through symlinks).
+pub fn file_kind(path: &Path) -> String {
+    let Ok(m) = std::fs::metadata(path) else { return "missing".into() };
+    let ft = m.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO".into();
+        }
+        if ft.is_socket() {
+            return "a socket".into();
+        }
+        if ft.is_block_device() || ft.is_char_device() {
+            return "a device".into();
+        }
+    }
+    if ft.is_dir() {
+        "a directory".into()
+    } else if ft.is_file() {
+        "a regular file".into()
+    } else {
+        "a special file".into()
+    }
+}
+
 /// The directory (under a target home) that holds the install lock, the journal and the staging
 /// area of a run in progress. It exists only while a run holds the target, or after a run was
 /// killed (the next run then finds its journal).

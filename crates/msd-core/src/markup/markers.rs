@@ -69,11 +69,14 @@ pub enum Reason {
     /// A `shrink` other than `verbatim` on an `isolate-*` section or on a section holding
     /// protected text.
     LoadBearingShrink,
+    /// `<!-- msd:... -->` that is no marker of the grammar (a typo would otherwise reach the
+    /// emitted file).
+    UnknownMarker,
 }
 
 impl Reason {
     /// Every reason, for locks and documentation.
-    pub const ALL: [Reason; 20] = [
+    pub const ALL: [Reason; 21] = [
         Reason::UnclosedSection,
         Reason::UnmatchedClose,
         Reason::NestedSection,
@@ -94,6 +97,7 @@ impl Reason {
         Reason::ProtectedUnknownSentinel,
         Reason::IsolateNotLeading,
         Reason::LoadBearingShrink,
+        Reason::UnknownMarker,
     ];
 
     /// The stable snake_case name.
@@ -119,6 +123,7 @@ impl Reason {
             Reason::ProtectedUnknownSentinel => "protected_unknown_sentinel",
             Reason::IsolateNotLeading => "isolate_not_leading",
             Reason::LoadBearingShrink => "load_bearing_shrink",
+            Reason::UnknownMarker => "unknown_marker",
         }
     }
 
@@ -152,6 +157,9 @@ impl Reason {
             Reason::ProtectedUnclosed => "add `<!-- msd:protected:end -->` where the region ends",
             Reason::ProtectedSingleWithoutContent => "put the protected block right after the marker, or remove it",
             Reason::ProtectedUnknownSentinel => "use `msd:protected`, `msd:protected:start` or `msd:protected:end`",
+            Reason::UnknownMarker => {
+                "the msd: markers are `msd:section`, `/msd:section`, `msd:protected`, `msd:protected:start` and `msd:protected:end`; fix the typo or drop the `msd:` prefix"
+            }
             Reason::IsolateNotLeading => {
                 "isolate sections form the document's prefix: move them to the very top, before any text or other section"
             }
@@ -389,6 +397,7 @@ enum Candidate<'t> {
     ProtectedStart,
     ProtectedEnd,
     ProtectedUnknown,
+    Unknown,
     Other,
 }
 
@@ -409,6 +418,7 @@ fn classify(inner: &str) -> Candidate<'_> {
         "msd:protected:start" => Candidate::ProtectedStart,
         "msd:protected:end" => Candidate::ProtectedEnd,
         _ if inner.starts_with("msd:protected") => Candidate::ProtectedUnknown,
+        _ if inner.starts_with("msd:") => Candidate::Unknown,
         _ => Candidate::Other,
     }
 }
@@ -672,6 +682,7 @@ impl Parser<'_> {
             Candidate::ProtectedUnknown => {
                 Err(self.err(lineno, Reason::ProtectedUnknownSentinel, js_trim(content).to_string()))
             }
+            Candidate::Unknown => Err(self.err(lineno, Reason::UnknownMarker, js_trim(content).to_string())),
             // `parse` passes only marker lines here.
             Candidate::Other => Ok(()),
         }
@@ -944,6 +955,7 @@ mod tests {
                 3,
             ),
             ("a\n<!-- msd:protected:end -->\n".into(), Reason::ProtectedEndWithoutStart, 2),
+            ("a\n<!-- msd:sectoin id=\"a\" when=\"always\" -->\nx\n".into(), Reason::UnknownMarker, 2),
             ("<!-- msd:protected:start -->\n\n<!-- msd:protected:end -->\n".into(), Reason::ProtectedEmpty, 1),
             ("<!-- msd:protected:start -->\na\n".into(), Reason::ProtectedUnclosed, 1),
             ("<!-- msd:protected -->\n\n".into(), Reason::ProtectedSingleWithoutContent, 1),
