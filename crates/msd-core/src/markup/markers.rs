@@ -408,10 +408,14 @@ fn classify(inner: &str) -> Candidate<'_> {
         return Candidate::Close;
     }
     if let Some(rest) = inner.strip_prefix(CLOSE) {
-        return if rest.starts_with(js_is_space) { Candidate::CloseWithAttrs } else { Candidate::Other };
+        return if rest.starts_with(js_is_space) { Candidate::CloseWithAttrs } else { Candidate::Unknown };
     }
     if let Some(rest) = inner.strip_prefix(SECTION) {
-        return if rest.is_empty() || rest.starts_with(js_is_space) { Candidate::Open(rest) } else { Candidate::Other };
+        return if rest.is_empty() || rest.starts_with(js_is_space) {
+            Candidate::Open(rest)
+        } else {
+            Candidate::Unknown
+        };
     }
     match inner {
         "msd:protected" => Candidate::ProtectedSingle,
@@ -1008,6 +1012,7 @@ mod tests {
                 "protected_unknown_sentinel",
                 "isolate_not_leading",
                 "load_bearing_shrink",
+                "unknown_marker",
             ]
         );
         for r in Reason::ALL {
@@ -1021,13 +1026,12 @@ mod tests {
 
     #[test]
     fn markers_section_prefix_lookalikes_are_text() {
-        for src in [
-            "<!-- msd:sectionX id=\"a\" -->\n",
-            "<!-- /msd:sectionfoo -->\n",
-            "<!-- msd:loop-host -->\n",
-            "<!-- x --> prose\n",
-        ] {
+        for src in ["<!-- msd-loop-host -->\n", "<!-- /msd:help lists them -->\n", "<!-- x --> prose\n"] {
             assert!(!parse("t.md", src).unwrap().has_markers(), "{src}");
+        }
+        // Anything else that starts with `msd:` (or `/msd:section`) is a typo of a marker.
+        for src in ["<!-- msd:sectionX id=\"a\" -->\n", "<!-- /msd:sectionfoo -->\n", "<!-- msd:loop-host -->\n"] {
+            assert_eq!(parse("t.md", src).unwrap_err().reason, Reason::UnknownMarker, "{src}");
         }
         // No whitespace between attributes is accepted.
         assert!(parse("t.md", "<!--msd:section when=\"always\"id=\"x\"-->\n<!-- /msd:section -->\n").is_ok());
@@ -1047,8 +1051,8 @@ mod tests {
             Just("<!--\n".to_string()),
             Just("-->\n".to_string()),
             Just("<!-- x --> prose\n".to_string()),
-            Just("<!-- /msd:sectionfoo -->\n".to_string()),
-            Just("<!-- msd:loop-host -->\n".to_string()),
+            Just("<!-- /msd:help lists them -->\n".to_string()),
+            Just("<!-- msd-loop-host -->\n".to_string()),
             Just("\u{feff}\0\u{fffd}漢字😀\n".to_string()),
             "[a-z ]{0,12}\n",
             "[a-z]{0,5}",
