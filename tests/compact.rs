@@ -726,3 +726,55 @@ fn compact_bench_tokens_check_fails_on_a_stale_baseline() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bench tokens --write"));
 }
+
+/// Issue 15, item 2: parallel `config-set` calls on distinct keys lose nothing; a symlinked
+/// config.json stays a symlink; a key that occurs twice is an error.
+#[test]
+fn compact_config_set_in_parallel_loses_no_key_and_keeps_links() {
+    let (w, _) = installed();
+    let keys = [
+        "commit_docs",
+        "workflow.research",
+        "workflow.plan_check",
+        "workflow.verifier",
+        "workflow.auto_advance",
+        "workflow.code_review",
+        "workflow.ui_phase",
+        "workflow.compact_content",
+        "workflow.plan_chunked",
+        "workflow.use_worktrees",
+        "workflow.mvp_mode",
+    ];
+    let file = w.project.join(".planning/config.json");
+    for round in 0..3 {
+        let _ = std::fs::remove_file(&file);
+        let children: Vec<_> =
+            keys.iter().map(|k| w.spawnable("msd_run").args(["config-set", k, "true"]).spawn().unwrap()).collect();
+        for mut c in children {
+            assert!(c.wait().unwrap().success());
+        }
+        let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        for k in keys {
+            let v = k.split('.').fold(&doc, |d, seg| &d[seg]);
+            assert_eq!(v, &serde_json::json!(true), "round {round}: {k} lost in {doc}");
+        }
+    }
+    // A symlinked config.json is written through and stays a link.
+    let real = w.project.join("real-config.json");
+    std::fs::write(&real, "{\"mode\": \"yolo\"}\n").unwrap();
+    std::fs::remove_file(&file).unwrap();
+    std::os::unix::fs::symlink(&real, &file).unwrap();
+    assert_eq!(run(&w, &["config-set", "commit_docs", "false"]).0, 0);
+    assert!(std::fs::symlink_metadata(&file).unwrap().file_type().is_symlink(), "still a link");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&real).unwrap()).unwrap();
+    assert_eq!(doc, serde_json::json!({"mode": "yolo", "commit_docs": false}));
+    // A duplicated key is an error, for get and set, and the file is untouched.
+    std::fs::remove_file(&file).unwrap();
+    std::fs::write(&file, "{\"mode\": \"yolo\",\n \"mode\": \"interactive\"}\n").unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let (code, _, err) = run(&w, &["config-set", "commit_docs", "true"]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("config.json") && err.contains("`mode` occurs twice"), "{err}");
+    assert_eq!(run(&w, &["config-get", "mode"]).0, 4);
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+}

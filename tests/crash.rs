@@ -219,3 +219,156 @@ fn crash_two_concurrent_installs_one_target() {
     assert_whole(&home);
     w.install().args(["verify", "--quiet"]).assert().success();
 }
+
+/// Issue 15, item 8: `--all` failing at its third runtime says exactly which runtimes stayed
+/// installed and which were not, in text and `--json`, and never that everything was rolled back.
+#[test]
+fn crash_all_failing_midway_names_what_stayed_installed() {
+    let w = crate::support::World::new().env("MSD_INSTALL_FAIL_COMMIT", "2");
+    let out = w.install().args(["--all", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    let doc = crate::support::json(&out);
+    let installed: Vec<String> = serde_json::from_value(doc["installed"].clone()).unwrap();
+    let not_installed: Vec<String> = serde_json::from_value(doc["not_installed"].clone()).unwrap();
+    assert_eq!(installed.len(), 2, "{doc}");
+    assert!(!not_installed.is_empty() && !doc["hint"].as_str().unwrap().contains("every change of this run"), "{doc}");
+    let out = w.install().args(["--all"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("installed by this run (kept): ") && err.contains("not installed: "), "{err}");
+    assert!(!err.contains("every change of this run was rolled back"), "{err}");
+    // The installed ones really are, the failed one is not half-written; the next run completes.
+    for id in installed.iter().map(|l| l.split(' ').next().unwrap()) {
+        w.install().args(["verify", "-r", id]).assert().success();
+    }
+    let w = w.env("MSD_INSTALL_FAIL_COMMIT", "999");
+    w.install().args(["--all"]).assert().success();
+}
+
+fn find_empty_dirs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    if entries.is_empty() {
+        out.push(dir.to_path_buf());
+    }
+    for e in entries {
+        if e.is_dir() && !e.is_symlink() {
+            find_empty_dirs(&e, out);
+        }
+    }
+}
+
+/// The kill -9 campaign (issue 15): random points over install, upgrade, uninstall and `--all`,
+/// each stopped by the fault hook (an abort: no destructor, no cleanup, as SIGKILL) or by a real
+/// SIGKILL after a random delay. After each, the next run (recover, then the same command)
+/// must leave: no mixed tree (every manifest entry matches the disk), no user file or edit lost
+/// (each is in place or byte for byte in a backup), nothing outside msd's own paths (no probe or
+/// temp file anywhere), and `verify` exit 0.
+///
+/// The suite runs a small form (`MSD_KILL_POINTS`, default 8, two of them `--all`). The full
+/// form, 200 points or
+/// more, is `MSD_KILL_POINTS=200 cargo test --test main crash_kill_campaign -- --nocapture`
+/// (about 40 minutes on two cores: a quarter of the points are `--all`, which installs and
+/// verifies every runtime); `MSD_KILL_SEED=N` replays one campaign.
+#[test]
+fn crash_kill_campaign() {
+    let points: usize = std::env::var("MSD_KILL_POINTS").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
+    let seed: u64 = std::env::var("MSD_KILL_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1
+    });
+    println!("kill campaign: {points} points, MSD_KILL_SEED={seed}");
+    let mut rng = seed;
+    let mut next = move |n: u64| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng % n
+    };
+    let ids: Vec<String> = std::fs::read_dir(crate::support::repo().join("runtimes"))
+        .unwrap()
+        .filter_map(|e| e.ok().filter(|e| e.path().is_dir()).map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    for point in 0..points {
+        // Every fourth point is --all, the others cycle through install, upgrade, uninstall.
+        let scenario = if point % 4 == 3 { "all" } else { ["install", "upgrade", "uninstall"][point % 4] };
+        let w = World::new();
+        let v1 = content_copy(&w, "v1");
+        let v2 = content_copy(&w, "v2");
+        std::fs::write(v2.join("msd-core/references/rules.md"), "# Rules v2\n").unwrap();
+        let home = w.home.join(".claude");
+        // The user's own files: one beside ours, their settings, and (after v1) an edit of ours.
+        std::fs::create_dir_all(home.join("agents")).unwrap();
+        std::fs::write(home.join("agents/my-agent.md"), "mine\n").unwrap();
+        std::fs::write(home.join("settings.json"), "{\n  // mine\n  \"theme\": \"dark\",\n}\n").unwrap();
+        let mut user_edit = None;
+        if scenario != "install" && scenario != "all" {
+            w.install().args(["--content", &s(&v1)]).assert().success();
+            std::fs::write(home.join("msd-core/references/rules.md"), "my rules\n").unwrap();
+            user_edit = Some(("msd-core/references/rules.md", b"my rules\n".to_vec()));
+        }
+        let args: Vec<String> = match scenario {
+            "install" => vec!["--content".into(), s(&v1)],
+            "upgrade" => vec!["--content".into(), s(&v2)],
+            "uninstall" => vec!["uninstall".into()],
+            _ => vec!["--all".into()],
+        };
+        let how = if next(4) == 0 {
+            let delay = Duration::from_millis(next(if scenario == "all" { 3000 } else { 400 }));
+            let mut child = w.spawnable("msd-install").args(&args).spawn().unwrap();
+            std::thread::sleep(delay);
+            let _ = child.kill(); // SIGKILL
+            let _ = child.wait();
+            format!("SIGKILL after {delay:?}")
+        } else {
+            let n = next(if scenario == "all" { 1500 } else { 90 });
+            let _ = w.install().args(&args).env("MSD_INSTALL_FAULT_AFTER", n.to_string()).output().unwrap();
+            format!("fault point {n}")
+        };
+        let at = format!("point {point} ({scenario}, {how}, seed {seed})");
+        // The next run: recover, which alone leaves no mixed tree, then the same command whole.
+        let rec = w.install().args(["recover"]).output().unwrap();
+        assert!(rec.status.success(), "{at}: recover: {}", String::from_utf8_lossy(&rec.stderr));
+        if home.join("msd-core/msd-file-manifest.json").exists() {
+            assert_whole_except(&home, &user_edit.iter().map(|(p, _)| *p).collect::<Vec<_>>());
+        }
+        let out = w.install().args(&args).output().unwrap();
+        assert!(out.status.success(), "{at}: the next run: {}", String::from_utf8_lossy(&out.stderr));
+        // No user file or edit lost.
+        assert_eq!(std::fs::read(home.join("agents/my-agent.md")).unwrap(), b"mine\n", "{at}");
+        let settings = std::fs::read_to_string(home.join("settings.json")).unwrap();
+        assert!(settings.contains("// mine") && settings.contains("\"theme\": \"dark\""), "{at}: {settings}");
+        if let Some((p, bytes)) = &user_edit {
+            let kept = std::fs::read(home.join(p)).ok().as_ref() == Some(bytes);
+            let backed =
+                tree(&home).iter().any(|(k, v)| k.starts_with("msd-local-patches/") && k.ends_with(p) && v == bytes);
+            assert!(kept || backed, "{at}: the user's edit of {p} is lost");
+        }
+        // Nothing outside msd's own paths, and no temp file or probe anywhere.
+        for (k, _) in tree(w.tmp.path()) {
+            let name = k.rsplit('/').next().unwrap();
+            assert!(!name.starts_with(".msd-probe-") && !name.starts_with(".msd-tmp-"), "{at}: left {k}");
+            assert!(!k.contains("/.msd-install/"), "{at}: a work dir is left: {k}");
+        }
+        for e in std::fs::read_dir(&w.home).unwrap() {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            assert!(name.starts_with('.'), "{at}: {name} written into $HOME itself");
+        }
+        // verify exit 0 (nothing installed after an uninstall).
+        if scenario == "uninstall" {
+            let edited: Vec<&str> = user_edit.iter().map(|(p, _)| *p).collect();
+            for (k, _) in tree(&home) {
+                let user =
+                    ["agents/my-agent.md", "settings.json"].contains(&k.as_str()) || edited.contains(&k.as_str());
+                assert!(user || k.starts_with("msd-local-patches/"), "{at}: uninstall left {k}");
+            }
+            let mut empty = Vec::new();
+            find_empty_dirs(&home, &mut empty);
+            assert!(empty.is_empty(), "{at}: uninstall left empty directories {empty:?}");
+        } else {
+            let check: Vec<&str> =
+                if scenario == "all" { ids.iter().map(String::as_str).collect() } else { vec!["claude"] };
+            for id in check {
+                let out = w.install().args(["verify", "-r", id]).output().unwrap();
+                assert!(out.status.success(), "{at}: verify {id}: {}", String::from_utf8_lossy(&out.stdout));
+            }
+        }
+    }
+}

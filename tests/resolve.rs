@@ -65,6 +65,9 @@ plan: 01
 <task type="auto" id="01-01-T10" tracker-id="FAKE:typo"><name>x</name></task>
 <task type="auto" id="01-01-T11" tracker-id="FAKE:partial"><name>x</name></task>
 <task type="auto" id="01-01-T12" tracker-id="nocolon"><name>x</name></task>
+<task type="auto" id="01-01-T13" tracker-id="SLOW:background"><name>x</name></task>
+<task type="auto" id="01-01-T14" tracker-id="FAKE:flood"><name>x</name></task>
+<task type="auto" id="01-01-T15" tracker-id="FAKE:--help"><name>x</name></task>
 </tasks>
 "#;
 
@@ -174,6 +177,22 @@ fn resolve_timeout_is_a_failure() {
     for needle in ["task 01-01-T6", "tracker `SLOW`", "SLOW:slow", "within 300 ms"] {
         assert!(err.contains(needle), "lacks {needle}: {err}");
     }
+}
+
+/// Issue 15, item 9: the timeout bounds the whole process group and the output readers (a child
+/// the resolver backgrounded holds stdout open), what is read is capped, and a tracker id that
+/// starts with `-` never reaches the resolver as an option.
+#[test]
+fn resolve_is_bounded_in_time_and_memory() {
+    let (w, helper) = world(Some(resolvers()));
+    let t0 = std::time::Instant::now();
+    let err = failure(&w, &helper, "01-01-T13", 7);
+    assert!(t0.elapsed() < std::time::Duration::from_secs(10), "took {:?}: {err}", t0.elapsed());
+    assert!(err.contains("within 300 ms"), "{err}");
+    let err = failure(&w, &helper, "01-01-T14", 8);
+    assert!(err.contains("more than its cap"), "{}", &err[..err.len().min(600)]);
+    let err = failure(&w, &helper, "01-01-T15", 4);
+    assert!(err.contains("starts with `-`"), "{err}");
 }
 
 #[test]

@@ -212,3 +212,158 @@ fn safety_missing_target_is_a_clear_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a directory"));
     nothing_written(&w, &["home/.claude"]);
 }
+
+/// Issue 15, item 1: a user's own file at a path msd installs to is never replaced or deleted.
+#[test]
+fn safety_a_users_file_at_an_msd_path_is_refused_not_taken() {
+    let w = World::new();
+    let home = w.home.join(".claude");
+    std::fs::create_dir_all(home.join("agents")).unwrap();
+    std::fs::write(home.join("agents/msd-planner.md"), "my own planner\n").unwrap();
+    let r = crate::support::Install::with(w).run().code(4).stderr_has("agents/msd-planner.md").stderr_has("--adopt");
+    assert_eq!(r.read("~/.claude/agents/msd-planner.md"), "my own planner\n");
+    assert!(!r.path("~/.claude/msd-core").exists(), "nothing else was written");
+    // Uninstall finds nothing of ours and leaves the file.
+    let r = r.then().arg("uninstall").run().success();
+    assert_eq!(r.read("~/.claude/agents/msd-planner.md"), "my own planner\n");
+    // --adopt takes it over, with a backup; uninstall then removes ours, the backup stays.
+    let r = r.then().arg("--adopt").json().run().success();
+    let backup = r.json()["runtimes"][0]["written"]["backup_dir"].as_str().unwrap().to_string();
+    assert_eq!(std::fs::read_to_string(Path::new(&backup).join("agents/msd-planner.md")).unwrap(), "my own planner\n");
+    assert_ne!(r.read("~/.claude/agents/msd-planner.md"), "my own planner\n");
+}
+
+/// Issue 15, item 3: what a killed run left outside msd's files (a writability probe beside or
+/// in the home, a half-written journal temp file) is cleaned by the next run; nothing is probed
+/// by creating files.
+#[test]
+fn safety_leftovers_of_a_killed_run_are_cleaned_by_the_next() {
+    let r = crate::support::Install::new().run().success();
+    let home = r.path("~/.claude");
+    let leftovers =
+        [r.path("~/.msd-probe-Ab12Cd"), home.join(".msd-probe-Xy34Zw"), home.join(".msd-install/.msd-tmp-Qr56St")];
+    std::fs::create_dir_all(home.join(".msd-install")).unwrap();
+    for l in &leftovers {
+        std::fs::write(l, "").unwrap();
+    }
+    let r = r.then().run().success();
+    for l in &leftovers {
+        assert!(!l.exists(), "{} is left", l.display());
+    }
+    assert!(!home.join(".msd-install").exists(), "the work dir is gone once empty");
+    r.then().arg("verify").run().success();
+}
+
+/// Issue 15, item 4: installed paths reach the shell as one word. A home with a space, a quote
+/// and `$(...)`: the settings hook command run through `sh -c` and a workflow's helper call both
+/// run the helper, and nothing the home's name spells is executed.
+#[test]
+fn safety_installed_paths_are_shell_quoted() {
+    let w = World::new();
+    let weird = w.tmp.path().join("my home's $(touch pwned) `touch pwned2`");
+    std::fs::create_dir_all(&weird).unwrap();
+    let w = w.env("HOME", &weird);
+    let r = crate::support::Install::with(w).run().success();
+    let claude = weird.join(".claude");
+    let settings: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(claude.join("settings.json")).unwrap()).unwrap();
+    let cmd = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"].as_str().unwrap().to_string();
+    let project = &r.world.project;
+    let sh = |script: &str| {
+        let mut c = std::process::Command::new("sh");
+        c.arg("-c").arg(script).current_dir(project).env("HOME", &weird).stdin(std::process::Stdio::null());
+        c.output().unwrap()
+    };
+    let out = sh(&cmd);
+    assert!(out.status.success(), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
+    // A workflow's call, as the model runs it.
+    let wf = std::fs::read_to_string(claude.join("msd-core/workflows/add-todo.md")).unwrap();
+    let line =
+        wf.lines().find(|l| l.contains("msd_run' config-get commit_docs --default true")).unwrap().trim().to_string();
+    std::fs::create_dir_all(project.join(".planning")).unwrap();
+    let out = sh(&line);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "true\n", "{line}: {}", String::from_utf8_lossy(&out.stderr));
+    for p in ["pwned", "pwned2"] {
+        assert!(!project.join(p).exists() && !weird.join(p).exists(), "{p}: the home's name was executed");
+    }
+}
+
+/// Issue 15, item 5: content emitted onto msd-install's own metadata is refused, located, before
+/// anything is written.
+#[test]
+fn safety_emitted_files_cannot_take_msd_metadata_paths() {
+    for name in ["msd-file-manifest.json", "msd-install-state.json"] {
+        let w = World::new();
+        let c = content_copy(&w, "content");
+        std::fs::write(c.join("msd-core").join(name), "{}\n").unwrap();
+        let out = w.install().args(["--content", &s(&c)]).output().unwrap();
+        assert_eq!(out.status.code(), Some(3), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("msd-core/{name}")) && err.contains("msd-install's own metadata"), "{err}");
+        nothing_written(&w, &[]);
+    }
+}
+
+/// Issue 15, item 12: an install killed before it wrote anything leaves only its work dir; the
+/// next run treats that home as its own, so uninstall removes it again.
+#[test]
+fn safety_a_home_left_by_a_killed_run_is_still_ours() {
+    let w = World::new();
+    let home = w.home.join(".claude");
+    std::fs::create_dir_all(home.join(".msd-install")).unwrap();
+    std::fs::write(home.join(".msd-install/lock"), "").unwrap();
+    let r = crate::support::Install::with(w).run().success();
+    let r = r.then().arg("uninstall").run().success();
+    assert!(!home.exists(), "left: {:?}", tree(&home).keys().collect::<Vec<_>>());
+    drop(r);
+}
+
+/// Issue 15, item 10: a FIFO in a content tree is refused, located, instead of hanging the
+/// install; an unknown `<!-- msd:... -->` marker is an error; a manifest and a command with a
+/// UTF-8 BOM installs, a command with one is reported as a BOM.
+#[test]
+fn safety_content_input_gaps() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let fifo = c.join("msd-core/references/pipe.md");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let mut child =
+        w.spawnable("msd-install").args(["--content", &s(&c)]).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let t0 = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("the install hangs on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("references/pipe.md") && err.contains("a FIFO"), "{err}");
+    nothing_written(&w, &[]);
+    std::fs::remove_file(&fifo).unwrap();
+    // An unknown marker.
+    let wf = c.join("msd-core/workflows/execute.md");
+    let text = std::fs::read_to_string(&wf).unwrap();
+    std::fs::write(&wf, format!("{text}\n<!-- msd:sectoin id=\"x\" -->\n")).unwrap();
+    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unknown_marker"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(&wf, &text).unwrap();
+    // A BOM in a manifest and in a command.
+    let rt = runtimes_with(&w, |t| format!("\u{feff}{t}"));
+    let cmd = c.join("commands/msd/plan.md");
+    let body = std::fs::read_to_string(&cmd).unwrap();
+    std::fs::write(&cmd, format!("\u{feff}{body}")).unwrap();
+    let out = w.install().args(["--content", &s(&c), "--runtimes", &s(&rt)]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("commands/msd/plan.md:1") && err.contains("byte order mark"), "a BOM is named: {err}");
+    std::fs::write(&cmd, &body).unwrap();
+    w.install().args(["--content", &s(&c), "--runtimes", &s(&rt)]).assert().success();
+}

@@ -287,3 +287,39 @@ fn settings_bad_surface_in_a_manifest_is_refused() {
     );
     assert!(!w.home.join(".claude").exists());
 }
+
+/// Issue 15, item 6: an owned entry the user edited (a changed timeout) is found by its owner,
+/// reported and backed up, never duplicated nor left dangling; a file with two `"hooks"` keys
+/// is refused, located; a duplicated msd block is refused.
+#[test]
+fn settings_edited_owned_entries_and_duplicates() {
+    let r = crate::support::Install::new().run().success();
+    let path = r.path("~/.claude/settings.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text.replacen("\"timeout\": 10", "\"timeout\": 99", 1);
+    assert_ne!(edited, text);
+    std::fs::write(&path, &edited).unwrap();
+    let r = r.then().json().run().success();
+    let after = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(after.matches("msd_run hook session-start").count(), 1, "not duplicated:\n{after}");
+    let doc = r.json();
+    let written = &doc["runtimes"][0]["written"];
+    assert_eq!(written["backed_up"], serde_json::json!(["settings.json"]), "{doc}");
+    let backup = std::path::PathBuf::from(written["backup_dir"].as_str().unwrap()).join("settings.json");
+    assert_eq!(std::fs::read_to_string(backup).unwrap(), edited);
+    let notes = doc["runtimes"][0]["settings"][0]["notes"].to_string();
+    assert!(notes.contains("you edited msd's `hook:session-start`"), "{notes}");
+    // Edited again, then uninstalled: no msd hook is left pointing at the removed helper.
+    std::fs::write(&path, std::fs::read_to_string(&path).unwrap().replacen("\"timeout\": 10", "\"timeout\": 7", 1))
+        .unwrap();
+    let r = r.then().arg("uninstall").run().success();
+    if let Ok(left) = std::fs::read_to_string(&path) {
+        assert!(!left.contains("msd_run"), "dangling:\n{left}");
+    }
+    // Two "hooks" keys: refused with the line, the file untouched.
+    let twice = "{\n  \"hooks\": {},\n  \"model\": \"x\",\n  \"hooks\": {\"Stop\": []}\n}\n";
+    std::fs::write(&path, twice).unwrap();
+    let r = r.then().run().code(3).stderr_has("settings.json:4").stderr_has("`hooks` occurs twice");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), twice);
+    drop(r);
+}

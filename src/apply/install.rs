@@ -78,10 +78,18 @@ pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, Lifecy
     let set: BTreeSet<&Path> = homes.iter().copied().collect();
     let mut held = Held { _locks: Vec::new(), recoveries: BTreeMap::new(), created_home: BTreeSet::new() };
     for home in set {
-        if !home.exists() {
+        // A home holding nothing but our work dir is one a run created and was killed in
+        // before it wrote anything (no destructor removed it): it is ours, as if absent.
+        let only_work_dir = fsx::list_dir(home)
+            .is_ok_and(|es| !es.is_empty() && es.iter().all(|e| e.name == fsx::WORK_DIR && e.is_dir));
+        if !home.exists() || only_work_dir {
             held.created_home.insert(home.to_path_buf());
         }
         held._locks.push(Lock::acquire(home)?);
+        // Writability probes that older versions left, when killed, beside and in the home.
+        for dir in home.parent().into_iter().chain([home]) {
+            fsx::remove_leftovers(dir, &fsx::LEFTOVER_PREFIXES[1..]).map_err(lio(dir))?;
+        }
         if let Some(r) = txn::recover(&Area::new(home, allow_symlinks))? {
             held.recoveries.insert(home.to_path_buf(), r);
         }
@@ -217,7 +225,7 @@ fn plan_target<'r>(
     } else {
         state0
     };
-    let mut plan = plan::build(emission, cap, &home, opts.allow_symlinks)?;
+    let mut plan = plan::build(emission, cap, &home, opts.allow_symlinks, opts.adopt)?;
     let hooks = HookContext { mode: opts.hooks, user_home: &env.home };
     let ledgers = plan_settings(&mut plan, cap, &target, state.as_ref(), opts.allow_symlinks, &hooks)?;
     let created_home = held.is_some_and(|h| h.created_home.contains(&home));
@@ -245,7 +253,16 @@ fn write_all(runs: &mut [TargetRun], migrated: &[Migrated<'_>], opts: &InstallOp
             Ok(report) => runs[i].report = Some(report),
             Err(e) => {
                 revert(&migrated[i..], opts.allow_symlinks);
-                return Err(e.into());
+                if runs.len() == 1 {
+                    return Err(e.into());
+                }
+                let label = |r: &TargetRun| format!("{} ({})", r.plan.runtime, r.plan.scope.as_str());
+                return Err(ApplyError::Partial {
+                    installed: runs[..i].iter().filter(|r| r.report.is_some()).map(label).collect(),
+                    failed: label(&runs[i]),
+                    not_installed: runs[i..].iter().map(label).collect(),
+                    source: Box::new(e.into()),
+                });
             }
         }
     }
@@ -319,6 +336,11 @@ pub(super) fn change(path: &RelPath, cur: Option<&str>, sha: Option<String>, edi
         updated: edit.updated,
         removed: edit.removed,
         notes: edit.notes,
+        old_data: if edit.edited.is_empty() || action == Action::Keep {
+            None
+        } else {
+            cur.map(|c| c.as_bytes().to_vec())
+        },
         data: if matches!(action, Action::Add | Action::Change) { edit.text.map(String::into_bytes) } else { None },
         old_sha256: sha,
     }

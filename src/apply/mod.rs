@@ -59,6 +59,28 @@ pub enum ApplyError {
     /// Locking, recovery, migrations, settings surfaces.
     #[error(transparent)]
     Lifecycle(#[from] LifecycleError),
+    /// A run over several targets failed at one after others were installed: those stay
+    /// installed (each target is its own transaction), the failed one was rolled back, the rest
+    /// were not attempted.
+    #[error(
+        "{failed}: {source}\ninstalled by this run (kept): {}\nnot installed: {}",
+        list(installed),
+        list(not_installed)
+    )]
+    Partial {
+        /// Targets installed before the failure (`runtime (scope)`).
+        installed: Vec<String>,
+        /// The target that failed (rolled back).
+        failed: String,
+        /// Targets never attempted, the failed one first.
+        not_installed: Vec<String>,
+        /// The failure.
+        source: Box<ApplyError>,
+    },
+}
+
+fn list(v: &[String]) -> String {
+    if v.is_empty() { "none".into() } else { v.join(", ") }
 }
 
 /// Errors of the lifecycle around the pipeline.
@@ -138,6 +160,9 @@ pub struct InstallOptions<'a> {
     pub config_dir: Option<&'a Path>,
     /// `--allow-symlinks`.
     pub allow_symlinks: bool,
+    /// `--adopt`: files at our paths that no manifest lists are backed up and replaced (without
+    /// it they are the user's and the run is refused).
+    pub adopt: bool,
     /// `--dry-run`: plan only; no lock, no recovery, no migration, no write.
     pub dry_run: bool,
     /// `--portable-hooks` and `--force-statusline`.

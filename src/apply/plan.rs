@@ -8,8 +8,9 @@
 //! Rules (SPEC section 6): identical bytes are kept (a second identical run changes nothing); a
 //! file whose disk hash differs from what we recorded was edited by the user and is backed up
 //! before it is replaced or removed; a file we never recorded that sits where we must write is
-//! backed up too; files the old version wrote and the new one does not are removed; files we
-//! never wrote are never touched. Reads only.
+//! the user's: the plan is refused ([`PlanError::Unmanaged`]) unless the run adopts such files
+//! (`--adopt`: backed up, then replaced); files the old version wrote and the new one does not
+//! are removed; files we never wrote are never touched. Reads only.
 
 use std::path::{Path, PathBuf};
 
@@ -53,7 +54,7 @@ impl Action {
 pub enum BackupReason {
     /// Its hash differs from the one we recorded.
     UserEdited,
-    /// We never recorded it, but we must write where it is.
+    /// We never recorded it, but we must write where it is (only with `--adopt`).
     Unmanaged,
 }
 
@@ -121,6 +122,10 @@ pub struct SettingsChange {
     /// sha256 of the file when planned.
     #[serde(skip)]
     pub old_sha256: Option<String>,
+    /// The file's current bytes, backed up first because an entry of ours in it was edited by
+    /// the user and is replaced or removed.
+    #[serde(skip)]
+    pub old_data: Option<Vec<u8>>,
 }
 
 /// The whole plan for one runtime and scope.
@@ -188,6 +193,14 @@ pub enum PlanError {
     /// A destination passes through a symlink.
     #[error(transparent)]
     Confine(#[from] fsx::ConfineError),
+    /// Files msd-install never wrote sit where it must write: they are the user's.
+    #[error("{}: {} file(s) at paths msd-install installs to were not written by it and are left untouched: {}", home.display(), paths.len(), paths.iter().map(RelPath::as_str).collect::<Vec<_>>().join(", "))]
+    Unmanaged {
+        /// The home.
+        home: PathBuf,
+        /// The files, relative to the home.
+        paths: Vec<RelPath>,
+    },
 }
 
 impl Plan {
@@ -218,12 +231,21 @@ impl Plan {
     }
 }
 
-/// Builds the plan of `emission` into `home`.
-pub fn build(emission: Emission, cap: &Capability, home: &Path, allow_symlinks: bool) -> Result<Plan, PlanError> {
+/// Builds the plan of `emission` into `home`. A file at one of our paths that the previous
+/// manifest does not list and whose bytes differ from ours is the user's: refused unless
+/// `adopt` (then it is backed up and replaced).
+pub fn build(
+    emission: Emission,
+    cap: &Capability,
+    home: &Path,
+    allow_symlinks: bool,
+    adopt: bool,
+) -> Result<Plan, PlanError> {
     let previous = FileManifest::read(home, cap, emission.scope)?;
     let manifest_path = record::manifest_rel(cap, emission.scope);
     let mut ops = Vec::new();
     let mut entries = Vec::new();
+    let mut foreign = Vec::new();
     for f in emission.files {
         let dest = fsx::confined(home, &f.path, allow_symlinks)?;
         let disk = fsx::read_if_exists(&dest)?;
@@ -244,7 +266,10 @@ pub fn build(emission: Emission, cap: &Capability, home: &Path, allow_symlinks: 
                 Some(r) if *d == r.sha256 => (Action::Change, None),
                 Some(_) if same => (Action::Change, None),
                 Some(_) => (Action::Change, Some(BackupReason::UserEdited)),
-                None => (Action::Change, Some(BackupReason::Unmanaged)),
+                None => {
+                    foreign.push(f.path.clone());
+                    (Action::Change, Some(BackupReason::Unmanaged))
+                }
             },
         };
         ops.push(Op {
@@ -285,6 +310,10 @@ pub fn build(emission: Emission, cap: &Capability, home: &Path, allow_symlinks: 
                 old_sha256: Some(disk_sha),
             });
         }
+    }
+    if !foreign.is_empty() && !adopt {
+        foreign.sort();
+        return Err(PlanError::Unmanaged { home: home.to_path_buf(), paths: foreign });
     }
     ops.sort_by(|a, b| a.path.cmp(&b.path));
     let manifest = FileManifest {

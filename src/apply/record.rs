@@ -16,7 +16,7 @@ use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
 
 /// The file name of the manifest inside the core dir.
-pub const MANIFEST_NAME: &str = "msd-file-manifest.json";
+pub const MANIFEST_NAME: &str = crate::pipeline::convert::MANIFEST_NAME;
 
 /// Version of this file's format.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -20,7 +20,7 @@ use msd_core::manifest::capability::{Capability, Scope};
 use msd_core::manifest::surfaces::{EntryKind, SurfaceFormat};
 
 /// The file name of the state inside the core dir.
-pub const STATE_NAME: &str = "msd-install-state.json";
+pub const STATE_NAME: &str = crate::pipeline::convert::STATE_NAME;
 
 /// Version of this file's format.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -106,6 +106,14 @@ pub struct SurfaceLedger {
     /// Our entries by owner id, with where they are and the exact value we wrote.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub entries: BTreeMap<String, LedgerEntry>,
+    /// The file's text before we first wrote into it (absent when we created it, or when the
+    /// user changed the file since we last wrote it: their text is then not ours to restore).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    /// sha256 of the text we last wrote: uninstall restores `before` byte for byte only when
+    /// the file still holds exactly that.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_sha256: Option<String>,
 }
 
 /// One entry we own.

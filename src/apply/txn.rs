@@ -16,7 +16,8 @@
 //! 4. finish: the journal is removed, then `txn/`. (The moves are not flushed separately: the
 //!    filesystem journals them in order before the journal's removal.)
 //!
-//! Recovery ([`recover`], run first by every command that takes the target's lock): a journal
+//! Recovery ([`recover`], run first by every command that takes the target's lock): temp files
+//! a killed run left in the work dir are removed; a journal
 //! means the new tree was staged whole, so the run is completed (roll forward); if completing
 //! fails, every applied op is undone from `txn/old/` (roll back). A `txn/` without a journal is
 //! an interrupted staging: it is discarded and the target was never touched. An error while
@@ -29,7 +30,9 @@
 //! Test hook: the environment variable `MSD_INSTALL_FAULT_AFTER=N` makes the process abort (as
 //! a crash or SIGKILL would: no destructors, no cleanup) just before its (N+1)-th disk
 //! operation in this module and in migrations, `N=0` before the first. The crash tests run an
-//! install for every N until one completes. It is not a user option and is not in `--help`.
+//! install for every N until one completes. `MSD_INSTALL_FAIL_COMMIT=K` makes the K-th
+//! transaction of the process (0-based) fail with an io error before it stages anything, as a
+//! full disk would; the `--all` tests use it. Neither is a user option nor in `--help`.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -42,13 +45,21 @@ use msd_core::fs::relpath::RelPath;
 /// The environment variable of the fault-injection test hook.
 pub const FAULT_ENV: &str = "MSD_INSTALL_FAULT_AFTER";
 
+/// The environment variable of the failing-commit test hook.
+pub const FAIL_COMMIT_ENV: &str = "MSD_INSTALL_FAIL_COMMIT";
+
 static FAULT_AFTER: AtomicUsize = AtomicUsize::new(usize::MAX);
+static FAIL_COMMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
+static COMMITS: AtomicUsize = AtomicUsize::new(0);
 static FAULT_COUNT: AtomicUsize = AtomicUsize::new(0);
 
 /// Reads the fault-injection hook from the environment (once per process, at start).
 pub fn init_fault_hook() {
     if let Some(n) = std::env::var(FAULT_ENV).ok().and_then(|v| v.trim().parse::<usize>().ok()) {
         FAULT_AFTER.store(n, Ordering::SeqCst);
+    }
+    if let Some(k) = std::env::var(FAIL_COMMIT_ENV).ok().and_then(|v| v.trim().parse::<usize>().ok()) {
+        FAIL_COMMIT.store(k, Ordering::SeqCst);
     }
 }
 
@@ -303,6 +314,15 @@ pub fn commit(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progres
     if ops.is_empty() {
         return Ok(());
     }
+    if COMMITS.fetch_add(1, Ordering::SeqCst) == FAIL_COMMIT.load(Ordering::SeqCst) {
+        return Err(TxnError::Io {
+            path: area.work().display().to_string(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                format!("{FAIL_COMMIT_ENV}: injected failure"),
+            ),
+        });
+    }
     // A leftover from an interrupted run is recovered before planning; anything still here is
     // stale staging and is cleared.
     let txn = area.txn();
@@ -487,6 +507,10 @@ fn undo(area: &Area, journal: &Journal) -> Result<(), TxnError> {
 
 /// Completes or rolls back what an interrupted run left in `area`; `None` when it left nothing.
 pub fn recover(area: &Area) -> Result<Option<Recovery>, TxnError> {
+    // A run killed while writing the journal (or an older version killed while probing) left a
+    // temp file in the work dir: it is never part of a transaction.
+    let work = area.work();
+    fsx::remove_leftovers(&work, &fsx::LEFTOVER_PREFIXES).map_err(io(&work))?;
     if let Some(journal) = area.journal()? {
         return match forward(area, &journal, &NoProgress) {
             Ok(()) => {

@@ -75,6 +75,13 @@ pub fn uninstall(
     let manifest = FileManifest::read(home, cap, target.scope).map_err(crate::apply::plan::PlanError::from)?;
     let state = InstallState::read(home, cap, target.scope).map_err(LifecycleError::from)?;
     if manifest.is_none() && state.is_none() {
+        // A run killed after removing the state and before its core dir leaves it empty.
+        if !dry_run {
+            let core = home.join(cap.core_dir(target.scope).as_str());
+            if fsx::is_dir(&core) && fsx::remove_dir_if_empty(&core) {
+                report.dirs_removed.push(cap.core_dir(target.scope).clone());
+            }
+        }
         return Ok(report);
     }
     report.installed = true;
@@ -104,16 +111,20 @@ pub fn uninstall(
             }
         }
     }
-    if !backups.is_empty() {
-        let from = manifest.as_ref().map(|m| m.tool_version.as_str());
-        let dir_rel = write::stage_backups(home, backups, from, &cap.id, &mut staged);
-        report.backup_dir = Some(home.join(dir_rel.as_str()));
-    }
     if let Some(s) = &state {
         for (file, l) in &s.settings {
             let (cur, sha, display) = read_surface(home, file, allow_symlinks)?;
             let edit = surfaces::remove(l.format, &display, cur.as_deref(), l).map_err(LifecycleError::from)?;
             let c = change(file, cur.as_deref(), sha, edit);
+            if let (Some(bytes), Some(sha)) = (&c.old_data, &c.old_sha256) {
+                backups.push(write::Backup {
+                    path: file,
+                    bytes: bytes.clone(),
+                    sha256: sha.clone(),
+                    reason: crate::apply::plan::BackupReason::UserEdited,
+                    recorded_sha256: None,
+                });
+            }
             match (c.action, &c.data) {
                 (Action::Change, Some(data)) => {
                     staged.push(Staged::put(file.clone(), data.clone(), FileMode::Regular, c.old_sha256.clone()));
@@ -126,12 +137,24 @@ pub fn uninstall(
             report.settings.push(c);
         }
     }
-    for meta in [record::manifest_rel(cap, target.scope), state::state_rel(cap, target.scope)] {
-        let dest = fsx::confined(home, &meta, allow_symlinks).map_err(LifecycleError::from)?;
-        if let Some(sha) = fsx::sha256_file(&dest).map_err(lio(&dest))? {
-            staged.push(Staged::remove(meta.clone(), sha));
-            report.metadata.push(meta);
-        }
+    if !backups.is_empty() {
+        let from = manifest.as_ref().map(|m| m.tool_version.as_str());
+        let dir_rel = write::stage_backups(home, backups, from, &cap.id, &mut staged);
+        report.backup_dir = Some(home.join(dir_rel.as_str()));
+    }
+    // The state goes last, after the directories it lists: a run killed before then is redone
+    // by the next uninstall, which still finds the state.
+    let state_rel = state::state_rel(cap, target.scope);
+    let state_sha = fsx::sha256_file(&fsx::confined(home, &state_rel, allow_symlinks).map_err(LifecycleError::from)?)
+        .map_err(lio(home))?;
+    if state_sha.is_some() {
+        report.metadata.push(state_rel.clone());
+    }
+    let meta = record::manifest_rel(cap, target.scope);
+    let dest = fsx::confined(home, &meta, allow_symlinks).map_err(LifecycleError::from)?;
+    if let Some(sha) = fsx::sha256_file(&dest).map_err(lio(&dest))? {
+        staged.push(Staged::remove(meta.clone(), sha));
+        report.metadata.push(meta);
     }
     if dry_run {
         return Ok(report);
@@ -140,10 +163,27 @@ pub fn uninstall(
     let area = Area::new(home, allow_symlinks);
     txn::commit(&area, &format!("uninstall {} {}", cap.id, target.scope.as_str()), staged, bars.as_ref())
         .map_err(LifecycleError::from)?;
-    // Directories we created, deepest first, when empty.
+    // Directories we created, deepest first, when empty; those holding the state after it.
     let mut dirs = state.as_ref().map(|s| s.created_dirs.clone()).unwrap_or_default();
     dirs.sort_by_key(|d| std::cmp::Reverse(d.as_str().matches('/').count()));
-    for d in dirs {
+    let holds_state = |d: &RelPath| state_rel.as_str().starts_with(&format!("{}/", d.as_str()));
+    let (later, now): (Vec<RelPath>, Vec<RelPath>) = dirs.into_iter().partition(|d| holds_state(d));
+    for d in now {
+        let p = home.join(d.as_str());
+        if fsx::is_dir(&p) && fsx::remove_dir_if_empty(&p) {
+            report.dirs_removed.push(d);
+        }
+    }
+    if let Some(sha) = state_sha {
+        txn::commit(
+            &area,
+            &format!("uninstall {} {} state", cap.id, target.scope.as_str()),
+            vec![Staged::remove(state_rel.clone(), sha)],
+            bars.as_ref(),
+        )
+        .map_err(LifecycleError::from)?;
+    }
+    for d in later {
         let p = home.join(d.as_str());
         if fsx::is_dir(&p) && fsx::remove_dir_if_empty(&p) {
             report.dirs_removed.push(d);

@@ -141,6 +141,7 @@ pub fn verify(
                 notes: vec![e.to_string()],
                 data: None,
                 old_sha256: None,
+                old_data: None,
             });
         }
         Err(e) => return Err(e.into()),

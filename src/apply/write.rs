@@ -20,7 +20,7 @@ use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
 
 /// The directory (under the home) that receives backups of edited files.
-pub const PATCHES_DIR: &str = "msd-local-patches";
+pub const PATCHES_DIR: &str = crate::pipeline::convert::PATCHES_DIR;
 
 /// What a run wrote.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -104,6 +104,16 @@ pub fn apply(plan: &Plan, allow_symlinks: bool, progress: &dyn txn::Progress) ->
                 recorded_sha256: previous.and_then(|m| m.get(&op.path)).map(|e| e.sha256.as_str()),
             })
         })
+        .chain(plan.settings.iter().filter_map(|s| {
+            // A settings file holding an entry of ours that the user edited.
+            Some(Backup {
+                path: &s.path,
+                bytes: s.old_data.clone()?,
+                sha256: s.old_sha256.clone()?,
+                reason: crate::apply::plan::BackupReason::UserEdited,
+                recorded_sha256: None,
+            })
+        }))
         .collect();
     if !backups.is_empty() {
         report.backed_up = backups.iter().map(|b| b.path.clone()).collect();

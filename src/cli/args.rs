@@ -447,6 +447,10 @@ pub struct InstallArgs {
     /// Replace your own status line with msd's (it comes back on uninstall).
     #[arg(long)]
     pub force_statusline: bool,
+    /// Take over files at msd's paths that msd-install never wrote: each is backed up to
+    /// msd-local-patches/ and replaced (refused by default; they are yours).
+    #[arg(long)]
+    pub adopt: bool,
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,

@@ -90,6 +90,26 @@ pub enum Error {
     /// Emitted attribution could not run.
     #[error(transparent)]
     Attribution(#[from] AttributionError),
+    /// A run over several runtimes failed after some were installed.
+    #[error(
+        "{failed}: {source}\ninstalled by this run (kept): {}\nnot installed: {}",
+        names(installed),
+        names(not_installed)
+    )]
+    Partial {
+        /// Installed before the failure.
+        installed: Vec<String>,
+        /// The one that failed (rolled back).
+        failed: String,
+        /// Not installed, the failed one first.
+        not_installed: Vec<String>,
+        /// The failure.
+        source: Box<Error>,
+    },
+}
+
+fn names(v: &[String]) -> String {
+    if v.is_empty() { "none".into() } else { v.join(", ") }
 }
 
 /// Each stage error converts through the pipeline's own.
@@ -111,6 +131,9 @@ impl From<ApplyError> for Error {
             ApplyError::Plan(e) => Error::Plan(e),
             ApplyError::Write(e) => Error::Write(e),
             ApplyError::Lifecycle(e) => Error::Lifecycle(e),
+            ApplyError::Partial { installed, failed, not_installed, source } => {
+                Error::Partial { installed, failed, not_installed, source: Box::new(Error::from(*source)) }
+            }
         }
     }
 }
@@ -214,6 +237,7 @@ impl Error {
             Error::Lifecycle(LifecycleError::Settings(_) | LifecycleError::State(_)) => Exit::Invalid,
             Error::Lifecycle(_) => Exit::Io,
             Error::Attribution(e) => attribution_exit(e),
+            Error::Partial { source, .. } => source.exit(),
         }
     }
 
@@ -225,7 +249,8 @@ impl Error {
             Error::Plan(PlanError::Confine(_)) | Error::Write(WriteError::Confine(_)) => {
                 Some("pass --allow-symlinks if the link is intended".into())
             }
-            Error::Plan(PlanError::Record(_)) => Some("the install manifest is damaged; move it aside and run again (files are then treated as unmanaged and backed up before they are replaced)".into()),
+            Error::Plan(PlanError::Record(_)) => Some("the install manifest is damaged; move it aside and run again with --adopt (files it listed are then backed up before they are replaced)".into()),
+            Error::Plan(PlanError::Unmanaged { .. }) => Some("move these files aside (they are yours and were not touched), or run again with --adopt to back them up to msd-local-patches/ and replace them".into()),
             Error::Plan(_) => None,
             Error::Write(WriteError::Txn(t)) => Some(t.hint()),
             Error::Write(_) | Error::Io { .. } => Some("check that the target exists and is writable".into()),
@@ -234,6 +259,10 @@ impl Error {
             Error::Lifecycle(e) => Some(e.hint()),
             Error::Attribution(e) => attribution_hint(e),
             Error::CheckFailed(_) => None,
+            Error::Partial { failed, installed, .. } => Some(format!(
+                "only {failed} was rolled back; {} stay installed; fix the cause and run the same command again",
+                if installed.is_empty() { "no other runtime".to_string() } else { installed.join(", ") }
+            )),
         }
     }
 
@@ -255,6 +284,10 @@ impl Error {
             "error": self.to_string(),
             "hint": self.hint(),
         });
+        if let Error::Partial { installed, not_installed, .. } = self {
+            v["installed"] = serde_json::json!(installed);
+            v["not_installed"] = serde_json::json!(not_installed);
+        }
         if let Error::Gen(g) = self {
             v["reason"] = serde_json::json!(g.reason);
         }

@@ -61,6 +61,23 @@ pub enum LoadError {
         /// Why.
         reason: String,
     },
+    /// Something in a content tree that is neither a regular file nor a directory (a FIFO, a
+    /// socket, a device): reading it could hang the install.
+    #[error("{path}: not a regular file ({what}); content holds only files and directories")]
+    NotRegular {
+        /// The path.
+        path: String,
+        /// What it is.
+        what: String,
+    },
+    /// A symlink that resolves to itself through other links.
+    #[error("{path}: symlink loop ({source})")]
+    SymlinkLoop {
+        /// The link.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
     /// A manifest problem.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
@@ -78,6 +95,10 @@ impl LoadError {
                 "content and manifests must live inside their directory; copy the file in instead of linking".into(),
             ),
             LoadError::BadName { .. } => Some("rename the file: UTF-8, no backslashes".into()),
+            LoadError::NotRegular { .. } => {
+                Some("remove it from the content tree (or replace it with the file it stands for)".into())
+            }
+            LoadError::SymlinkLoop { .. } => Some("point the link at the file it should name, or remove it".into()),
             LoadError::Manifest(m) => Some(m.hint.clone()),
             LoadError::Content(c) => Some(c.hint.clone()),
         }
@@ -163,7 +184,13 @@ impl Tree {
             for entry in entries {
                 let path = dir.join(&entry.os_name);
                 let real = if entry.is_symlink {
-                    let real = fsx::canonicalize(&path).map_err(|e| io(&path, e))?;
+                    let real = fsx::canonicalize(&path).map_err(|e| {
+                        if e.raw_os_error() == Some(40) || e.to_string().contains("symbolic links") {
+                            LoadError::SymlinkLoop { path: path.display().to_string(), source: e }
+                        } else {
+                            io(&path, e)
+                        }
+                    })?;
                     if !real.starts_with(&canon_root) {
                         return Err(LoadError::SymlinkEscape {
                             path: path.display().to_string(),
@@ -182,6 +209,11 @@ impl Tree {
                         });
                     }
                     stack.push(path);
+                } else if !fsx::is_file(&real) {
+                    return Err(LoadError::NotRegular {
+                        path: path.display().to_string(),
+                        what: fsx::file_kind(&real),
+                    });
                 } else {
                     let rel = path.strip_prefix(&canon_root).expect("under root");
                     let rel_str = rel.to_str().ok_or_else(|| LoadError::BadName {
@@ -202,6 +234,20 @@ impl Tree {
     pub fn display(&self, rel: &RelPath) -> String {
         format!("{}/{}", self.origin.trim_end_matches('/'), rel)
     }
+}
+
+/// A command or agent must begin with its frontmatter: a UTF-8 byte order mark before the
+/// `---` would hide it, and runtimes read such a file as having none.
+fn no_bom<'s>(disp: &str, src: &'s str) -> Result<&'s str, ContentError> {
+    if src.starts_with('\u{feff}') {
+        return Err(ContentError::new(
+            disp.to_string(),
+            Some(1),
+            "the file starts with a UTF-8 byte order mark (BOM), before its frontmatter",
+            "save the file as UTF-8 without a BOM",
+        ));
+    }
+    Ok(src)
 }
 
 /// A parsed manifest with where it came from.
@@ -490,7 +536,7 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
                         "use lowercase letters, digits and hyphens",
                     )
                 })?;
-                let src = text(&tree, rel, bytes)?;
+                let src = no_bom(&disp, text(&tree, rel, bytes)?)?;
                 let (fm, body) = frontmatter::split(&disp, src)?;
                 let fm = fm.ok_or_else(|| {
                     ContentError::new(
@@ -529,7 +575,7 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
                         "use lowercase letters, digits and hyphens",
                     )
                 })?;
-                let src = text(&tree, rel, bytes)?;
+                let src = no_bom(&disp, text(&tree, rel, bytes)?)?;
                 let (fm, body) = frontmatter::split(&disp, src)?;
                 let fm = fm.ok_or_else(|| {
                     ContentError::new(

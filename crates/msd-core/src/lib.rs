@@ -7,6 +7,7 @@
 //!   tiers, settings surfaces, resolvers, validation);
 //! - [`installed`]: what an installed core holds for msd_run (section manifest, resolvers, agent
 //!   payloads, config keys, the invocation grammar, the context predicates);
+//! - [`shell`]: quoting of the paths msd writes into content and command strings;
 //! - [`compose`]: the fragment composer, how it measures, its contract gate and the
 //!   review-prompt ladder.
 //!
@@ -19,3 +20,4 @@ pub mod fs;
 pub mod installed;
 pub mod manifest;
 pub mod markup;
+pub mod shell;

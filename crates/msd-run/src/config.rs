@@ -5,9 +5,12 @@
 //! (`<core>/templates/config-keys.json`, see [`msd_core::installed::config_keys`]). Rules:
 //! - an unknown key, or a value the key does not allow, is a usage error (exit 2) and the file is
 //!   not touched; so is an `agent_skills.<agent>` naming an agent that is not installed;
-//! - `config-set` writes atomically, creating the nested objects a dotted key needs; a file that
+//! - `config-set` reads, edits and writes the file under a lock of `.planning/` (parallel calls
+//!   lose nothing), atomically, through a symlinked `config.json` (the link stays), creating the nested objects a dotted key needs; a file that
 //!   is not a JSON object, or a segment on the way that is not an object, is a project error
 //!   (exit 4) and the file is not touched;
+//! - a key that occurs twice in one object of the file is a project error (exit 4), never
+//!   silently dropped;
 //! - `config-get` prints strings bare and anything else as JSON; a present but invalid value is
 //!   a project error (exit 4) even with `--default` (a workflow then continues with its default
 //!   and mentions it); an absent key prints `--default` when given, else fails with exit 1, or
@@ -162,6 +165,10 @@ pub fn set(core: Option<&Path>, a: &SetArgs) -> Result<Answer, RunError> {
     })?;
     let project = find_project()?
         .ok_or_else(|| no_project("run this in an msd project ({cmd:new-project} creates one)".into()))?;
+    // Read-modify-write under the lock of .planning/: parallel config-set calls on distinct keys
+    // each see the previous one's write.
+    let _lock =
+        fsx::lock_dir(&project.abs(".planning")).map_err(|e| RunError::Io { path: ".planning".into(), source: e })?;
     let mut doc = project.config()?.unwrap_or_default();
     config_keys::set(&mut doc, &a.key, value.clone()).map_err(|e| {
         RunError::Project(crate::project::ProjectError {
@@ -172,7 +179,7 @@ pub fn set(core: Option<&Path>, a: &SetArgs) -> Result<Answer, RunError> {
         })
     })?;
     let text = serde_json::to_string_pretty(&Value::Object(doc)).expect("json") + "\n";
-    fsx::write_atomic(&project.abs(CONFIG), text.as_bytes(), FileMode::Regular)
+    fsx::write_atomic_through(&project.abs(CONFIG), text.as_bytes(), FileMode::Regular)
         .map_err(|e| RunError::Io { path: CONFIG.into(), source: e })?;
     Ok(Answer::line(config_keys::render(&value)))
 }

@@ -208,6 +208,18 @@ impl Project {
     pub fn config(&self) -> Result<Option<serde_json::Map<String, serde_json::Value>>, ProjectError> {
         let rel = format!("{PLANNING}/config.json");
         let Some(text) = self.read(&rel)? else { return Ok(None) };
+        if let Some(d) = msd_core::fs::json::first_duplicate_key(&text) {
+            return Err(ProjectError {
+                path: rel,
+                line: Some(d.line),
+                message: format!(
+                    "key `{}` occurs twice{} (only one of them would be read)",
+                    d.key,
+                    if d.within.is_empty() { String::new() } else { format!(" in `{}`", d.within) }
+                ),
+                hint: "keep one of the two and run again; nothing was written".into(),
+            });
+        }
         let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| ProjectError {
             path: rel.clone(),
             line: Some(e.line()),

@@ -10,8 +10,9 @@
 //! | the resolver answered with a non-empty `description` | 0 | `{"resolved": true, "content": {...}}` |
 //! | the resolver answered with an empty or absent `description` | 0 | `{"resolved": false, "reason": "empty"}` |
 //! | the resolver could not start or exited non-zero | 6 | nothing; stderr names the task, tracker, tracker id and raw error |
-//! | the resolver ran past its `timeout_ms` (it is killed, with its process group) | 7 | same |
-//! | the resolver's stdout is not the reply JSON | 8 | same, with its stdout |
+//! | the resolver ran past its `timeout_ms`, or a child it left behind held its output open (the whole process group is killed) | 7 | same |
+//! | the resolver's stdout is not the reply JSON, or it wrote more than 4 MiB of stdout or 256 KiB of stderr (it is killed) | 8 | same, with its stdout |
+//! | the tracker id starts with `-` (it would read as an option of the resolver) | 4 | nothing; stderr names the task |
 //!
 //! The reply is one JSON object with `description` (string), `verify` (string),
 //! `acceptance_criteria` (strings), `read_first` (strings) and `done` (string), all optional;
@@ -227,6 +228,17 @@ pub fn resolve(core: &Path, a: &ResolveArgs) -> Result<Value, RunError> {
         message: format!("the installed resolver list is damaged: {e}"),
         hint: "reinstall msd-core with msd-install".into(),
     })?;
+    if id.starts_with('-') {
+        return Err(project_err(
+            &a.plan,
+            Some(task.line),
+            format!(
+                "task {}: tracker id \"{id}\" starts with `-`, which the resolver would read as an option",
+                a.task_id
+            ),
+            "write the tracker's own id (tracker-id=\"LIN:ENG-142\")",
+        ));
+    }
     let Some(resolver) = installed.find(tracker) else {
         eprintln!("note: no resolver is registered for tracker `{tracker}`; task {} uses the PLAN.md text", a.task_id);
         return Ok(json!({"resolved": false}));
@@ -292,6 +304,11 @@ fn program(binary: &str) -> PathBuf {
     }
 }
 
+/// The most a resolver's reply may hold: a tracker issue is text, far below this.
+const STDOUT_CAP: u64 = 4 << 20;
+/// The most of a resolver's stderr kept.
+const STDERR_CAP: u64 = 256 << 10;
+
 /// Runs the resolver with `{{id}}` replaced, in the current directory, within its timeout.
 fn invoke(r: &Resolver, id: &str, ctx: &ResolverContext) -> Result<Output, RunError> {
     let mut cmd = Command::new(program(&r.invoke.binary));
@@ -308,29 +325,83 @@ fn invoke(r: &Resolver, id: &str, ctx: &ResolverContext) -> Result<Output, RunEr
     let mut child = cmd.spawn().map_err(|e| {
         fail(ctx, ResolverFailure::Failed { status: format!("could not start `{}`: {e}", r.invoke.binary) }, b"")
     })?;
-    let mut out_pipe = child.stdout.take().expect("piped");
-    let mut err_pipe = child.stderr.take().expect("piped");
-    let out_t = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = out_pipe.read_to_end(&mut b);
-        b
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = err_pipe.read_to_end(&mut b);
-        b
-    });
-    let waited = child.wait_timeout(Duration::from_millis(r.invoke.timeout_ms)).map_err(|e| {
-        fail(ctx, ResolverFailure::Failed { status: format!("waiting for `{}` failed: {e}", r.invoke.binary) }, b"")
-    })?;
-    let Some(status) = waited else {
+    let out_pipe = child.stdout.take().expect("piped");
+    let err_pipe = child.stderr.take().expect("piped");
+    // Each pipe is read by its own thread, at most its cap (and one byte to tell it went past),
+    // and reports on a channel: the deadline bounds the readers too, since a child the resolver
+    // left in the background can hold a pipe open after the resolver itself has exited.
+    let (tx, rx) = std::sync::mpsc::channel::<(bool, Vec<u8>)>();
+    for (is_out, pipe, cap) in [
+        (true, Box::new(out_pipe) as Box<dyn Read + Send>, STDOUT_CAP),
+        (false, Box::new(err_pipe) as Box<dyn Read + Send>, STDERR_CAP),
+    ] {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let mut b = Vec::new();
+            let _ = pipe.take(cap + 1).read_to_end(&mut b);
+            let _ = tx.send((is_out, b));
+        });
+    }
+    drop(tx);
+    let timeout = Duration::from_millis(r.invoke.timeout_ms);
+    let deadline = std::time::Instant::now() + timeout;
+    let (mut stdout, mut stderr) = (None::<Vec<u8>>, None::<Vec<u8>>);
+    let mut status = None;
+    let mut over = false;
+    while status.is_none() || stdout.is_none() || stderr.is_none() {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        if stdout.is_none() || stderr.is_none() {
+            match rx.recv_timeout(left.min(Duration::from_millis(20))) {
+                Ok((is_out, b)) => {
+                    over |= b.len() as u64 > if is_out { STDOUT_CAP } else { STDERR_CAP };
+                    if is_out {
+                        stdout = Some(b)
+                    } else {
+                        stderr = Some(b)
+                    }
+                    if over {
+                        break;
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {}
+            }
+        }
+        if status.is_none() {
+            let wait = if stdout.is_some() && stderr.is_some() { left } else { Duration::ZERO };
+            status = child.wait_timeout(wait).map_err(|e| {
+                fail(
+                    ctx,
+                    ResolverFailure::Failed { status: format!("waiting for `{}` failed: {e}", r.invoke.binary) },
+                    b"",
+                )
+            })?;
+        }
+    }
+    if over || status.is_none() || stdout.is_none() || stderr.is_none() {
+        // Past the deadline or the cap: the whole group goes, resolver and whatever it started.
         kill_group(&mut child);
         let _ = child.wait();
-        let stderr = if cfg!(unix) { err_t.join().unwrap_or_default() } else { Vec::new() };
+        let stderr = stderr.unwrap_or_default();
+        if over {
+            let out = stdout.unwrap_or_default();
+            return Err(fail(
+                ctx,
+                ResolverFailure::Malformed {
+                    error: format!(
+                        "the resolver wrote more than its cap ({STDOUT_CAP} bytes of stdout, {STDERR_CAP} of stderr) and was killed"
+                    ),
+                    stdout: excerpt(&out[..out.len().min(STDOUT_CAP as usize)]),
+                },
+                &stderr[..stderr.len().min(STDERR_CAP as usize)],
+            ));
+        }
         return Err(fail(ctx, ResolverFailure::Timeout { timeout_ms: r.invoke.timeout_ms }, &stderr));
-    };
-    let stdout = out_t.join().unwrap_or_default();
-    let stderr = err_t.join().unwrap_or_default();
+    }
+    let (status, stdout, stderr) = (status.expect("checked"), stdout.expect("checked"), stderr.expect("checked"));
     if !status.success() {
         let status = match status.code() {
             Some(c) => format!("`{}` exited with status {c}", r.invoke.binary),

@@ -9,17 +9,34 @@ use super::{Doc, SettingsError, at};
 
 pub(super) struct JsonDoc {
     root: CstRootNode,
+    /// The file began with a UTF-8 byte order mark (kept on render; the parser refuses it).
+    bom: bool,
 }
 
 impl JsonDoc {
     pub(super) fn parse(display: &str, text: Option<&str>) -> Result<JsonDoc, SettingsError> {
         let text = text.unwrap_or("");
+        let (bom, text) = match text.strip_prefix('\u{feff}') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
         let src = if text.trim().is_empty() { "{}\n" } else { text };
         let root = CstRootNode::parse(src, &ParseOptions::default()).map_err(|e| SettingsError {
             path: display.to_string(),
             line: Some(src[..e.range().start.min(src.len())].matches('\n').count() + 1),
             message: format!("not valid JSON ({})", e.kind()),
         })?;
+        if let Some(d) = msd_core::fs::json::first_duplicate_key(src) {
+            return Err(SettingsError {
+                path: display.to_string(),
+                line: Some(d.line),
+                message: format!(
+                    "key `{}` occurs twice{} (the runtime reads only one of them)",
+                    d.key,
+                    if d.within.is_empty() { String::new() } else { format!(" in `{}`", d.within) }
+                ),
+            });
+        }
         if root.object_value().is_none() {
             return Err(SettingsError {
                 path: display.to_string(),
@@ -27,7 +44,7 @@ impl JsonDoc {
                 message: "the top level is not an object".into(),
             });
         }
-        Ok(JsonDoc { root })
+        Ok(JsonDoc { root, bom })
     }
 
     fn object(&self, path: &[String]) -> Option<CstObject> {
@@ -152,6 +169,6 @@ impl Doc for JsonDoc {
     }
 
     fn render(&self) -> String {
-        self.root.to_string()
+        if self.bom { format!("\u{feff}{}", self.root) } else { self.root.to_string() }
     }
 }

@@ -30,13 +30,33 @@ fn find_block(display: &str, lines: &[&str], id: &str) -> Result<Option<(usize, 
         return Ok(None);
     };
     match lines[start + 1..].iter().position(|l| l.trim_end() == e) {
-        Some(off) => Ok(Some((start, start + 1 + off))),
+        Some(off) => {
+            let stop = start + 1 + off;
+            if let Some(again) = lines[stop + 1..].iter().position(|l| l.trim_end() == b) {
+                return Err(SettingsError {
+                    path: display.into(),
+                    line: Some(stop + 2 + again),
+                    message: format!(
+                        "msd's block `{id}` occurs twice (lines {} and {}); delete one of them",
+                        start + 1,
+                        stop + 2 + again
+                    ),
+                });
+            }
+            Ok(Some((start, stop)))
+        }
         None => Err(SettingsError {
             path: display.into(),
             line: Some(start + 1),
             message: format!("`{b}` has no matching `{e}`"),
         }),
     }
+}
+
+/// Whether the lines between a block's markers are the body we recorded.
+fn same_body(inner: &str, recorded: &Value) -> bool {
+    let Value::String(body) = recorded else { return false };
+    inner == body || inner.strip_suffix('\n') == Some(body.as_str())
 }
 
 /// Upserts the blocks `want` into `current` and removes the blocks of `prev` no longer wanted.
@@ -68,6 +88,13 @@ pub(super) fn blocks(
         match find_block(display, &lines, id)? {
             Some((s, e)) => {
                 let old: String = lines[s..=e].concat();
+                if let Some(ours) = prev.entries.get(id)
+                    && !same_body(&lines[s + 1..e].concat(), &ours.value)
+                {
+                    edit.edited.push(id.clone());
+                    edit.notes
+                        .push(format!("you edited msd's block `{id}`; it was backed up with the file and replaced"));
+                }
                 if old != block {
                     text = format!("{}{}{}", lines[..s].concat(), block, lines[e + 1..].concat());
                     edit.updated.push(id.clone());
@@ -103,6 +130,10 @@ pub(super) fn blocks(
     for (id, old) in prev.entries.iter().filter(|(id, _)| !wanted.contains(id)) {
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
         let Some((s, e)) = find_block(display, &lines, id)? else { continue };
+        if !same_body(&lines[s + 1..e].concat(), &old.value) {
+            edit.edited.push(id.clone());
+            edit.notes.push(format!("you edited msd's block `{id}`; it was backed up with the file and removed"));
+        }
         let mut head = lines[..s].concat();
         if let Some(sep) = &old.separator
             && e + 1 == lines.len()

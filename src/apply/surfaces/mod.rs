@@ -19,6 +19,7 @@
 //!   byte-identical to what the user had;
 //! - a key the user set to another value keeps the user's value (noted in the report).
 
+use msd_core::shell::Shell;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -73,6 +74,8 @@ pub struct Vars {
     core_ref: String,
     msd_run: String,
     force_statusline: bool,
+    helper_sh: String,
+    helper_ref_sh: String,
 }
 
 impl Vars {
@@ -82,11 +85,15 @@ impl Vars {
         let home = target.home.display().to_string();
         let core = format!("{home}/{core_dir}");
         let helper = target.home.join(core_dir.as_str()).join(HELPER_PATH);
+        let sh =
+            |p: String| msd_core::shell::quote_path(&p, Shell::Posix).expect("an OS path holds no NUL").into_owned();
         Vars {
             msd_run: helper_word(&helper, mode.portable.then_some(user_home).flatten()),
+            helper_sh: sh(format!("{core}/bin/msd_run")),
             core,
             home,
             core_ref: target.core_ref.clone(),
+            helper_ref_sh: sh(format!("{}bin/msd_run", target.core_ref)),
             force_statusline: mode.force_statusline,
         }
     }
@@ -96,6 +103,8 @@ impl Vars {
             .replace("{{core_ref}}", &self.core_ref)
             .replace("{{core}}", &self.core)
             .replace("{{msd_run}}", &self.msd_run)
+            .replace("{{helper_sh}}", &self.helper_sh)
+            .replace("{{helper_ref_sh}}", &self.helper_ref_sh)
     }
 
     fn expand_value(&self, v: &Value) -> Value {
@@ -135,6 +144,30 @@ pub struct Edit {
     pub removed: Vec<String>,
     /// Things the user should know (their value kept over ours, ...).
     pub notes: Vec<String>,
+    /// Entry ids of ours that the user had edited: replaced or removed, so the file is backed up
+    /// first (like an edited file).
+    pub edited: Vec<String>,
+}
+
+/// Whether `item` is the entry we recorded as `ours`, whatever the user changed in it: equal,
+/// or holding exactly our strings (commands, matchers) with other numbers or flags (a changed
+/// timeout). An item whose strings differ is not ours.
+fn same_owner(ours: &Value, item: &Value) -> bool {
+    fn strings<'v>(v: &'v Value, out: &mut Vec<(String, &'v str)>, at: &str) {
+        match v {
+            Value::String(s) => out.push((at.to_string(), s)),
+            Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| strings(x, out, &format!("{at}[{i}]"))),
+            Value::Object(o) => o.iter().for_each(|(k, x)| strings(x, out, &format!("{at}.{k}"))),
+            _ => {}
+        }
+    }
+    if ours == item {
+        return true;
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    strings(ours, &mut a, "");
+    strings(item, &mut b, "");
+    !a.is_empty() && a == b
 }
 
 /// One entry of a JSON or TOML surface, rendered for a target.
@@ -215,6 +248,18 @@ pub fn upsert(
     {
         edit.notes.push(n.clone());
     }
+    // What uninstall restores: the text before our first write, carried over while the file
+    // holds exactly what we last wrote.
+    let untouched_since = ledger.written_sha256.is_some()
+        && current.map(|c| msd_core::fs::fsx::sha256_hex(c.as_bytes())) == ledger.written_sha256;
+    edit.ledger.before = if ledger.entries.is_empty() && ledger.written_sha256.is_none() {
+        current.map(str::to_string)
+    } else if untouched_since {
+        ledger.before.clone()
+    } else {
+        None
+    };
+    edit.ledger.written_sha256 = edit.text.as_deref().map(|t| msd_core::fs::fsx::sha256_hex(t.as_bytes()));
     Ok(edit)
 }
 
@@ -226,22 +271,32 @@ struct How {
     force: bool,
 }
 
-/// Removes every entry we own from `current` (uninstall).
+/// Removes every entry we own from `current` (uninstall). When the file still holds exactly
+/// what we last wrote, the text from before our first write is restored byte for byte.
 pub fn remove(
     format: SurfaceFormat,
     display: &str,
     current: Option<&str>,
     ledger: &SurfaceLedger,
 ) -> Result<Edit, SettingsError> {
-    match format {
+    let mut edit = match format {
         SurfaceFormat::Json => {
-            merge(&mut json::JsonDoc::parse(display, current)?, display, false, &[], ledger, How::default())
+            merge(&mut json::JsonDoc::parse(display, current)?, display, false, &[], ledger, How::default())?
         }
         SurfaceFormat::Toml => {
-            merge(&mut toml::TomlDoc::parse(display, current)?, display, false, &[], ledger, How::default())
+            merge(&mut toml::TomlDoc::parse(display, current)?, display, false, &[], ledger, How::default())?
         }
-        SurfaceFormat::Markdown => markdown::blocks(display, current, &[], ledger),
+        SurfaceFormat::Markdown => markdown::blocks(display, current, &[], ledger)?,
+    };
+    // The file holds exactly what we last wrote: the user's bytes come back as they were
+    // (comments, trailing commas, one-line arrays, CRLF, a BOM, an empty file), or the file we
+    // created goes.
+    let ours = ledger.written_sha256.is_some()
+        && current.map(|c| msd_core::fs::fsx::sha256_hex(c.as_bytes())) == ledger.written_sha256;
+    if ours && (ledger.before.is_some() || ledger.created_file) {
+        edit.text = ledger.before.clone();
     }
+    Ok(edit)
 }
 
 /// A structured document edited in place. Paths are key paths from the top-level table.
@@ -300,6 +355,8 @@ fn merge(
             created_file: prev.created_file || file_absent,
             containers: prev.containers.clone(),
             entries: BTreeMap::new(),
+            before: None,
+            written_sha256: None,
         },
     };
     for w in want {
@@ -364,7 +421,24 @@ impl Merge<'_> {
         let ours_before = self.ours_before(id, EntryKind::ArrayItem, path).cloned();
         let items = self.doc.items(path).map_err(|m| self.err(m))?;
         let has_new = items.iter().position(|x| x == value);
-        let has_old = ours_before.as_ref().and_then(|o| items.iter().position(|x| x == o));
+        let has_old = ours_before.as_ref().and_then(|o| {
+            items
+                .iter()
+                .position(|x| x == o)
+                .or_else(|| (0..items.len()).find(|&i| Some(i) != has_new && same_owner(o, &items[i])))
+        });
+        let edited = match (has_old, &ours_before) {
+            (Some(i), Some(o)) => &items[i] != o,
+            _ => false,
+        };
+        if edited {
+            self.edit.edited.push(id.to_string());
+            self.edit.notes.push(format!(
+                "{}: you edited msd's `{id}` entry ({}); it was backed up with the file and replaced by msd's",
+                at(path),
+                items[has_old.expect("found")]
+            ));
+        }
         match (has_new, has_old) {
             (Some(_), Some(_)) if ours_before.as_ref() == Some(value) => {
                 self.own(id, EntryKind::ArrayItem, path, value)
@@ -447,8 +521,19 @@ impl Merge<'_> {
             match old.kind {
                 EntryKind::ArrayItem => {
                     if let Ok(items) = self.doc.items(&old.at)
-                        && let Some(i) = items.iter().position(|x| x == &old.value)
+                        && let Some(i) = items
+                            .iter()
+                            .position(|x| x == &old.value)
+                            .or_else(|| items.iter().position(|x| same_owner(&old.value, x)))
                     {
+                        if items[i] != old.value {
+                            self.edit.edited.push(id.clone());
+                            self.edit.notes.push(format!(
+                                "{}: you edited msd's `{id}` entry ({}); it was backed up with the file and removed",
+                                at(&old.at),
+                                items[i]
+                            ));
+                        }
                         self.doc.remove_item(&old.at, i);
                         self.edit.removed.push(id.clone());
                     }

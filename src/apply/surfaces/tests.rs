@@ -12,6 +12,8 @@ fn vars() -> Vars {
         core_ref: "~/.claude/msd-core".into(),
         msd_run: "/h/msd-core/bin/msd_run".into(),
         force_statusline: false,
+        helper_sh: "/h/msd-core/bin/msd_run".into(),
+        helper_ref_sh: "~/.claude/msd-core/bin/msd_run".into(),
     }
 }
 
@@ -55,6 +57,15 @@ const CASES: &[Case] = &[
             "{\n  // mine\n  \"hooks\": {\n    \"SessionStart\": [\n      {\"command\": \"echo hi\"}\n    ]\n  }\n}\n",
         ),
         holds: &["// mine", "echo hi", "/h/msd-core/bin/msd_run hook session-start"],
+        owns: &["hook:s"],
+        notes: &[],
+    },
+    Case {
+        name: "json, a user's array written on one line",
+        format: "json",
+        entries: HOOK,
+        before: Some("{\"hooks\": {\"SessionStart\": [{\"command\": \"echo hi\"}]}}\n"),
+        holds: &["echo hi", "/h/msd-core/bin/msd_run hook session-start"],
         owns: &["hook:s"],
         notes: &[],
     },
@@ -202,4 +213,79 @@ fn surfaces_helper_word_quotes_or_goes_home_relative() {
     assert_eq!(helper_word(helper, Some(Path::new("/My Home"))), "\"$HOME\"/.claude/msd-core/bin/msd_run");
     // A helper outside the home stays absolute even under --portable-hooks.
     assert_eq!(helper_word(Path::new("/opt/x/msd_run"), Some(Path::new("/My Home"))), "/opt/x/msd_run");
+}
+
+/// Issue 15, item 7: install then uninstall gives back every JSON settings file byte for byte,
+/// whatever its formatting (comments, trailing commas, CRLF, minified, a BOM, an empty file,
+/// one-line arrays), and a file we created goes.
+mod restore_bytes {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn variant(comment: bool, trailing: bool, crlf: bool, minified: bool, bom: bool, user_hook: bool) -> String {
+        let hook = if user_hook { r#"{"command": "echo hi"}"# } else { "" };
+        let sep = if trailing { "," } else { "" };
+        // `[,]` is not JSON: a trailing comma in the array only after an item.
+        let asep = if trailing && user_hook { "," } else { "" };
+        let mut t = if minified {
+            format!(r#"{{"model":"x","hooks":{{"SessionStart":[{hook}{asep}]}}{sep}}}"#)
+        } else {
+            let c = if comment { "  // mine\n  /* block */\n" } else { "" };
+            format!("{{\n{c}  \"model\": \"x\",\n  \"hooks\": {{ \"SessionStart\": [ {hook}{asep} ] }}{sep}\n}}\n")
+        };
+        if crlf {
+            t = t.replace('\n', "\r\n");
+        }
+        if bom {
+            t.insert(0, '\u{feff}');
+        }
+        t
+    }
+
+    fn round_trip(before: Option<&str>) -> Result<(), TestCaseError> {
+        let s = spec("json", HOOK);
+        let installed =
+            upsert(&s, &vars(), "f", before, &SurfaceLedger { format: s.format, ..Default::default() }, false)
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let text = installed.text.clone().expect("installed");
+        prop_assert!(text.contains("msd_run hook session-start"), "{text}");
+        let again = upsert(&s, &vars(), "f", Some(&text), &installed.ledger, false).unwrap();
+        let removed = remove(s.format, "f", Some(&text), &again.ledger).unwrap();
+        prop_assert_eq!(removed.text.as_deref(), before);
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn surfaces_install_uninstall_restores_any_formatting(
+            comment: bool, trailing: bool, crlf: bool, minified: bool, bom: bool, user_hook: bool,
+        ) {
+            round_trip(Some(&variant(comment, trailing, crlf, minified, bom, user_hook)))?;
+        }
+    }
+
+    #[test]
+    fn surfaces_install_uninstall_restores_empty_and_absent_files() {
+        for before in [Some(""), Some("\n"), Some("   \r\n"), None] {
+            round_trip(before).unwrap_or_else(|e| panic!("{before:?}: {e}"));
+        }
+    }
+}
+
+/// Issue 15, item 6: a duplicated msd block is refused; a user line inside our block is reported
+/// as an edit (the caller backs the file up) when replaced or removed.
+#[test]
+fn surfaces_markdown_duplicate_and_edited_blocks() {
+    let s = spec("markdown", BLOCK);
+    let first = upsert(&s, &vars(), "AGENTS.md", Some("# Mine\n"), &SurfaceLedger::default(), false).unwrap();
+    let text = first.text.clone().unwrap();
+    let twice = format!("{text}\n{}", &text[text.find("<!--").unwrap()..]);
+    let e = upsert(&s, &vars(), "AGENTS.md", Some(&twice), &first.ledger, false).expect_err("duplicate");
+    assert!(e.message.contains("occurs twice"), "{e}");
+    let mine = text.replace("/workflows.\n", "/workflows.\nmy own line\n");
+    let again = upsert(&s, &vars(), "AGENTS.md", Some(&mine), &first.ledger, false).unwrap();
+    assert_eq!(again.edited, ["block:a"]);
+    assert_eq!(again.text.as_deref(), Some(text.as_str()));
+    let gone = remove(s.format, "AGENTS.md", Some(&mine), &first.ledger).unwrap();
+    assert_eq!(gone.edited, ["block:a"]);
 }

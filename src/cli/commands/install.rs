@@ -89,6 +89,7 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
             scope,
             config_dir: t.place.config_dir.as_deref(),
             allow_symlinks: args.allow_symlinks,
+            adopt: args.adopt,
             dry_run: args.dry_run,
             progress: &bars,
             profile: profile.as_deref(),

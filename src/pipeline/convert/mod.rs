@@ -23,7 +23,7 @@ pub use rewrite::Rewriter;
 
 use crate::pipeline::load::{Content, LoadedRuntime};
 use crate::pipeline::target::Target;
-use msd_core::fs::fsx::FileMode;
+use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{
     ArtifactKind, ArtifactSpec, Capability, Converter, DescriptionLimit, LengthUnit, Scope, ToolsFormat,
@@ -78,6 +78,18 @@ pub struct Emission {
 /// Conversion errors.
 #[derive(Debug, thiserror::Error)]
 pub enum ConvertError {
+    /// An emitted file sits on a path msd-install reserves.
+    #[error("{from}: {runtime}: the emitted file {path} collides with {what}; rename or move the source")]
+    Reserved {
+        /// Runtime id.
+        runtime: String,
+        /// The path.
+        path: String,
+        /// The source that emits it.
+        from: String,
+        /// What the path is reserved for.
+        what: String,
+    },
     /// Two artifacts map to one path.
     #[error("{runtime}: two artifacts are emitted to {path} ({first} and {second})")]
     PathCollision {
@@ -396,7 +408,46 @@ pub fn emit(content: &Content, rt: &LoadedRuntime, target: &Target) -> Result<Em
             });
         }
     }
+    reserved(cap, target.scope, &files)?;
     Ok(Emission { runtime: cap.id.clone(), scope: target.scope, files })
+}
+
+/// File names msd-install keeps its own metadata under, in a runtime's core dir.
+pub const MANIFEST_NAME: &str = "msd-file-manifest.json";
+/// See [`MANIFEST_NAME`].
+pub const STATE_NAME: &str = "msd-install-state.json";
+/// Where edited files are backed up, under the home.
+pub const PATCHES_DIR: &str = "msd-local-patches";
+
+/// No emitted file may sit where msd-install keeps its own metadata (the file manifest, the
+/// install state, the work dir, the backups) or where a settings surface of this scope is
+/// edited in place: either would orphan the install on the next run.
+fn reserved(cap: &Capability, scope: Scope, files: &[EmittedFile]) -> Result<(), ConvertError> {
+    let core = cap.core_dir(scope);
+    let meta = [MANIFEST_NAME, STATE_NAME].map(|n| core.join(&RelPath::new(n).expect("static")));
+    let surfaces: Vec<&RelPath> =
+        msd_core::manifest::surfaces::for_scope(&cap.settings, scope).map(|s| &s.file).collect();
+    for f in files {
+        let p = f.path.as_str();
+        let what = if meta.contains(&f.path) {
+            Some("msd-install's own metadata".to_string())
+        } else if [fsx::WORK_DIR, PATCHES_DIR].iter().any(|d| p == *d || p.starts_with(&format!("{d}/"))) {
+            Some("msd-install's work and backup directories".to_string())
+        } else if surfaces.contains(&&f.path) {
+            Some(format!("a settings surface of runtimes/{}/capability.json (edited in place)", cap.id))
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            return Err(ConvertError::Reserved {
+                runtime: cap.id.clone(),
+                path: f.path.to_string(),
+                from: f.sources.first().cloned().unwrap_or_default(),
+                what,
+            });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -220,6 +220,37 @@ pub fn touch(path: &Path) -> io::Result<()> {
     fs_err::OpenOptions::new().write(true).open(path)?.file().set_modified(std::time::SystemTime::now())
 }
 
+/// Like [`write_atomic`], but when `dest` is a symlink the file it points to is replaced (the
+/// link stays a link); a dangling link is an error naming it.
+pub fn write_atomic_through(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
+    if std::fs::symlink_metadata(dest).is_ok_and(|m| m.file_type().is_symlink()) {
+        let target = std::fs::canonicalize(dest).map_err(|e| {
+            io::Error::new(e.kind(), format!("{} is a symlink to a file that does not exist: {e}", dest.display()))
+        })?;
+        return write_atomic(&target, bytes, mode);
+    }
+    write_atomic(dest, bytes, mode)
+}
+
+/// An exclusive lock on a directory, held until dropped: `flock` on the directory itself, so
+/// nothing is created in it and a killed holder releases it. Concurrent read-modify-write of a
+/// file in the directory takes it first.
+#[derive(Debug)]
+pub struct DirLock(std::fs::File);
+
+/// Takes the lock of `dir`, waiting for another holder to release it.
+pub fn lock_dir(dir: &Path) -> io::Result<DirLock> {
+    let f = std::fs::File::open(dir).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
+    f.lock().map_err(|e| io::Error::new(e.kind(), format!("locking {}: {e}", dir.display())))?;
+    Ok(DirLock(f))
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
 /// Creates a directory and its parents.
 pub fn create_dir_all(dir: &Path) -> io::Result<()> {
     if known_dirs::contains(dir) {
@@ -498,6 +529,33 @@ pub fn is_file(path: &Path) -> bool {
     path.is_file()
 }
 
+/// What kind of file `path` is, for messages: `a FIFO`, `a socket`, `a device`, ... (followed
+/// through symlinks).
+pub fn file_kind(path: &Path) -> String {
+    let Ok(m) = std::fs::metadata(path) else { return "missing".into() };
+    let ft = m.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO".into();
+        }
+        if ft.is_socket() {
+            return "a socket".into();
+        }
+        if ft.is_block_device() || ft.is_char_device() {
+            return "a device".into();
+        }
+    }
+    if ft.is_dir() {
+        "a directory".into()
+    } else if ft.is_file() {
+        "a regular file".into()
+    } else {
+        "a special file".into()
+    }
+}
+
 /// The directory (under a target home) that holds the install lock, the journal and the staging
 /// area of a run in progress. It exists only while a run holds the target, or after a run was
 /// killed (the next run then finds its journal).
@@ -756,15 +814,44 @@ pub fn list_files(dir: &Path) -> io::Result<Vec<String>> {
     Ok(out)
 }
 
-/// Proves that files can be created in `dir` by creating and removing a temp file there. The
-/// permission bits alone do not tell (root ignores them; immutable flags and read-only mounts
-/// do not show in them).
+/// Proves that files can be created in `dir` without creating any: the kernel is asked
+/// (`faccessat(W_OK|X_OK, AT_EACCESS)`), which answers for the effective user, root, immutable
+/// flags and read-only mounts alike; the permission bits alone do not tell. Nothing is left
+/// behind, whenever the process is killed.
+#[cfg(unix)]
+pub fn probe_writable(dir: &Path) -> io::Result<()> {
+    use rustix::fs::{Access, AtFlags, CWD, accessat};
+    accessat(CWD, dir, Access::WRITE_OK | Access::EXEC_OK, AtFlags::EACCESS)
+        .map_err(|e| io::Error::new(io::Error::from(e).kind(), format!("{} is not writable: {e}", dir.display())))
+}
+
+/// See the unix version; elsewhere a temp file is created and removed.
+#[cfg(not(unix))]
 pub fn probe_writable(dir: &Path) -> io::Result<()> {
     tempfile::Builder::new()
-        .prefix(".msd-probe-")
+        .prefix(LEFTOVER_PREFIXES[1])
         .tempfile_in(dir)
         .map(drop)
         .map_err(|e| io::Error::new(e.kind(), format!("{} is not writable: {e}", dir.display())))
+}
+
+/// Name prefixes of the temp files msd creates (atomic writes, writability probes): a file
+/// with one of them was left by a killed run, never written by a user.
+pub const LEFTOVER_PREFIXES: [&str; 2] = [".msd-tmp-", ".msd-probe-"];
+
+/// Removes from `dir` (not recursively) the regular files whose names start with one of
+/// `prefixes` (some of [`LEFTOVER_PREFIXES`]): temp files a killed run left. Returns their
+/// names. A missing directory holds none. The caller holds whatever lock keeps a live run from
+/// writing such a file there.
+pub fn remove_leftovers(dir: &Path, prefixes: &[&str]) -> io::Result<Vec<String>> {
+    let mut out = Vec::new();
+    for e in list_dir(dir)? {
+        if e.is_file && prefixes.iter().any(|p| e.name.starts_with(p)) {
+            remove_file_if_exists(&dir.join(&e.name))?;
+            out.push(e.name);
+        }
+    }
+    Ok(out)
 }
 
 /// Why a target's lock could not be taken.

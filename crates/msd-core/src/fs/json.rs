@@ -70,9 +70,79 @@ pub fn locate(text: &str, needle: &str) -> (usize, usize) {
     }
 }
 
+/// A key that occurs twice in one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateKey {
+    /// The key.
+    pub key: String,
+    /// The dotted path of the object holding it (empty for the top level).
+    pub within: String,
+    /// 1-based line and column of its second occurrence.
+    pub line: usize,
+    /// See `line`.
+    pub col: usize,
+}
+
+/// The first key that occurs twice in one object of `text` (JSON or JSONC), in document order;
+/// `None` when there is none or the text does not parse. serde keeps only the last of two equal
+/// keys (and a runtime may read the first): a duplicate is an error, never silently dropped.
+pub fn first_duplicate_key(text: &str) -> Option<DuplicateKey> {
+    let parsed = jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &ParseOptions::default()).ok()?;
+    let mut found = None;
+    walk_dup(text, parsed.value.as_ref()?, &mut String::new(), &mut found);
+    found
+}
+
+fn walk_dup(text: &str, v: &Value<'_>, path: &mut String, found: &mut Option<DuplicateKey>) {
+    if found.is_some() {
+        return;
+    }
+    match v {
+        Value::Object(o) => {
+            let mut seen = std::collections::HashSet::new();
+            for p in &o.properties {
+                let name = prop_name(&p.name);
+                if !seen.insert(name) {
+                    let (line, col) = line_col(text, p.range.start);
+                    *found = Some(DuplicateKey { key: name.to_string(), within: path.clone(), line, col });
+                    return;
+                }
+            }
+            for p in &o.properties {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(prop_name(&p.name));
+                walk_dup(text, &p.value, path, found);
+                path.truncate(len);
+            }
+        }
+        Value::Array(a) => {
+            for (i, e) in a.elements.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                walk_dup(text, e, path, found);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_duplicate_keys_are_found_at_any_depth() {
+        assert_eq!(first_duplicate_key("{\"a\": 1, \"b\": 2}"), None);
+        let d = first_duplicate_key("{\"a\": 1,\n \"a\": 2}").unwrap();
+        assert_eq!((d.key.as_str(), d.within.as_str(), d.line, d.col), ("a", "", 2, 2));
+        let d = first_duplicate_key("{\"h\": [{\"x\": {\"k\": 1, \"k\": 2}}]}").unwrap();
+        assert_eq!((d.key.as_str(), d.within.as_str()), ("k", "h[0].x"));
+        assert_eq!(first_duplicate_key("not json"), None);
+    }
 
     #[test]
     fn json_locate_path_names_the_nth_element() {

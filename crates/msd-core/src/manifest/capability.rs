@@ -468,6 +468,9 @@ const SCHEMA_HINT: &str = "see `msd-install schema` for every allowed field and 
 
 /// Parses one manifest. `file` is used in error messages.
 pub fn parse(file: &str, text: &str) -> Result<Capability, ManifestError> {
+    // A UTF-8 byte order mark (some editors write one) is accepted; serde would call it an
+    // unexpected token. Lines and columns are unchanged by it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     serde_json::from_str::<Capability>(text).map_err(|e| ManifestError {
         file: file.to_string(),
         line: e.line(),

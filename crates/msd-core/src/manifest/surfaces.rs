@@ -61,8 +61,10 @@ pub enum EntrySpec {
         /// Key path to the array.
         at: Vec<String>,
         /// The item. Strings may hold `{{home}}`, `{{core}}` (absolute paths), `{{core_ref}}`
-        /// (the core path as content references it) and `{{msd_run}}` (the installed helper as a
-        /// shell word: absolute and quoted, or `"$HOME"/...` under `--portable-hooks`).
+        /// (the core path as content references it), `{{msd_run}}` (the installed helper as a
+        /// shell word: absolute and quoted, or `"$HOME"/...` under `--portable-hooks`), and
+        /// `{{helper_sh}}` / `{{helper_ref_sh}}` (`<core>/bin/msd_run` and `<core_ref>bin/msd_run`,
+        /// quoted for POSIX sh by `msd_core::shell`). A `command` string may not hold a raw path.
         value: Value,
     },
     /// One key's value, set only when the user has not set it, in a JSON or TOML surface. The
@@ -116,10 +118,25 @@ pub enum EntryKind {
     Block,
 }
 
-const PLACEHOLDERS: [&str; 4] = ["{{home}}", "{{core}}", "{{core_ref}}", "{{msd_run}}"];
+const PLACEHOLDERS: [&str; 6] =
+    ["{{home}}", "{{core}}", "{{core_ref}}", "{{msd_run}}", "{{helper_sh}}", "{{helper_ref_sh}}"];
 
 /// The id of the status-line key, which `--force-statusline` lets replace a user's.
 pub const STATUSLINE_ID: &str = "statusline";
+/// Placeholders that expand to a raw (unquoted) path.
+const RAW_PATHS: [&str; 3] = ["{{home}}", "{{core}}", "{{core_ref}}"];
+
+/// The first `command` string of `v` that holds a raw path placeholder.
+fn raw_command(v: &Value) -> Option<&str> {
+    match v {
+        Value::Object(o) => o.iter().find_map(|(k, x)| match x {
+            Value::String(s) if k == "command" && RAW_PATHS.iter().any(|p| s.contains(p)) => Some(s.as_str()),
+            _ => raw_command(x),
+        }),
+        Value::Array(a) => a.iter().find_map(raw_command),
+        _ => None,
+    }
+}
 
 /// Checks a surface list of a manifest; the message says what is wrong, the caller locates it.
 pub fn validate(specs: &[SurfaceSpec]) -> Result<(), String> {
@@ -162,6 +179,12 @@ pub fn validate(specs: &[SurfaceSpec]) -> Result<(), String> {
                     if s.format == SurfaceFormat::Toml && has_null(value) {
                         return Err(format!(
                             "settings surface `{}`: entry `{id}` holds null, which TOML cannot",
+                            s.file
+                        ));
+                    }
+                    if let Some(cmd) = raw_command(value) {
+                        return Err(format!(
+                            "settings surface `{}`: entry `{id}` puts an unquoted path into the shell command `{cmd}`; use {{{{helper_sh}}}} (quoted for sh)",
                             s.file
                         ));
                     }

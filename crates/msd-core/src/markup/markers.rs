@@ -69,11 +69,14 @@ pub enum Reason {
     /// A `shrink` other than `verbatim` on an `isolate-*` section or on a section holding
     /// protected text.
     LoadBearingShrink,
+    /// `<!-- msd:... -->` that is no marker of the grammar (a typo would otherwise reach the
+    /// emitted file).
+    UnknownMarker,
 }
 
 impl Reason {
     /// Every reason, for locks and documentation.
-    pub const ALL: [Reason; 20] = [
+    pub const ALL: [Reason; 21] = [
         Reason::UnclosedSection,
         Reason::UnmatchedClose,
         Reason::NestedSection,
@@ -94,6 +97,7 @@ impl Reason {
         Reason::ProtectedUnknownSentinel,
         Reason::IsolateNotLeading,
         Reason::LoadBearingShrink,
+        Reason::UnknownMarker,
     ];
 
     /// The stable snake_case name.
@@ -119,6 +123,7 @@ impl Reason {
             Reason::ProtectedUnknownSentinel => "protected_unknown_sentinel",
             Reason::IsolateNotLeading => "isolate_not_leading",
             Reason::LoadBearingShrink => "load_bearing_shrink",
+            Reason::UnknownMarker => "unknown_marker",
         }
     }
 
@@ -152,6 +157,9 @@ impl Reason {
             Reason::ProtectedUnclosed => "add `<!-- msd:protected:end -->` where the region ends",
             Reason::ProtectedSingleWithoutContent => "put the protected block right after the marker, or remove it",
             Reason::ProtectedUnknownSentinel => "use `msd:protected`, `msd:protected:start` or `msd:protected:end`",
+            Reason::UnknownMarker => {
+                "the msd: markers are `msd:section`, `/msd:section`, `msd:protected`, `msd:protected:start` and `msd:protected:end`; fix the typo or drop the `msd:` prefix"
+            }
             Reason::IsolateNotLeading => {
                 "isolate sections form the document's prefix: move them to the very top, before any text or other section"
             }
@@ -389,6 +397,7 @@ enum Candidate<'t> {
     ProtectedStart,
     ProtectedEnd,
     ProtectedUnknown,
+    Unknown,
     Other,
 }
 
@@ -399,16 +408,21 @@ fn classify(inner: &str) -> Candidate<'_> {
         return Candidate::Close;
     }
     if let Some(rest) = inner.strip_prefix(CLOSE) {
-        return if rest.starts_with(js_is_space) { Candidate::CloseWithAttrs } else { Candidate::Other };
+        return if rest.starts_with(js_is_space) { Candidate::CloseWithAttrs } else { Candidate::Unknown };
     }
     if let Some(rest) = inner.strip_prefix(SECTION) {
-        return if rest.is_empty() || rest.starts_with(js_is_space) { Candidate::Open(rest) } else { Candidate::Other };
+        return if rest.is_empty() || rest.starts_with(js_is_space) {
+            Candidate::Open(rest)
+        } else {
+            Candidate::Unknown
+        };
     }
     match inner {
         "msd:protected" => Candidate::ProtectedSingle,
         "msd:protected:start" => Candidate::ProtectedStart,
         "msd:protected:end" => Candidate::ProtectedEnd,
         _ if inner.starts_with("msd:protected") => Candidate::ProtectedUnknown,
+        _ if inner.starts_with("msd:") => Candidate::Unknown,
         _ => Candidate::Other,
     }
 }
@@ -672,6 +686,7 @@ impl Parser<'_> {
             Candidate::ProtectedUnknown => {
                 Err(self.err(lineno, Reason::ProtectedUnknownSentinel, js_trim(content).to_string()))
             }
+            Candidate::Unknown => Err(self.err(lineno, Reason::UnknownMarker, js_trim(content).to_string())),
             // `parse` passes only marker lines here.
             Candidate::Other => Ok(()),
         }
@@ -944,6 +959,7 @@ mod tests {
                 3,
             ),
             ("a\n<!-- msd:protected:end -->\n".into(), Reason::ProtectedEndWithoutStart, 2),
+            ("a\n<!-- msd:sectoin id=\"a\" when=\"always\" -->\nx\n".into(), Reason::UnknownMarker, 2),
             ("<!-- msd:protected:start -->\n\n<!-- msd:protected:end -->\n".into(), Reason::ProtectedEmpty, 1),
             ("<!-- msd:protected:start -->\na\n".into(), Reason::ProtectedUnclosed, 1),
             ("<!-- msd:protected -->\n\n".into(), Reason::ProtectedSingleWithoutContent, 1),
@@ -996,6 +1012,7 @@ mod tests {
                 "protected_unknown_sentinel",
                 "isolate_not_leading",
                 "load_bearing_shrink",
+                "unknown_marker",
             ]
         );
         for r in Reason::ALL {
@@ -1009,13 +1026,12 @@ mod tests {
 
     #[test]
     fn markers_section_prefix_lookalikes_are_text() {
-        for src in [
-            "<!-- msd:sectionX id=\"a\" -->\n",
-            "<!-- /msd:sectionfoo -->\n",
-            "<!-- msd:loop-host -->\n",
-            "<!-- x --> prose\n",
-        ] {
+        for src in ["<!-- msd-loop-host -->\n", "<!-- /msd:help lists them -->\n", "<!-- x --> prose\n"] {
             assert!(!parse("t.md", src).unwrap().has_markers(), "{src}");
+        }
+        // Anything else that starts with `msd:` (or `/msd:section`) is a typo of a marker.
+        for src in ["<!-- msd:sectionX id=\"a\" -->\n", "<!-- /msd:sectionfoo -->\n", "<!-- msd:loop-host -->\n"] {
+            assert_eq!(parse("t.md", src).unwrap_err().reason, Reason::UnknownMarker, "{src}");
         }
         // No whitespace between attributes is accepted.
         assert!(parse("t.md", "<!--msd:section when=\"always\"id=\"x\"-->\n<!-- /msd:section -->\n").is_ok());
@@ -1035,8 +1051,8 @@ mod tests {
             Just("<!--\n".to_string()),
             Just("-->\n".to_string()),
             Just("<!-- x --> prose\n".to_string()),
-            Just("<!-- /msd:sectionfoo -->\n".to_string()),
-            Just("<!-- msd:loop-host -->\n".to_string()),
+            Just("<!-- /msd:help lists them -->\n".to_string()),
+            Just("<!-- msd-loop-host -->\n".to_string()),
             Just("\u{feff}\0\u{fffd}漢字😀\n".to_string()),
             "[a-z ]{0,12}\n",
             "[a-z]{0,5}",

@@ -151,7 +151,8 @@ fn budget_zero_and_negative_fail_on_the_minimum_set() {
     // minimum set: 10 + 10 + 10 = 30 > 0 and > -45.
     for (budget, eff) in [(0i64, 0i64), (-50, -45)] {
         let o = run(&small(), budget, 10.0);
-        assert_eq!(brief(&o), (true, 0, none(), false), "{budget}");
+        // A hard fail reports the real size of the smallest prompt, never 0 (issue 18).
+        assert_eq!(brief(&o), (true, 39, none(), false), "{budget}");
         assert_eq!(o.metadata.effective_budget, eff);
         assert_eq!(o.prompt, "");
     }
