@@ -185,7 +185,11 @@ fn helper_spill_at_zero_every_answer_is_a_file_of_the_same_bytes() {
 
 #[test]
 fn helper_spill_a_52_kb_answer_spills_by_default() {
-    let (w, _) = shipped();
+    // Cline cannot load agent files, so its payload carries the planner's whole body (52 KB).
+    let w = World::new();
+    let core = install_core(&w, "cline");
+    std::fs::create_dir_all(w.project.join(".planning")).unwrap();
+    let w = w.env("MSD_CORE_DIR", &core);
     let args = ["query", "agent-skills", "msd-planner"];
     let out = spawn(&w, &args, None);
     let path = spilled(&w, &out);

@@ -23,6 +23,7 @@ fn install_claude_global_layout() {
             "msd-core/msd-install-state.json",
             "msd-core/references/rules.md",
             "msd-core/resolvers.json",
+            "msd-core/runtime.json",
             "msd-core/workflows/execute.md",
             "msd-core/workflows/plan.md",
             "msd-core/workflows/plan/steps/plan-prd.md",

@@ -222,6 +222,6 @@ fn prompt_budget_note_template_file_replaces_the_shipped_note() {
     let mut missing = f.args("150");
     missing.extend(["--note-template-file".into(), f.p("nope.md")]);
     let (c, err) = code(&w, &missing);
-    assert_eq!(c, Some(1), "{err}");
+    assert_eq!(c, Some(5), "an unreadable file is exit 5: {err}");
     assert!(err.contains("--note-template-file"), "{err}");
 }

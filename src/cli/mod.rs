@@ -7,6 +7,7 @@ pub mod error;
 pub mod output;
 pub mod prompt;
 pub mod schemas;
+pub mod versioned;
 pub mod version;
 
 use std::ffi::OsString;

@@ -9,7 +9,7 @@
 use crate::cli::args::SchemaKind;
 
 /// The shape version of every `--json` document of msd-install.
-pub const SCHEMA_VERSION: u32 = 1;
+pub use crate::cli::versioned::SCHEMA_VERSION;
 
 /// The schema of `kind`, pretty-printed with a final newline.
 pub fn render(kind: SchemaKind) -> String {
@@ -31,16 +31,3 @@ fn pretty(schema: schemars::Schema) -> String {
     serde_json::to_string_pretty(&schema).expect("schema serializes")
 }
 
-/// `doc` with `"schema_version"` as its first key (for documents assembled with `json!`).
-pub fn versioned(doc: serde_json::Value) -> serde_json::Value {
-    let mut out = serde_json::Map::new();
-    out.insert("schema_version".into(), SCHEMA_VERSION.into());
-    if let serde_json::Value::Object(m) = doc {
-        for (k, v) in m {
-            if k != "schema_version" {
-                out.insert(k, v);
-            }
-        }
-    }
-    serde_json::Value::Object(out)
-}

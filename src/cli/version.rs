@@ -42,7 +42,7 @@ pub struct VersionDoc {
 pub fn doc() -> VersionDoc {
     let opt = |s: &'static str| (!s.is_empty()).then_some(s);
     VersionDoc {
-        schema_version: super::schemas::SCHEMA_VERSION,
+        schema_version: super::versioned::SCHEMA_VERSION,
         name: "msd-install",
         version: VERSION,
         commit: opt(COMMIT),

@@ -196,7 +196,7 @@ pub enum RunError {
         reason: String,
     },
     /// `query prompt-budget`: not even the minimum fits.
-    #[error("no review prompt fits {budget} tokens (effective {effective}; the prompt needs {needed})")]
+    #[error("no review prompt fits {budget} tokens (effective {effective}; the smallest prompt needs {needed})")]
     NoFit {
         /// The budget asked for.
         budget: i64,

@@ -132,7 +132,7 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
             .iter()
             .map(|id| json!({"runtime": id, "reason": "no project-local scope: install it globally (drop --local)"}))
             .collect();
-        let doc = crate::cli::schemas::versioned(json!({
+        let doc = crate::cli::versioned::versioned(json!({
             "ok": true,
             "dry_run": args.dry_run,
             "version": env!("CARGO_PKG_VERSION"),

@@ -18,7 +18,7 @@ pub fn run(args: &RecoverArgs) -> Result<(), Error> {
     if args.output.json {
         let list: Vec<_> =
             done.iter().map(|(t, r)| json!({"runtime": t.runtime, "home": t.home, "recovery": r})).collect();
-        let doc = crate::cli::schemas::versioned(json!({"ok": true, "targets": list}));
+        let doc = crate::cli::versioned::versioned(json!({"ok": true, "targets": list}));
         println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
         return Ok(());
     }

@@ -73,7 +73,7 @@ pub fn run(args: &ListArgs) -> Result<(), Error> {
         })
         .collect();
     if args.json {
-        let doc = RuntimesDoc { schema_version: crate::cli::schemas::SCHEMA_VERSION, runtimes: rows };
+        let doc = RuntimesDoc { schema_version: crate::cli::versioned::SCHEMA_VERSION, runtimes: rows };
         print(&format!("{}\n", serde_json::to_string_pretty(&doc).expect("json")));
         return Ok(());
     }

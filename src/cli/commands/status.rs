@@ -108,7 +108,7 @@ fn collect(args: &StatusArgs) -> Result<StatusDoc, Error> {
         }
     }
     Ok(StatusDoc {
-        schema_version: crate::cli::schemas::SCHEMA_VERSION,
+        schema_version: crate::cli::versioned::SCHEMA_VERSION,
         project: root.dir,
         project_found_by: root.found_by.to_string(),
         installs,

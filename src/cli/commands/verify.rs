@@ -19,7 +19,7 @@ pub fn run(args: &VerifyArgs) -> Result<(), Error> {
     let ok = reports.iter().all(|(r, _)| r.ok);
     if args.output.json {
         let list: Vec<_> = reports.iter().map(|(r, _)| r).collect();
-        let doc = crate::cli::schemas::versioned(json!({"ok": ok, "targets": list}));
+        let doc = crate::cli::versioned::versioned(json!({"ok": ok, "targets": list}));
         println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
     } else {
         let mut text = String::new();
