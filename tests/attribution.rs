@@ -161,8 +161,8 @@ fn attribution_clean_when_nothing_changed() {
     assert_eq!(report["counts"]["emissions_base"], 34, "16 runtimes x 2 scopes + kimi and kimi-code global");
     assert_eq!(report["counts"]["files_base"], report["counts"]["files_current"]);
     let c = &report["counts"];
-    assert_eq!(c["excluded"], 34, "the installed msd_run is the binary's own bytes: left out");
-    assert_eq!(c["unchanged"].as_u64().unwrap() + 34, c["files_current"].as_u64().unwrap());
+    assert_eq!(c["excluded"], 38, "the installed msd_run (34) and Cline's hook scripts (4) are programs: left out");
+    assert_eq!(c["unchanged"].as_u64().unwrap() + 38, c["files_current"].as_u64().unwrap());
     assert!(report["moved"].as_array().unwrap().is_empty());
     assert_eq!(report["home"], "/home/user", "both sides emit for the fixed home of gen golden");
     let out = r.attribution(&[]);
@@ -511,10 +511,13 @@ fn attribution_inventory_matches_the_emitted_tree() {
                 f["path"].as_str().unwrap().into(),
             );
             let Some(bytes) = emitted.get(&key) else {
-                // Added beside the content: the msd_run binary and the manifest's resolvers.
+                // Added beside the content: the msd_run binary, the manifest's resolvers and runtime.json.
                 match f["kind"].as_str().unwrap() {
                     "program" => assert_eq!(f["sha256"].as_str().unwrap(), crate::support::sha256(&helper)),
-                    _ => assert!(key.2.ends_with("/resolvers.json"), "{key:?}"),
+                    _ => assert!(
+                        key.2.ends_with("/resolvers.json") || key.2.ends_with("/runtime.json"),
+                        "{key:?}"
+                    ),
                 }
                 synthesized += 1;
                 continue;

@@ -577,7 +577,13 @@ fn compact_payload_violations(w: &World, core: &Path) -> Vec<String> {
         agents
             .iter()
             .map(|a| {
-                let out = w.run().args(["query", "agent-skills", a, "--json"]).output().unwrap();
+                // Whole answers, never the @file: spill (issue 20) that a 52 KB payload takes.
+                let out = w
+                    .run()
+                    .env("MSD_RUN_SPILL_BYTES", "100000000")
+                    .args(["query", "agent-skills", a, "--json"])
+                    .output()
+                    .unwrap();
                 assert!(out.status.success(), "{a}: {}", String::from_utf8_lossy(&out.stderr));
                 let doc = json(&out);
                 (doc["variant"].as_str().unwrap().to_string(), doc["payload"].as_str().unwrap().len())

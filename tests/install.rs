@@ -125,7 +125,7 @@ fn install_dry_run_writes_nothing() {
     let out = w.install().args(["--content", &starter(), "--dry-run", "--json"]).output().unwrap();
     let doc = json(&out);
     assert_eq!(doc["dry_run"], true);
-    assert_eq!(doc["runtimes"][0]["summary"]["added"], 12);
+    assert_eq!(doc["runtimes"][0]["summary"]["added"], 13);
     assert!(!w.home.join(".claude").exists());
 }
 

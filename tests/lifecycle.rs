@@ -218,7 +218,7 @@ fn lifecycle_progress_bars_only_on_a_terminal() {
     let c = content_copy(&w, "content");
     // Under a pseudo-terminal (util-linux `script`), stderr is a terminal: the bar is drawn.
     let bin = assert_cmd::cargo::cargo_bin("msd-install");
-    let cmd = format!("'{}' --content '{}'", bin.display(), s(&c));
+    let cmd = format!("'{}' -r claude --yes --content '{}'", bin.display(), s(&c));
     let mut script = std::process::Command::new("script");
     script.args(["-qec", &cmd, "/dev/null"]);
     w.isolate(&mut script);
@@ -229,7 +229,7 @@ fn lifecycle_progress_bars_only_on_a_terminal() {
     // --quiet under the same terminal: nothing at all.
     let c2 = content_copy(&w, "content2");
     std::fs::write(c2.join("msd-core/references/rules.md"), "v2\n").unwrap();
-    let cmd = format!("'{}' --quiet --content '{}'", bin.display(), s(&c2));
+    let cmd = format!("'{}' -r claude --yes --quiet --content '{}'", bin.display(), s(&c2));
     let mut script = std::process::Command::new("script");
     script.args(["-qec", &cmd, "/dev/null"]);
     w.isolate(&mut script);

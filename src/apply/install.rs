@@ -156,6 +156,18 @@ fn note_version(env: &Environment) {
     }
 }
 
+/// Removes the update cache [`note_version`] writes (uninstall of every runtime: no msd file is
+/// left behind). Best effort, like writing it.
+pub fn forget_version(env: &Environment) {
+    use msd_core::installed::update_cache;
+    let xdg = env.vars.get("XDG_CACHE_HOME").map(String::as_str);
+    let Some(dir) = update_cache::cache_dir(xdg, Some(&env.home)) else { return };
+    for f in [update_cache::CACHE_FILE, update_cache::NOTICE_FILE] {
+        let _ = fsx::remove_file_if_exists(&dir.join(f));
+    }
+    fsx::remove_dir_if_empty(&dir);
+}
+
 /// Migrations one target ran in this install, to revert if the run fails before its write.
 struct Migrated<'a> {
     home: PathBuf,

@@ -23,6 +23,9 @@ pub fn run(args: &UninstallArgs) -> Result<(), Error> {
         )?;
         reports.push((r, target));
     }
+    if args.target.all && !args.dry_run {
+        apply::forget_version(&super::env()?);
+    }
     if args.output.json {
         let list: Vec<_> = reports.iter().map(|(r, _)| r).collect();
         let doc = crate::cli::versioned::versioned(json!({"ok": true, "dry_run": args.dry_run, "targets": list}));
