@@ -502,7 +502,7 @@ fn attribution_inventory_matches_the_emitted_tree() {
     assert_eq!(inv["emissions"].as_array().unwrap().len(), 34);
     let emitted = emitted(&content);
     let helper = std::fs::read(assert_cmd::cargo::cargo_bin("msd_run")).unwrap();
-    let (mut listed, mut synthesized) = (0, 0);
+    let (mut listed, mut synthesized, mut hook_scripts) = (0, 0, 0);
     for e in inv["emissions"].as_array().unwrap() {
         for f in e["files"].as_array().unwrap() {
             let key = (
@@ -511,15 +511,23 @@ fn attribution_inventory_matches_the_emitted_tree() {
                 f["path"].as_str().unwrap().into(),
             );
             let Some(bytes) = emitted.get(&key) else {
-                // Added beside the content: the msd_run binary, the manifest's resolvers and runtime.json.
+                // Added beside the content: the msd_run binary, the manifest's resolvers and
+                // runtime.json, and the hook scripts a manifest declares (they call the helper).
                 match f["kind"].as_str().unwrap() {
-                    "program" => assert_eq!(f["sha256"].as_str().unwrap(), crate::support::sha256(&helper)),
-                    _ => assert!(
-                        key.2.ends_with("/resolvers.json") || key.2.ends_with("/runtime.json"),
-                        "{key:?}"
-                    ),
+                    "program" if key.2.ends_with("/bin/msd_run") => {
+                        assert_eq!(f["sha256"].as_str().unwrap(), crate::support::sha256(&helper));
+                        synthesized += 1;
+                    }
+                    "program" => {
+                        let manifest = format!("runtimes/{}/capability.json", key.0);
+                        assert_eq!(strs(&f["sources"]), [manifest.as_str()], "{key:?}: a hook script of the manifest");
+                        hook_scripts += 1;
+                    }
+                    _ => {
+                        assert!(key.2.ends_with("/resolvers.json") || key.2.ends_with("/runtime.json"), "{key:?}");
+                        synthesized += 1;
+                    }
                 }
-                synthesized += 1;
                 continue;
             };
             assert_eq!(f["bytes"], bytes.len() as u64);
@@ -529,7 +537,8 @@ fn attribution_inventory_matches_the_emitted_tree() {
         }
     }
     assert_eq!(listed, emitted.len());
-    assert_eq!(synthesized, 2 * 34);
+    assert_eq!(synthesized, 3 * 34, "helper, resolvers.json and runtime.json in every emission");
+    assert!(hook_scripts > 0, "Cline's global hooks are scripts");
 }
 
 #[test]

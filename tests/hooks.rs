@@ -76,8 +76,10 @@ fn commands(settings: &str) -> Vec<(String, String)> {
     strings
         .into_iter()
         .filter_map(|c| {
-            let i = c.find("msd_run hook ")?;
-            let name = c[i + "msd_run hook ".len()..].split_whitespace().next()?.to_string();
+            // `<helper> hook <name>`, the helper quoted or not, possibly after a walk-up loop.
+            let i = c.rfind("msd_run")? + "msd_run".len();
+            let rest = c[i..].trim_start_matches(['"', '\'']).strip_prefix(" hook ")?;
+            let name = rest.split_whitespace().next()?.to_string();
             Some((c, name))
         })
         .collect()
@@ -561,14 +563,14 @@ fn hooks_claude_global_and_local_report_once_per_session_from_any_subdirectory()
                 String::from_utf8(out.stdout).unwrap()
             })
             .collect();
-        let reports = outputs.iter().filter(|o| o.contains("Phase: 1 of 2")).count();
+        let reports = outputs.iter().filter(|o| o.contains("msd: phase 1 of 2")).count();
         assert_eq!(reports, 1, "one report per session from {}: {outputs:?}", dir.display());
-        assert!(outputs[1].contains("Phase: 1 of 2"), "the project's own install reports");
+        assert!(outputs[1].contains("msd: phase 1 of 2"), "the project's own install reports");
     }
     // Without a local install the global hook reports.
     w.install().args(["uninstall", "--local"]).assert().success();
     let out = run_registered(&w, &global, &deep, &[]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("Phase: 1 of 2"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("msd: phase 1 of 2"));
 }
 
 #[test]

@@ -26,6 +26,13 @@ fn migrations_core_dir_rename_keeps_edits_and_leaves_no_orphans() {
     w.install().args(["--content", &s(&c)]).assert().success();
     let home = w.home.join(".claude");
     let fresh = tree(&home);
+    let entries = |home: &Path| {
+        let state: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(home.join("msd-core/msd-install-state.json")).unwrap()).unwrap();
+        state["settings"]["settings.json"]["entries"].as_object().unwrap().len()
+    };
+    let fresh_entries = entries(&home);
+    assert!(fresh_entries > 0);
     make_layout_1(&home);
     std::fs::write(home.join("msd/references/rules.md"), "my edit\n").unwrap();
     std::fs::write(home.join("msd/my-notes.md"), "notes\n").unwrap();
@@ -45,8 +52,8 @@ fn migrations_core_dir_rename_keeps_edits_and_leaves_no_orphans() {
     assert_eq!(state["migrations"][0]["id"], "core-dir-msd-to-msd-core");
     assert_eq!(state["migrations"][0]["outcome"], "applied");
     assert_eq!(
-        state["settings"]["settings.json"]["entries"].as_object().unwrap().len(),
-        3,
+        entries(&home),
+        fresh_entries,
         "settings entries of the old layout are ours again, so uninstall removes them"
     );
     // Recorded: the next run does not run it again and changes nothing.

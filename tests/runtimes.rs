@@ -502,9 +502,13 @@ fn runtimes_gemini_global_lists_its_core_in_include_directories_and_uninstall_re
     // Every command's include lies inside that directory.
     let cmd = std::fs::read_to_string(gemini.join("commands/msd/help.toml")).unwrap();
     assert!(cmd.contains(&format!("@{{{core}/")), "{cmd}");
-    // A local install has no settings entry: its includes are inside the workspace.
+    // A local install adds no includeDirectories entry (its includes are inside the workspace);
+    // its settings.json holds the hooks only.
     w.install().args(["-r", "gemini", "--local"]).assert().success();
-    assert!(!w.project.join(".gemini/settings.json").exists());
+    let local: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(w.project.join(".gemini/settings.json")).unwrap()).unwrap();
+    assert!(local.get("context").is_none(), "{local}");
+    assert!(local["hooks"].is_object(), "{local}");
     w.install().args(["uninstall", "-r", "gemini"]).assert().success();
     assert_eq!(std::fs::read_to_string(gemini.join("settings.json")).unwrap(), user);
 }

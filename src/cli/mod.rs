@@ -7,8 +7,8 @@ pub mod error;
 pub mod output;
 pub mod prompt;
 pub mod schemas;
-pub mod versioned;
 pub mod version;
+pub mod versioned;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

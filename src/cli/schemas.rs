@@ -30,4 +30,3 @@ pub fn render(kind: SchemaKind) -> String {
 fn pretty(schema: schemars::Schema) -> String {
     serde_json::to_string_pretty(&schema).expect("schema serializes")
 }
-

@@ -74,7 +74,6 @@ pub struct Vars {
     core_ref: String,
     msd_run: String,
     force_statusline: bool,
-    helper_sh: String,
     helper_ref_sh: String,
 }
 
@@ -89,7 +88,6 @@ impl Vars {
             |p: String| msd_core::shell::quote_path(&p, Shell::Posix).expect("an OS path holds no NUL").into_owned();
         Vars {
             msd_run: helper_word(&helper, mode.portable.then_some(user_home).flatten()),
-            helper_sh: sh(format!("{core}/bin/msd_run")),
             core,
             home,
             core_ref: target.core_ref.clone(),
@@ -103,7 +101,6 @@ impl Vars {
             .replace("{{core_ref}}", &self.core_ref)
             .replace("{{core}}", &self.core)
             .replace("{{msd_run}}", &self.msd_run)
-            .replace("{{helper_sh}}", &self.helper_sh)
             .replace("{{helper_ref_sh}}", &self.helper_ref_sh)
     }
 

@@ -12,7 +12,6 @@ fn vars() -> Vars {
         core_ref: "~/.claude/msd-core".into(),
         msd_run: "/h/msd-core/bin/msd_run".into(),
         force_statusline: false,
-        helper_sh: "/h/msd-core/bin/msd_run".into(),
         helper_ref_sh: "~/.claude/msd-core/bin/msd_run".into(),
     }
 }

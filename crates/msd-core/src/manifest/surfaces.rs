@@ -63,8 +63,8 @@ pub enum EntrySpec {
         /// The item. Strings may hold `{{home}}`, `{{core}}` (absolute paths), `{{core_ref}}`
         /// (the core path as content references it), `{{msd_run}}` (the installed helper as a
         /// shell word: absolute and quoted, or `"$HOME"/...` under `--portable-hooks`), and
-        /// `{{helper_sh}}` / `{{helper_ref_sh}}` (`<core>/bin/msd_run` and `<core_ref>bin/msd_run`,
-        /// quoted for POSIX sh by `msd_core::shell`). A `command` string may not hold a raw path.
+        /// `{{helper_ref_sh}}` (`<core_ref>bin/msd_run` quoted for POSIX sh by `msd_core::shell`,
+        /// for permission rules that must match the command content runs). A `command` string may not hold a raw path.
         value: Value,
     },
     /// One key's value, set only when the user has not set it, in a JSON or TOML surface. The
@@ -118,8 +118,7 @@ pub enum EntryKind {
     Block,
 }
 
-const PLACEHOLDERS: [&str; 6] =
-    ["{{home}}", "{{core}}", "{{core_ref}}", "{{msd_run}}", "{{helper_sh}}", "{{helper_ref_sh}}"];
+const PLACEHOLDERS: [&str; 5] = ["{{home}}", "{{core}}", "{{core_ref}}", "{{msd_run}}", "{{helper_ref_sh}}"];
 
 /// The id of the status-line key, which `--force-statusline` lets replace a user's.
 pub const STATUSLINE_ID: &str = "statusline";
@@ -184,7 +183,7 @@ pub fn validate(specs: &[SurfaceSpec]) -> Result<(), String> {
                     }
                     if let Some(cmd) = raw_command(value) {
                         return Err(format!(
-                            "settings surface `{}`: entry `{id}` puts an unquoted path into the shell command `{cmd}`; use {{{{helper_sh}}}} (quoted for sh)",
+                            "settings surface `{}`: entry `{id}` puts an unquoted path into the shell command `{cmd}`; use {{{{msd_run}}}} (the helper, quoted for sh)",
                             s.file
                         ));
                     }

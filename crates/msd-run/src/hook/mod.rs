@@ -98,8 +98,9 @@ pub fn run(a: &HookArgs) -> ExitCode {
     let parsed = event::parse(&text);
     let name = parsed.as_ref().ok().and_then(|e| e.name.clone()).unwrap_or_else(|| h.default_event().to_string());
     let mut reply = decide(h, parsed.clone(), &Dirs::from_env());
-    if a.watch_config && h == Hook::SessionStart {
-        let project = parsed.as_ref().map(project_dir).unwrap_or_default();
+    let cwd = parsed.as_ref().map(event_cwd).unwrap_or_default();
+    if a.watch_config && h == Hook::SessionStart && !defers_to_local(&cwd) {
+        let project = project_dir(&cwd);
         let config = fsx::canonicalize(&project).unwrap_or(project).join(".planning/config.json");
         reply = reply::watching(reply, config.display().to_string());
     }
@@ -145,8 +146,9 @@ pub fn decide(h: Hook, parsed: Result<Event, Malformed>, dirs: &Dirs) -> Reply {
         }
         Err(_) => return Reply::Pass,
     };
-    let project = project_dir(&e);
-    if h != Hook::Statusline && defers_to_local(&project) {
+    let cwd = event_cwd(&e);
+    let project = project_dir(&cwd);
+    if h != Hook::Statusline && defers_to_local(&cwd) {
         return Reply::Pass;
     }
     match h {
@@ -159,18 +161,27 @@ pub fn decide(h: Hook, parsed: Result<Event, Malformed>, dirs: &Dirs) -> Reply {
     }
 }
 
-fn project_dir(e: &Event) -> PathBuf {
+fn event_cwd(e: &Event) -> PathBuf {
     e.cwd.as_deref().map(PathBuf::from).or_else(|| std::env::current_dir().ok()).unwrap_or_default()
 }
 
-/// Whether this helper is a global install and `project` has a local one of the same core.
-fn defers_to_local(project: &Path) -> bool {
+/// The project a session in `cwd` works on: the nearest ancestor (itself included) holding
+/// `.planning/`, as `msd_run` finds it, else `cwd` (a session opened in `proj/src` is `proj`'s).
+fn project_dir(cwd: &Path) -> PathBuf {
+    cwd.ancestors().find(|d| fsx::is_dir(&d.join(crate::project::PLANNING))).unwrap_or(cwd).to_path_buf()
+}
+
+/// Whether this helper is a global install and `cwd` or one of its ancestors has a local
+/// install of the same core (the runtime loads that project's settings from a subdirectory).
+fn defers_to_local(cwd: &Path) -> bool {
     let (Ok(exe), Some(home)) = (std::env::current_exe(), std::env::var_os("HOME").map(PathBuf::from)) else {
         return false;
     };
     let home = fsx::canonicalize(&home).unwrap_or(home);
-    let project = fsx::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
-    local_twin(&exe, &home, &project).is_some_and(|twin| fsx::is_file(&twin))
+    let cwd = fsx::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    cwd.ancestors()
+        .take_while(|d| *d != home)
+        .any(|d| local_twin(&exe, &home, d).is_some_and(|twin| fsx::is_file(&twin)))
 }
 
 /// The path `exe` (a helper under `home`) would have in `project`'s local install; `None` when
