@@ -577,12 +577,13 @@ fn compact_payload_violations(w: &World, core: &Path) -> Vec<String> {
     for (i, agent) in agents.iter().enumerate() {
         let ((_, canonical), (variant, compact)) = (&off[i], &on[i]);
         if compact > canonical {
-            violations.push(format!("{agent}: compact payload ({variant}) {compact} bytes > canonical {canonical} bytes"));
+            violations
+                .push(format!("{agent}: compact payload ({variant}) {compact} bytes > canonical {canonical} bytes"));
         }
-        if let Ok(meta) = std::fs::metadata(dir.join(format!("{agent}.compact.md"))) {
-            if meta.len() >= VARIANT_CAP {
-                violations.push(format!("{agent}: variant {} bytes reaches {VARIANT_CAP}", meta.len()));
-            }
+        if let Ok(meta) = std::fs::metadata(dir.join(format!("{agent}.compact.md")))
+            && meta.len() >= VARIANT_CAP
+        {
+            violations.push(format!("{agent}: variant {} bytes reaches {VARIANT_CAP}", meta.len()));
         }
     }
     violations
