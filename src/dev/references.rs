@@ -16,6 +16,9 @@
 //! - [`Rule::Command`]: every command named as `/msd:<stem>` (a suggested next step) is shipped.
 //! - [`Rule::ConfigKey`]: every key of a `config-get` / `config-set` call is a known key, and
 //!   each literal value (and `--default`) is one the key allows.
+//! - [`Rule::Answers`]: the `@file:` answer form is explained once, in [`ANSWERS_REF`]: no other
+//!   file spells `@file:` (a line that also names the reference points at it), and every workflow spine that calls the helper names that reference
+//!   (its steps and detail parts are read under the spine, so they inherit it).
 //! - [`Rule::Profile`]: the profiles file names only shipped commands, puts every command in
 //!   exactly one profile, and each profile's closure (own commands, the profile it extends,
 //!   closed over `requires`) holds every command whose workflow a member's workflow reads.
@@ -34,6 +37,10 @@ use msd_run::{RunCli, RunCommand};
 pub const CORE_REF: &str = "~/.claude/msd-core/";
 /// The helper's installed path in content.
 pub const HELPER_REF: &str = "~/.claude/msd-core/bin/msd_run";
+/// The one reference that says how to read a helper answer (the `@file:` spill form, exit codes).
+pub const ANSWERS_REF: &str = "references/helper-answers.md";
+/// The spill form of a helper answer (issue 20): one line, `@file:<absolute path>`.
+pub const SPILL_FORM: &str = "@file:";
 
 /// Which rule a finding breaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -49,6 +56,9 @@ pub enum Rule {
     Command,
     /// An unknown config key, or a value the key does not allow.
     ConfigKey,
+    /// The `@file:` form explained outside its one reference, or a helper-calling workflow that
+    /// does not point at it.
+    Answers,
     /// A profile problem.
     Profile,
 }
@@ -62,6 +72,7 @@ impl Rule {
             Rule::Agent => "agent",
             Rule::Command => "command",
             Rule::ConfigKey => "config-key",
+            Rule::Answers => "answers",
             Rule::Profile => "profile",
         }
     }
@@ -303,6 +314,31 @@ pub fn check(inputs: &Inputs) -> Vec<Finding> {
         for (line, agent) in names_after(text, "subagent_type=\"") {
             if !known.agents.contains(&agent) {
                 push(line, Rule::Agent, format!("spawns `{agent}`, which is not a shipped agent"), agent_fix(&known));
+            }
+        }
+        let answers_file = format!("msd-core/{ANSWERS_REF}");
+        if *file != answers_file {
+            for (i, l) in text.lines().enumerate() {
+                // A line that names the reference points at it; that is not a second explanation.
+                if l.contains(SPILL_FORM) && !l.contains(ANSWERS_REF) {
+                    push(
+                        i + 1,
+                        Rule::Answers,
+                        format!("spells out the `{SPILL_FORM}` answer form, which only {CORE_REF}{ANSWERS_REF} explains"),
+                        format!("say it once: drop the explanation here and point at `{CORE_REF}{ANSWERS_REF}`"),
+                    );
+                }
+            }
+        }
+        let is_spine = stem_of(file, "msd-core/workflows/", ".md").is_some();
+        if is_spine && !text.contains(&format!("{CORE_REF}{ANSWERS_REF}")) {
+            if let Some((line, _)) = helper_calls(text).first() {
+                push(
+                    *line,
+                    Rule::Answers,
+                    format!("calls the helper but never names `{CORE_REF}{ANSWERS_REF}`, so an `{SPILL_FORM}` answer is not read"),
+                    format!("add `{CORE_REF}{ANSWERS_REF}` to the workflow's <required_reading>"),
+                );
             }
         }
         for (line, cmd) in names_after(text, "/msd:") {

@@ -34,14 +34,15 @@ fn clean() -> Inputs {
          ~/.claude/msd-core/bin/msd_run config-set <key> <value>\n```\n\
          Run `~/.claude/msd-core/bin/msd_run query agent-skills msd-planner` and\n\
          Task(subagent_type=\"msd-planner\")\n\
-         Read `~/.claude/msd-core/references/spawning.md`, then /msd:ship.\n\
+         Read `~/.claude/msd-core/references/spawning.md` and `~/.claude/msd-core/references/helper-answers.md`, then /msd:ship.\n\
          <!-- msd:section id=\"a\" when=\"always\" -->\nx\n<!-- /msd:section -->\n",
     );
     add(
         "msd-core/workflows/ship.md",
-        "```bash\n~/.claude/msd-core/bin/msd_run query prompt-budget --budget 100 \\\n  --instructions-file a \\\n  --roadmap-file b --output-prompt c --output-metadata d\n```\nNext: /msd:plan\n",
+        "```bash\n~/.claude/msd-core/bin/msd_run query prompt-budget --budget 100 \\\n  --instructions-file a \\\n  --roadmap-file b --output-prompt c --output-metadata d\n```\nNext: /msd:plan (answers: `~/.claude/msd-core/references/helper-answers.md`)\n",
     );
     add("msd-core/references/spawning.md", "spawn\n");
+    add("msd-core/references/helper-answers.md", "An answer of one line `@file:<path>` is that file.\n");
     let core: BTreeSet<String> = files
         .keys()
         .filter_map(|p| p.strip_prefix("msd-core/"))
@@ -153,4 +154,31 @@ fn references_profile_that_is_not_closed_is_red() {
     });
     assert_eq!(f.len(), 2, "{f:#?}");
     assert!(f.iter().all(|x| x.rule == Rule::Profile));
+}
+
+#[test]
+fn references_spill_form_explained_twice_or_not_pointed_at_is_red() {
+    // A second explanation of the `@file:` form, outside its one reference.
+    let f = with(|i| append(i, "msd-core/references/spawning.md", "An `@file:` answer: read the file.\n"));
+    assert_eq!(only(&f), ("msd-core/references/spawning.md", 2, Rule::Answers));
+    assert!(f[0].fix.contains("references/helper-answers.md"), "{}", f[0]);
+    // A line that points at the reference may name the form.
+    let f = with(|i| {
+        append(i, "msd-core/references/spawning.md", "Read an `@file:` answer as references/helper-answers.md says.\n")
+    });
+    assert_eq!(f, Vec::<Finding>::new());
+    // A workflow spine that calls the helper without naming the reference, at its first call.
+    let f = with(|i| {
+        let t = i.files["msd-core/workflows/ship.md"].replace(" (answers: `~/.claude/msd-core/references/helper-answers.md`)", "");
+        i.files.insert("msd-core/workflows/ship.md".into(), t);
+    });
+    assert_eq!(only(&f), ("msd-core/workflows/ship.md", 2, Rule::Answers));
+    // A steps file is read under its spine: it needs no pointer of its own.
+    let f = with(|i| {
+        i.files.insert(
+            "msd-core/workflows/plan/steps/a.md".into(),
+            "`~/.claude/msd-core/bin/msd_run config-get mode --default yolo`\n".into(),
+        );
+    });
+    assert_eq!(f, Vec::<Finding>::new());
 }
