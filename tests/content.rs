@@ -296,6 +296,15 @@ fn content_fact_store_is_large_and_varied() {
     }
     let n: usize = classes.values().sum();
     assert!(n >= 150 && classes.len() >= 8, "{n} predicates in {} classes", classes.len());
+    // The installed store holds what the framework cites; the installer's own facts, authoring
+    // rules and the reference's defects are maintainers' facts (docs/MAINTAINER-FACTS.md).
+    for class in ["RUNTIME", "DEFECT", "MARKER", "ATOM"] {
+        assert!(!classes.contains_key(class), "CONTEXT.md still ships {class} facts");
+    }
+    for prefix in ["`RULE.install.", "`RULE.context.", "`PATH.content.", "`PATH.tests."] {
+        assert!(!text.contains(prefix), "CONTEXT.md still ships {prefix}* facts");
+    }
+    assert!(text.len() < 30_000, "CONTEXT.md is {} bytes", text.len());
 }
 
 #[test]
