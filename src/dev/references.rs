@@ -17,7 +17,7 @@
 //! - [`Rule::ConfigKey`]: every key of a `config-get` / `config-set` call is a known key, and
 //!   each literal value (and `--default`) is one the key allows.
 //! - [`Rule::Answers`]: the `@file:` answer form is explained once, in [`ANSWERS_REF`]: no other
-//!   file spells `@file:` (a line that also names the reference points at it), and every workflow spine that calls the helper names that reference
+//!   file spells `@file:` (a paragraph that also names the reference points at it), and every workflow spine that calls the helper names that reference
 //!   (its steps and detail parts are read under the spine, so they inherit it).
 //! - [`Rule::Profile`]: the profiles file names only shipped commands, puts every command in
 //!   exactly one profile, and each profile's closure (own commands, the profile it extends,
@@ -318,9 +318,16 @@ pub fn check(inputs: &Inputs) -> Vec<Finding> {
         }
         let answers_file = format!("msd-core/{ANSWERS_REF}");
         if *file != answers_file {
-            for (i, l) in text.lines().enumerate() {
-                // A line that names the reference points at it; that is not a second explanation.
-                if l.contains(SPILL_FORM) && !l.contains(ANSWERS_REF) {
+            let lines: Vec<&str> = text.lines().collect();
+            // A paragraph (lines up to a blank one) that names the reference points at it; that
+            // is not a second explanation.
+            let paragraph_names_ref = |i: usize| {
+                let start = lines[..i].iter().rposition(|l| l.trim().is_empty()).map_or(0, |b| b + 1);
+                let end = lines[i..].iter().position(|l| l.trim().is_empty()).map_or(lines.len(), |e| i + e);
+                lines[start..end].iter().any(|l| l.contains(ANSWERS_REF))
+            };
+            for (i, l) in lines.iter().enumerate() {
+                if l.contains(SPILL_FORM) && !paragraph_names_ref(i) {
                     push(
                         i + 1,
                         Rule::Answers,

@@ -164,7 +164,7 @@ fn references_spill_form_explained_twice_or_not_pointed_at_is_red() {
     assert!(f[0].fix.contains("references/helper-answers.md"), "{}", f[0]);
     // A line that points at the reference may name the form.
     let f = with(|i| {
-        append(i, "msd-core/references/spawning.md", "Read an `@file:` answer as references/helper-answers.md says.\n")
+        append(i, "msd-core/references/spawning.md", "Read an `@file:` answer\nas references/helper-answers.md says.\n")
     });
     assert_eq!(f, Vec::<Finding>::new());
     // A workflow spine that calls the helper without naming the reference, at its first call.
