@@ -9,7 +9,9 @@ use msd_core::markup::markers;
 use msd_core::markup::when::ATOMS;
 use msd_install::pipeline::load::Content;
 
-use crate::support::repo;
+use std::path::Path;
+
+use crate::support::{Install, World, copy_tree, repo};
 
 fn content() -> Content {
     msd_install::pipeline::load_content(&Default::default()).expect("the shipped content loads")
@@ -376,4 +378,186 @@ fn content_core_process_shares_one_set_of_planning_files() {
             assert!(allowed.contains(&first), "{file}: unknown planning path .planning/{p}");
         }
     }
+}
+
+/// Runs `msd-install check references` on `content` (the shipped runtimes).
+fn check_references(w: &World, content: &Path) -> std::process::Output {
+    w.install().args(["check", "references", "--content"]).arg(content).output().unwrap()
+}
+
+#[test]
+fn content_check_references_is_green_on_the_shipped_content_and_red_on_a_planted_break() {
+    let w = World::new();
+    let out = check_references(&w, &repo().join("content"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("ok: ") && stdout.contains("install(s)"), "{stdout}");
+    // A copy with one broken reference of each kind a workflow can make, planted at known lines.
+    let planted = w.tmp.path().join("content");
+    copy_tree(&repo().join("content"), &planted);
+    let ship = planted.join("msd-core/workflows/ship.md");
+    let text = std::fs::read_to_string(&ship).unwrap();
+    let first = text.lines().count() + 1;
+    let broken = "Read `~/.claude/msd-core/references/no-such-reference.md` first.\n\
+                  `~/.claude/msd-core/bin/msd_run config-get mode --fallback x`\n\
+                  Task(subagent_type=\"msd-ghost-writer\")\n\
+                  Then run /msd:deploy.\n\
+                  An `@file:` answer is a file: read it.\n";
+    std::fs::write(&ship, format!("{text}{broken}")).unwrap();
+    let out = check_references(&w, &planted);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    for (offset, rule) in ["path", "helper", "agent", "command", "answers"].iter().enumerate() {
+        let at = format!("msd-core/workflows/ship.md:{}: [{rule}]", first + offset);
+        assert!(stdout.contains(&at), "missing `{at}` in:\n{stdout}");
+    }
+    assert!(stdout.contains("fix: "), "{stdout}");
+}
+
+/// What a `<...>` or shell placeholder of a helper call stands for in the scratch project.
+fn fill(word: &str) -> Option<&'static str> {
+    Some(match word.trim_matches('"') {
+        "<phase>" => "3",
+        "<key>" | "$k" => "mode",
+        "<PLAN.md>" | "<plan path>" => ".planning/phases/03-authentication/03-01-PLAN.md",
+        "<id>" | "<task id>" => "03-01-T1",
+        _ => return None,
+    })
+}
+
+/// A scratch project every shipped helper call can run in: the planning files, phase 3 with two
+/// plans, and the review inputs the prompt-budget examples name.
+fn scratch_project(root: &Path) {
+    let write = |rel: &str, text: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(".planning/PROJECT.md", "# Project\n\nA scratch project.\n");
+    write(".planning/REQUIREMENTS.md", "# Requirements\n\n- AUTH-01: sign in\n");
+    write(
+        ".planning/ROADMAP.md",
+        "# Roadmap\n\n## Phase Details\n\n### Phase 1: Setup\n**Goal:** a\n\n### Phase 2: Data\n**Goal:** b\n\n\
+         ### Phase 3: Authentication\n**Goal:** c\n\n### Phase 4: Billing\n**Goal:** d\n\n## Progress\n",
+    );
+    write(".planning/STATE.md", "# State\n\n## Current Position\n\nPhase 3.\n");
+    let plan = "---\nphase: 03\nplan: 01\n---\n<task id=\"03-01-T1\" type=\"auto\">\n<name>Sign in</name>\n\
+                <action>Add the form.</action>\n</task>\n";
+    let dir = ".planning/phases/03-authentication";
+    write(&format!("{dir}/03-01-PLAN.md"), plan);
+    write(&format!("{dir}/03-02-PLAN.md"), &plan.replace("01", "02"));
+    write(&format!("{dir}/03-CONTEXT.md"), "# Context\n");
+    write(&format!("{dir}/03-RESEARCH.md"), "# Research\n");
+    for f in ["review-work/instructions.md", "review-work/batch-1-instructions.md"] {
+        write(&format!("{dir}/{f}"), "Review the plans.\n");
+    }
+}
+
+/// Installs the shipped content for `runtime`, extracts every helper call of every installed
+/// text file, and runs each in a scratch project with the helper the install put there. None
+/// may fail with a usage error (an unknown subcommand, flag, key, agent or workflow: exit 2) or
+/// a damaged-install error (3); each exits with a code its subcommand documents.
+fn every_installed_call_runs(runtime: &str, local: bool) {
+    let mut install = Install::new().runtime(runtime);
+    if local {
+        install = install.local();
+    }
+    let ran = install.run().success();
+    let w = &ran.world;
+    // The install's runtime directory: where its helper landed (under the project when local).
+    let base = if local { &w.project } else { &w.home };
+    let found: Vec<String> = crate::support::tree(base)
+        .into_keys()
+        .filter_map(|k| k.strip_suffix("/msd-core/bin/msd_run").map(str::to_string))
+        .collect();
+    assert_eq!(found.len(), 1, "one helper expected under {}: {found:?}", base.display());
+    let root = base.join(&found[0]);
+    // How the installed text names the helper: project-relative when local, absolute when global.
+    let helper = if local {
+        format!("./{}/msd-core/bin/msd_run", found[0])
+    } else {
+        root.join("msd-core/bin/msd_run").display().to_string()
+    };
+    scratch_project(&w.project);
+    // A planted call the helper does not know proves the runner goes red: it must be the one
+    // failure reported.
+    let planted = root.join("msd-core/references/zz-planted.md");
+    std::fs::write(&planted, format!("Run `{helper} config-get mode --no-such-flag`.\n")).unwrap();
+    let config = w.project.join(".planning/config.json");
+    let mut calls = BTreeMap::new();
+    for (rel, bytes) in crate::support::tree(&root) {
+        // The installed text: commands, skills, agents, workflows, references (Markdown or TOML);
+        // settings files register hooks, not calls a workflow makes.
+        let Ok(text) = String::from_utf8(bytes) else { continue };
+        if !(rel.ends_with(".md") || rel.ends_with(".toml")) {
+            continue;
+        }
+        for inv in msd_install::dev::references::invocations(&text, &helper) {
+            let is_init = inv.words.get(1).is_some_and(|(w, _)| w.starts_with("init."));
+            let mut argv = Vec::new();
+            for (word, placeholder) in &inv.words {
+                // A workflow's own arguments (`$ARGUMENTS`, Gemini's `{{args}}`) may be empty.
+                if is_init && (*placeholder || word == "{{args}}") {
+                    continue;
+                }
+                // A value placeholder takes a value its key allows.
+                let value = match (word.as_str(), argv.get(1).map(String::as_str)) {
+                    ("<value>" | "<default>", Some("model_profile")) => Some("balanced"),
+                    ("<value>" | "<default>", Some("mode")) => Some("interactive"),
+                    _ => fill(word),
+                };
+                match (placeholder, value) {
+                    (false, _) => argv.push(word.clone()),
+                    (true, Some(v)) => argv.push(v.to_string()),
+                    (true, None) => panic!("{rel}:{}: no value for the placeholder `{word}`", inv.line),
+                }
+            }
+            calls.entry(argv).or_insert_with(|| format!("{rel}:{}", inv.line));
+        }
+    }
+    assert!(calls.len() >= 80, "only {} distinct helper calls found in the {runtime} install", calls.len());
+    let mut failures = Vec::new();
+    for (argv, at) in &calls {
+        std::fs::write(&config, "{\"mode\": \"interactive\"}\n").unwrap();
+        let mut cmd = std::process::Command::new(root.join("msd-core/bin/msd_run"));
+        w.isolate(&mut cmd);
+        let out = cmd.args(argv).output().unwrap();
+        let code = out.status.code();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // Prose that names a subcommand (`msd_run task resolve-content` exits non-zero...) is a
+        // mention, not a call: two bare words the helper answers with "arguments missing".
+        if argv.len() <= 2
+            && argv.iter().all(|a| !a.starts_with('-'))
+            && stderr.contains("required arguments were not provided")
+        {
+            continue;
+        }
+        // config-get without --default may answer "unset" (1); every other call answers.
+        let allowed: &[i32] = if argv.first().map(String::as_str) == Some("config-get") { &[0, 1] } else { &[0] };
+        if !code.is_some_and(|c| allowed.contains(&c)) || stderr.contains("unexpected argument") {
+            failures.push(format!("{at}: msd_run {} -> exit {code:?}\n  {}", argv.join(" "), stderr.trim()));
+        }
+    }
+    let planted_failure = |f: &String| {
+        f.starts_with("msd-core/references/zz-planted.md:1: msd_run config-get mode --no-such-flag -> exit Some(2)")
+    };
+    assert!(failures.iter().any(planted_failure), "the planted bad call was not reported: {failures:#?}");
+    failures.retain(|f| !planted_failure(f));
+    assert!(
+        failures.is_empty(),
+        "{runtime}: {} of {} helper calls fail:\n{}",
+        failures.len(),
+        calls.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn content_spawn_every_helper_call_of_the_claude_install_runs() {
+    every_installed_call_runs("claude", true);
+}
+
+#[test]
+fn content_spawn_every_helper_call_of_the_gemini_install_runs() {
+    every_installed_call_runs("gemini", false);
 }

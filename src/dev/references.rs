@@ -114,8 +114,8 @@ pub struct Inputs {
 #[derive(Debug, Clone, PartialEq)]
 enum Word {
     Literal(String),
-    /// `<...>`, `$X`, `"$x"`: a value the caller fills in.
-    Placeholder,
+    /// `<...>`, `$X`, `"$x"`: a value the caller fills in (its text, quotes removed).
+    Placeholder(String),
 }
 
 /// The words of a command line up to the first shell operator (a pipe, `;`, `&&`, a
@@ -132,12 +132,14 @@ fn words(s: &str) -> Vec<Word> {
             break;
         }
         if c == '<' {
+            let mut w = String::new();
             for c in chars.by_ref() {
+                w.push(c);
                 if c == '>' {
                     break;
                 }
             }
-            out.push(Word::Placeholder);
+            out.push(Word::Placeholder(w));
             continue;
         }
         let mut w = String::new();
@@ -165,7 +167,7 @@ fn words(s: &str) -> Vec<Word> {
         if chars.peek() == Some(&'>') && w.bytes().all(|b| b.is_ascii_digit()) {
             break; // `2>/dev/null`, `2>&1`
         }
-        out.push(if dynamic { Word::Placeholder } else { Word::Literal(w) });
+        out.push(if dynamic { Word::Placeholder(w) } else { Word::Literal(w) });
     }
     out
 }
@@ -177,13 +179,46 @@ fn in_inline_code(line: &str, at: usize) -> bool {
 
 /// Every helper call: (line, text after `msd_run`).
 fn helper_calls(text: &str) -> Vec<(usize, String)> {
+    helper_calls_of(text, HELPER_REF)
+}
+
+/// One helper call of a text: its 1-based line and its words up to the first shell operator
+/// (quotes removed, `\` continuations and wrapped inline spans joined). A word marked `true` is
+/// one the caller fills in (`<phase>`, `$ARGUMENTS`, `"$k"`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    /// 1-based line of the call.
+    pub line: usize,
+    /// (word, is a shell placeholder).
+    pub words: Vec<(String, bool)>,
+}
+
+/// Every call of the helper installed at `helper` (the content's `~/.claude/msd-core/bin/msd_run`,
+/// or an installed tree's rewritten path) in `text`: what the spawn tests run.
+pub fn invocations(text: &str, helper: &str) -> Vec<Invocation> {
+    helper_calls_of(text, helper)
+        .into_iter()
+        .map(|(line, call)| Invocation {
+            line,
+            words: words(&call)
+                .into_iter()
+                .map(|w| match w {
+                    Word::Literal(s) => (s, false),
+                    Word::Placeholder(s) => (s, true),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn helper_calls_of(text: &str, helper: &str) -> Vec<(usize, String)> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let mut from = 0;
-        while let Some(pos) = line[from..].find(HELPER_REF).map(|p| p + from) {
-            let after = &line[pos + HELPER_REF.len()..];
-            from = pos + HELPER_REF.len();
+        while let Some(pos) = line[from..].find(helper).map(|p| p + from) {
+            let after = &line[pos + helper.len()..];
+            from = pos + helper.len();
             if !after.starts_with(' ') || !after[1..].starts_with(|c: char| c.is_ascii_lowercase() || c == '-') {
                 continue;
             }
@@ -331,7 +366,9 @@ pub fn check(inputs: &Inputs) -> Vec<Finding> {
                     push(
                         i + 1,
                         Rule::Answers,
-                        format!("spells out the `{SPILL_FORM}` answer form, which only {CORE_REF}{ANSWERS_REF} explains"),
+                        format!(
+                            "spells out the `{SPILL_FORM}` answer form, which only {CORE_REF}{ANSWERS_REF} explains"
+                        ),
                         format!("say it once: drop the explanation here and point at `{CORE_REF}{ANSWERS_REF}`"),
                     );
                 }
@@ -343,7 +380,9 @@ pub fn check(inputs: &Inputs) -> Vec<Finding> {
                 push(
                     *line,
                     Rule::Answers,
-                    format!("calls the helper but never names `{CORE_REF}{ANSWERS_REF}`, so an `{SPILL_FORM}` answer is not read"),
+                    format!(
+                        "calls the helper but never names `{CORE_REF}{ANSWERS_REF}`, so an `{SPILL_FORM}` answer is not read"
+                    ),
                     format!("add `{CORE_REF}{ANSWERS_REF}` to the workflow's <required_reading>"),
                 );
             }
@@ -382,10 +421,10 @@ fn check_call(known: &Known, call: &str, push: &mut dyn FnMut(Rule, String, Stri
     let is_init = matches!(words.get(1), Some(Word::Literal(w)) if w.starts_with("init."));
     let argv: Vec<String> = words
         .iter()
-        .filter(|w| !(is_init && **w == Word::Placeholder))
+        .filter(|w| !(is_init && matches!(w, Word::Placeholder(_))))
         .map(|w| match w {
             Word::Literal(s) => s.clone(),
-            Word::Placeholder => PLACEHOLDER.to_string(),
+            Word::Placeholder(_) => PLACEHOLDER.to_string(),
         })
         .collect();
     let shown = format!("msd_run {}", argv.join(" "));

@@ -169,7 +169,8 @@ fn references_spill_form_explained_twice_or_not_pointed_at_is_red() {
     assert_eq!(f, Vec::<Finding>::new());
     // A workflow spine that calls the helper without naming the reference, at its first call.
     let f = with(|i| {
-        let t = i.files["msd-core/workflows/ship.md"].replace(" (answers: `~/.claude/msd-core/references/helper-answers.md`)", "");
+        let t = i.files["msd-core/workflows/ship.md"]
+            .replace(" (answers: `~/.claude/msd-core/references/helper-answers.md`)", "");
         i.files.insert("msd-core/workflows/ship.md".into(), t);
     });
     assert_eq!(only(&f), ("msd-core/workflows/ship.md", 2, Rule::Answers));
