@@ -316,6 +316,32 @@ fn content_help_lists_every_command() {
     for cmd in &c.commands {
         assert!(help.contains(&format!("/msd:{}", cmd.stem)), "help does not list /msd:{}", cmd.stem);
     }
+    // And every command is a step some other command's workflow (or command file) names, so a
+    // user finds it from where they are, not only from help.
+    let files = texts(&c);
+    let unreached: Vec<&str> = c
+        .commands
+        .iter()
+        .map(|cmd| cmd.stem.as_str())
+        .filter(|stem| {
+            let own = |p: &str| {
+                p == format!("msd-core/workflows/{stem}.md")
+                    || p.starts_with(&format!("msd-core/workflows/{stem}/"))
+                    || p == format!("commands/msd/{stem}.md")
+                    || p == "msd-core/workflows/help.md"
+                    || p == "commands/msd/help.md"
+            };
+            let named = format!("/msd:{stem}");
+            !files.iter().any(|(p, t)| {
+                (p.starts_with("msd-core/workflows/") || p.starts_with("commands/msd/"))
+                    && !own(p)
+                    && t.match_indices(&named).any(|(i, _)| {
+                        !t[i + named.len()..].starts_with(|ch: char| ch.is_ascii_lowercase() || ch == '-')
+                    })
+            })
+        })
+        .collect();
+    assert!(unreached.is_empty(), "no other command names {unreached:?}");
 }
 
 #[test]
