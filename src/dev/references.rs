@@ -375,17 +375,18 @@ pub fn check(inputs: &Inputs) -> Vec<Finding> {
             }
         }
         let is_spine = stem_of(file, "msd-core/workflows/", ".md").is_some();
-        if is_spine && !text.contains(&format!("{CORE_REF}{ANSWERS_REF}")) {
-            if let Some((line, _)) = helper_calls(text).first() {
-                push(
-                    *line,
-                    Rule::Answers,
-                    format!(
-                        "calls the helper but never names `{CORE_REF}{ANSWERS_REF}`, so an `{SPILL_FORM}` answer is not read"
-                    ),
-                    format!("add `{CORE_REF}{ANSWERS_REF}` to the workflow's <required_reading>"),
-                );
-            }
+        if is_spine
+            && !text.contains(&format!("{CORE_REF}{ANSWERS_REF}"))
+            && let Some((line, _)) = helper_calls(text).first()
+        {
+            push(
+                *line,
+                Rule::Answers,
+                format!(
+                    "calls the helper but never names `{CORE_REF}{ANSWERS_REF}`, so an `{SPILL_FORM}` answer is not read"
+                ),
+                format!("add `{CORE_REF}{ANSWERS_REF}` to the workflow's <required_reading>"),
+            );
         }
         for (line, cmd) in names_after(text, "/msd:") {
             if !known.commands.contains(&cmd) {
