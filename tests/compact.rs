@@ -692,6 +692,8 @@ fn compact_payload_is_the_skills_block_only_where_the_runtime_loads_agent_files(
     let (code, text, err) = run(&w, &["query", "agent-skills", "msd-executor"]);
     assert_eq!(code, 0, "{err}");
     assert!(text.contains("<agent_instructions agent=\"msd-executor\" variant=\"canonical\">"), "{text}");
+    // A general-purpose subagent receives it in place of the agent file: the payload says so.
+    assert!(text.contains("no agent file for msd-executor: you are msd-executor"), "{text}");
 }
 
 // ---- token benchmark ----

@@ -44,7 +44,11 @@ pub fn payload(agent: &str, instructions: Option<(Variant, &str)>, skills: &[Str
         Variant::Canonical | Variant::CanonicalSubstituted => "canonical",
         Variant::Compact => "compact",
     };
-    s.push_str(&format!("\n<agent_instructions agent=\"{agent}\" variant=\"{name}\">\n"));
+    // A general-purpose subagent gets this payload in place of the agent file: say what it is.
+    s.push_str(&format!(
+        "\nThis runtime has no agent file for {agent}: you are {agent}, and the instructions below are your whole definition. Follow them as your role.\n"
+    ));
+    s.push_str(&format!("<agent_instructions agent=\"{agent}\" variant=\"{name}\">\n"));
     if variant == Variant::CanonicalSubstituted {
         s.push_str(&format!(
             "Compact content mode is on, but {agent} has no compact variant: these are its canonical instructions, served in its place.\n\n"
