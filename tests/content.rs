@@ -587,3 +587,18 @@ fn content_spawn_every_helper_call_of_the_claude_install_runs() {
 fn content_spawn_every_helper_call_of_the_gemini_install_runs() {
     every_installed_call_runs("gemini", false);
 }
+
+#[test]
+fn content_every_agent_has_a_model_profile_row() {
+    // The orchestrator picks each spawn's tier from this table: an agent without a row gets none.
+    let c = content();
+    let files = texts(&c);
+    let table = &files["msd-core/references/model-profiles.md"];
+    let missing: Vec<String> = files
+        .keys()
+        .filter_map(|k| k.strip_prefix("agents/")?.strip_suffix(".md"))
+        .filter(|a| !table.lines().any(|l| l.starts_with(&format!("| {a} |"))))
+        .map(str::to_string)
+        .collect();
+    assert!(missing.is_empty(), "model-profiles.md has no row for {missing:?}");
+}
