@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use msd_core::fs::fsx::{self, Lock};
 use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
+use msd_core::shell::Os;
 use rayon::prelude::*;
 
 use super::{ApplyError, InstallOptions, LifecycleError, TargetRun, lio, migrate, plan, state, surfaces, txn, write};
@@ -374,7 +375,8 @@ pub(super) fn plan_settings(
     allow_symlinks: bool,
     hooks: &HookContext<'_>,
 ) -> Result<BTreeMap<RelPath, SurfaceLedger>, LifecycleError> {
-    let vars = Vars::new(target, cap.core_dir(target.scope), hooks.mode, Some(hooks.user_home));
+    let platform = (Os::HOST, cap.command_shell(Os::HOST));
+    let vars = Vars::new(target, cap.core_dir(target.scope), hooks.mode, Some(hooks.user_home), platform)?;
     // A previous install whose ledger is lost: entries equal to ours are ours.
     let adopt = prev.is_none() && plan.previous.is_some();
     let empty = BTreeMap::new();
