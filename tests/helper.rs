@@ -476,8 +476,10 @@ fn helper_json_answers_use_snake_case_keys() {
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let mut all = Vec::new();
         keys(&v, &mut all, &["config", "flags", "args"]);
-        let bad: Vec<&String> =
-            all.iter().filter(|k| !k.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')).collect();
+        let bad: Vec<&String> = all
+            .iter()
+            .filter(|k| !k.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+            .collect();
         assert!(bad.is_empty(), "{args:?}: keys not in snake_case: {bad:?}");
     }
 }

@@ -73,7 +73,9 @@ pub fn invocation(program: &str, shell: Shell) -> String {
 
 /// A word that cannot be quoted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{word:?} cannot be passed to the shell that runs it: it contains a NUL byte (or, for cmd.exe, a `\"` or a `%`)")]
+#[error(
+    "{word:?} cannot be passed to the shell that runs it: it contains a NUL byte (or, for cmd.exe, a `\"` or a `%`)"
+)]
 pub struct QuoteError {
     /// The word.
     pub word: String,

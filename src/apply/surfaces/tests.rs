@@ -221,8 +221,8 @@ fn surfaces_helper_word_quotes_or_goes_home_relative() {
 #[test]
 fn surfaces_windows_command_strings_follow_the_runtime_shell() {
     use crate::pipeline::target::HomeSource;
-    use std::path::PathBuf;
     use msd_core::shell::{Os, Shell};
+    use std::path::PathBuf;
     let target = |home: &str| Target {
         runtime: "gemini".into(),
         scope: msd_core::manifest::capability::Scope::Global,
@@ -245,10 +245,7 @@ fn surfaces_windows_command_strings_follow_the_runtime_shell() {
     // --portable-hooks (this test runs on Unix, where `\` is no separator: a `/` home here).
     let (home, user) = ("C:/Users/A B/.gemini", "C:/Users/A B");
     assert_eq!(run(home, Shell::PowerShell, Some(user)).unwrap(), "& \"$HOME\\.gemini/msd-core/bin/msd_run.exe\"");
-    assert_eq!(
-        run(home, Shell::Cmd, Some(user)).unwrap(),
-        "\"%USERPROFILE%\\.gemini/msd-core/bin/msd_run.exe\""
-    );
+    assert_eq!(run(home, Shell::Cmd, Some(user)).unwrap(), "\"%USERPROFILE%\\.gemini/msd-core/bin/msd_run.exe\"");
     // What cmd.exe cannot take is refused, naming the helper's path.
     let e = run(r"C:\100%\.gemini", Shell::Cmd, None).unwrap_err();
     assert!(e.path.ends_with("msd_run.exe") && e.message.contains("cmd.exe"), "{e}");
