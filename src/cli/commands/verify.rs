@@ -39,6 +39,9 @@ pub fn run(args: &VerifyArgs) -> Result<(), Error> {
                     text.push_str(&format!("  {label:<8} {p}\n"));
                 }
             }
+            for p in &r.user {
+                text.push_str(&format!("  yours    {p} (no manifest lists it: left alone, not drift)\n"));
+            }
             for c in &r.settings {
                 let mut what: Vec<String> = Vec::new();
                 if !c.added.is_empty() {
