@@ -79,10 +79,12 @@ pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, Lifecy
     let set: BTreeSet<&Path> = homes.iter().copied().collect();
     let mut held = Held { _locks: Vec::new(), recoveries: BTreeMap::new(), created_home: BTreeSet::new() };
     for home in set {
-        // A home holding nothing but our work dir is one a run created and was killed in
-        // before it wrote anything (no destructor removed it): it is ours, as if absent.
-        let only_work_dir = fsx::list_dir(home)
-            .is_ok_and(|es| !es.is_empty() && es.iter().all(|e| e.name == fsx::WORK_DIR && e.is_dir));
+        // A home holding nothing but our work dir, or nothing at all, is one a run created and
+        // was killed in before it wrote anything (between its mkdir and its lock, or before
+        // the destructor removed it): it is ours, as if absent. An empty directory holds
+        // nothing of the user's to lose.
+        let only_work_dir =
+            fsx::list_dir(home).is_ok_and(|es| es.iter().all(|e| e.name == fsx::WORK_DIR && e.is_dir));
         if !home.exists() || only_work_dir {
             held.created_home.insert(home.to_path_buf());
         }
