@@ -355,6 +355,16 @@ fn lifecycle_uninstall_all_leaves_no_msd_file() {
     let n = msd_install::pipeline::load_runtimes(&Default::default()).unwrap().len();
     assert_eq!(doc["targets"].as_array().unwrap().len(), n);
     assert_eq!(msd_files(&w.home), Vec::<String>::new(), "no msd file is left in the homes");
+    // Nor a directory the installs created above their homes (`~/.codeium` of windsurf,
+    // `~/.config` of kilo and opencode): the home holds what it held before, the update cache's
+    // parent aside.
+    let left: Vec<String> = std::fs::read_dir(&w.home)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != ".cache")
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "left in the home after uninstall --all");
     assert!(!msd_files(&w.project).is_empty(), "--all is per scope: the local install stays");
     w.install().args(["uninstall", "--all", "--local", "--quiet"]).assert().success();
     assert_eq!(msd_files(&w.project), Vec::<String>::new());

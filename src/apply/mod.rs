@@ -27,7 +27,7 @@ mod recover;
 mod uninstall;
 mod verify;
 
-pub use install::{forget_version, install};
+pub use install::{forget_version, install, remove_created_parents};
 pub use recover::recover;
 pub use uninstall::{UninstallReport, uninstall};
 pub use verify::{VerifyReport, verify};

@@ -23,6 +23,10 @@ pub fn run(args: &UninstallArgs) -> Result<(), Error> {
         )?;
         reports.push((r, target));
     }
+    if !args.dry_run {
+        let parents: Vec<_> = reports.iter().flat_map(|(r, _)| r.created_parents.iter().cloned()).collect();
+        apply::remove_created_parents(&parents);
+    }
     if args.target.all && !args.dry_run {
         apply::forget_version(&super::env()?);
     }
