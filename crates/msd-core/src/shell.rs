@@ -63,10 +63,11 @@ pub fn helper_file(os: Os) -> &'static str {
 }
 
 /// `program` (already a word of `shell`, from [`quote`] or a `$HOME`-relative form) as the
-/// start of a command: PowerShell calls a quoted path with `&`; the others run it as is.
+/// start of a command: PowerShell calls it with `&` (a quoted path alone would be a string
+/// expression there; a bare one works either way); the others run it as is.
 pub fn invocation(program: &str, shell: Shell) -> String {
     match shell {
-        Shell::PowerShell if program.starts_with(['\'', '"']) => format!("& {program}"),
+        Shell::PowerShell => format!("& {program}"),
         _ => program.to_string(),
     }
 }
@@ -148,7 +149,7 @@ mod tests {
         let ps = quote(exe, Shell::PowerShell).unwrap();
         assert_eq!(ps, r"'C:\Users\A B\.gemini\msd-core\bin\msd_run.exe'");
         assert_eq!(invocation(&ps, Shell::PowerShell), format!("& {ps}"));
-        assert_eq!(invocation("C:/plain/msd_run.exe", Shell::PowerShell), "C:/plain/msd_run.exe");
+        assert_eq!(invocation("C:/plain/msd_run.exe", Shell::PowerShell), "& C:/plain/msd_run.exe");
         assert_eq!(quote(r"C:\it's\$(x)", Shell::PowerShell).unwrap(), r"'C:\it''s\$(x)'");
         let cmd = quote(exe, Shell::Cmd).unwrap();
         assert_eq!(cmd, format!("\"{exe}\""));

@@ -95,6 +95,7 @@ pub struct Vars {
     core: String,
     core_ref: String,
     msd_run: String,
+    msd_run_powershell: String,
     force_statusline: bool,
     helper_ref_sh: String,
 }
@@ -115,17 +116,19 @@ impl Vars {
         let helper = target.home.join(core_dir.as_str()).join(helper_path(os).as_str());
         let sh =
             |p: String| msd_core::shell::quote_path(&p, Shell::Posix).expect("an OS path holds no NUL").into_owned();
-        let msd_run = helper_command(&helper, mode.portable.then_some(user_home).flatten(), shell).map_err(|e| {
-            SettingsError {
+        let portable = mode.portable.then_some(user_home).flatten();
+        let command = |shell: Shell| {
+            helper_command(&helper, portable, shell).map_err(|e| SettingsError {
                 path: helper.display().to_string(),
                 line: None,
                 message: format!(
                     "{e}; the runtime runs its hooks with {shell:?} here: install into a home whose path that shell can take"
                 ),
-            }
-        })?;
+            })
+        };
         Ok(Vars {
-            msd_run,
+            msd_run: command(shell)?,
+            msd_run_powershell: command(Shell::PowerShell)?,
             core,
             home,
             core_ref: target.core_ref.clone(),
@@ -139,6 +142,7 @@ impl Vars {
             .replace("{{core_ref}}", &self.core_ref)
             .replace("{{core}}", &self.core)
             .replace("{{msd_run}}", &self.msd_run)
+            .replace("{{msd_run_powershell}}", &self.msd_run_powershell)
             .replace("{{helper_ref_sh}}", &self.helper_ref_sh)
     }
 

@@ -11,6 +11,7 @@ fn vars() -> Vars {
         core: "/h/msd-core".into(),
         core_ref: "~/.claude/msd-core".into(),
         msd_run: "/h/msd-core/bin/msd_run".into(),
+        msd_run_powershell: "& '/h/msd-core/bin/msd_run'".into(),
         force_statusline: false,
         helper_ref_sh: "~/.claude/msd-core/bin/msd_run".into(),
     }
@@ -252,6 +253,9 @@ fn surfaces_windows_command_strings_follow_the_runtime_shell() {
     // On Unix the helper keeps its name and every runtime's strings are POSIX.
     let unix = Vars::new(&target("/h/.gemini"), &core, HookMode::default(), None, (Os::Unix, Shell::Posix)).unwrap();
     assert_eq!(unix.msd_run, "/h/.gemini/msd-core/bin/msd_run");
+    // `{{msd_run_powershell}}` (Copilot's `powershell` field) is a PowerShell call everywhere.
+    let v = Vars::new(&target("/h/a b"), &core, HookMode::default(), None, (Os::Unix, Shell::Posix)).unwrap();
+    assert_eq!(v.expand("{{msd_run_powershell}} hook guard"), "& '/h/a b/msd-core/bin/msd_run' hook guard");
 }
 
 /// The Windows shell of each runtime with command strings is manifest data, cited there.
@@ -267,6 +271,7 @@ fn surfaces_windows_shell_is_manifest_data() {
     assert_eq!(shell_of("gemini"), (Shell::PowerShell, Shell::Posix));
     assert_eq!(shell_of("qwen"), (Shell::Cmd, Shell::Posix));
     assert_eq!(shell_of("claude"), (Shell::Posix, Shell::Posix));
+    assert_eq!(shell_of("codex"), (Shell::Cmd, Shell::Posix));
 }
 
 /// Issue 15, item 7: install then uninstall gives back every JSON settings file byte for byte,
