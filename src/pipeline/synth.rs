@@ -34,7 +34,7 @@ pub const MSD_RUN_BIN_ENV: &str = "MSD_RUN_BIN";
 /// Where the helper lands on `os`, relative to the core dir: `bin/msd_run`, `bin/msd_run.exe`
 /// on Windows.
 pub fn helper_path(os: Os) -> RelPath {
-    RelPath::new(&format!("bin/{}", msd_core::shell::helper_file(os))).expect("static path")
+    RelPath::new(format!("bin/{}", msd_core::shell::helper_file(os))).expect("static path")
 }
 
 /// The msd_run binary cannot be found or read.

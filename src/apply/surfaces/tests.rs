@@ -263,8 +263,8 @@ fn surfaces_windows_command_strings_follow_the_runtime_shell() {
 fn surfaces_windows_shell_is_manifest_data() {
     use msd_core::shell::{Os, Shell};
     let shell_of = |id: &str| {
-        let text = std::fs::read_to_string(format!("{}/runtimes/{id}/capability.json", env!("CARGO_MANIFEST_DIR")))
-            .expect("manifest");
+        let path = format!("{}/runtimes/{id}/capability.json", env!("CARGO_MANIFEST_DIR"));
+        let text = msd_core::fs::fsx::read_to_string(std::path::Path::new(&path)).expect("manifest");
         let cap: msd_core::manifest::capability::Capability = serde_json::from_str(&text).expect("parses");
         (cap.command_shell(Os::Windows), cap.command_shell(Os::Unix))
     };

@@ -158,11 +158,11 @@ fn content_file(args: &GenOpts, what: Target) -> Result<(), Error> {
             ("unchanged", format!("{path} was already up to date\n"))
         }
     } else {
-        crate::cli::output::print(&fresh);
+        crate::cli::output::print(fresh);
         return Ok(());
     };
     if args.json {
-        crate::cli::output::println(&json!({"ok": true, "gen": name, "reason": state, "path": path}));
+        crate::cli::output::println(json!({"ok": true, "gen": name, "reason": state, "path": path}));
     } else {
         eprint!("{text}");
     }

@@ -33,7 +33,7 @@ pub fn run(args: &UninstallArgs) -> Result<(), Error> {
     if args.output.json {
         let list: Vec<_> = reports.iter().map(|(r, _)| r).collect();
         let doc = crate::cli::versioned::versioned(json!({"ok": true, "dry_run": args.dry_run, "targets": list}));
-        crate::cli::output::println(&serde_json::to_string_pretty(&doc).expect("json"));
+        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
         return Ok(());
     }
     let mut text = String::new();

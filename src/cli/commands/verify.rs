@@ -20,7 +20,7 @@ pub fn run(args: &VerifyArgs) -> Result<(), Error> {
     if args.output.json {
         let list: Vec<_> = reports.iter().map(|(r, _)| r).collect();
         let doc = crate::cli::versioned::versioned(json!({"ok": ok, "targets": list}));
-        crate::cli::output::println(&serde_json::to_string_pretty(&doc).expect("json"));
+        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
     } else {
         let mut text = String::new();
         if reports.is_empty() {
