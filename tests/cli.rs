@@ -203,3 +203,53 @@ fn cli_install_sh_dry_run_leaves_the_bin_dir_untouched() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("dry run: nothing was written"));
     assert!(!w.home.join(".claude").exists());
 }
+
+/// Issue 15, item 12: a reader that goes away (`msd-install schema | head -1`) is no error:
+/// every command, of both binaries, exits with the code it has with a reader, and says nothing
+/// (no panic, no "Broken pipe").
+#[test]
+fn cli_every_command_exits_quietly_on_a_closed_stdout() {
+    let w = World::new();
+    w.install().arg("-q").assert().success();
+    let core = w.home.join(".claude/msd-core");
+    let install: &[&[&str]] = &[
+        &["--json"],
+        &["--version"],
+        &["--version", "--json"],
+        &["--dry-run"],
+        &["schema"],
+        &["schema", "--kind", "status"],
+        &["runtimes"],
+        &["runtimes", "--json"],
+        &["status"],
+        &["status", "--json"],
+        &["verify"],
+        &["verify", "--json"],
+        &["diff"],
+        &["completions", "bash"],
+        &["man"],
+        &["uninstall", "--dry-run", "--json"],
+        &["recover", "--json"],
+    ];
+    let helper: &[&[&str]] = &[
+        &["query", "update-check"],
+        &["query", "agent-skills", "msd-executor"],
+        &["query", "context-predicates", "--class", "RULE"],
+        &["query", "init.progress"],
+    ];
+    let cases = install.iter().map(|a| (false, *a)).chain(helper.iter().map(|a| (true, *a)));
+    for (is_helper, args) in cases {
+        let cmd = |w: &World| {
+            let mut c = w.spawnable(if is_helper { "msd_run" } else { "msd-install" });
+            c.env("MSD_CORE_DIR", &core).args(args);
+            c
+        };
+        let with_reader = cmd(&w).output().unwrap();
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let closed = cmd(&w).stdout(writer).stderr(std::process::Stdio::piped()).output().unwrap();
+        let stderr = String::from_utf8_lossy(&closed.stderr);
+        assert_eq!(closed.status.code(), with_reader.status.code(), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+    }
+}

@@ -410,3 +410,76 @@ fn helper_init_rejects_the_invalid_config_config_get_rejects() {
     assert!(err.contains("workflow.research"), "{err}");
     assert!(err.contains("/msd:health"), "Gemini's syntax: {err}");
 }
+
+/// `/msd:update` asks the helper, which compares versions as numbers: the installed one (its
+/// own) against what `msd-install --version` printed and the installer's update cache.
+#[test]
+fn helper_update_check_compares_the_installed_version_numerically() {
+    let (w, _core) = shipped();
+    let own = env!("CARGO_PKG_VERSION");
+    let check = |available: &str| -> serde_json::Value {
+        let out = spawn(&w, &["query", "update-check", "--available", available], None);
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    // What the installer on the PATH prints, taken as is.
+    let line = String::from_utf8(w.install().arg("--version").output().unwrap().stdout).unwrap();
+    let v = check(line.trim());
+    assert_eq!((v["installed"].as_str(), v["status"].as_str()), (Some(own), Some("current")), "{v}");
+    let (maj, _) = own.split_once('.').unwrap();
+    let next_major = format!("{}.0.0", maj.parse::<u64>().unwrap() + 1);
+    assert_eq!(check(&format!("msd-install {next_major} (abc1234 2027-01-01)"))["status"], "update_available");
+    // An older installer on the PATH (and no newer one in the cache) would downgrade.
+    let out = w
+        .run()
+        .env("XDG_CACHE_HOME", w.tmp_dir())
+        .args(["query", "update-check", "--available", "0.0.1"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["status"], "installed_is_newer", "{v}");
+    // Without --available, the installer's note in the update cache (written by the install).
+    let out = spawn(&w, &["query", "update-check"], None);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["available_from"], "update_cache", "the install wrote the cache: {v}");
+    assert_eq!(v["available"].as_str(), Some(own));
+    let bad = w.run().args(["query", "update-check", "--available", "unknown"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2), "a text without a version is a usage error");
+}
+
+/// Every JSON answer of the helper uses snake_case keys, like msd-install's `--json`
+/// (prompt-budget's metadata file is the one documented exception, CONTENT-CONVENTIONS 3).
+#[test]
+fn helper_json_answers_use_snake_case_keys() {
+    fn keys(v: &serde_json::Value, out: &mut Vec<String>, skip: &[&str]) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    out.push(k.clone());
+                    // User data (the project's config, the parsed flags) keeps the user's keys.
+                    if !skip.contains(&k.as_str()) {
+                        keys(x, out, skip);
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| keys(x, out, skip)),
+            _ => {}
+        }
+    }
+    let (w, _core) = shipped();
+    for args in [
+        &["query", "agent-skills", "msd-executor", "--json"][..],
+        &["query", "context-predicates", "--class", "RULE"],
+        &["query", "init.plan-phase", "1", "--research"],
+        &["query", "update-check", "--available", "9.9.9"],
+    ] {
+        let out = spawn(&w, args, None);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut all = Vec::new();
+        keys(&v, &mut all, &["config", "flags", "args"]);
+        let bad: Vec<&String> = all
+            .iter()
+            .filter(|k| !k.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+            .collect();
+        assert!(bad.is_empty(), "{args:?}: keys not in snake_case: {bad:?}");
+    }
+}

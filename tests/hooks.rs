@@ -58,7 +58,11 @@ fn commands(settings: &str) -> Vec<(String, String)> {
         match v {
             serde_json::Value::String(s) => out.push(s.clone()),
             serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
-            serde_json::Value::Object(o) => o.values().for_each(|x| walk(x, out)),
+            // Copilot's `powershell` command is for PowerShell (Windows): no sh runs it here; its
+            // quoting is unit-tested (`surfaces_windows_*`) and its presence checked below.
+            serde_json::Value::Object(o) => {
+                o.iter().filter(|(k, _)| *k != "powershell").for_each(|(_, x)| walk(x, out))
+            }
             _ => {}
         }
     }
@@ -252,6 +256,15 @@ fn hooks_every_runtime_registers_exactly_ours_and_they_run() {
         let cmds = commands(&settings);
         let names: Vec<&str> = cmds.iter().map(|(_, n)| n.as_str()).collect();
         assert_eq!(names, case.hooks, "{what}:\n{settings}");
+        if case.runtime == "copilot" && !case.local {
+            // Each bash command has its PowerShell twin, the helper called with `&`.
+            let v: serde_json::Value = serde_json::from_str(&settings).unwrap();
+            for ev in ["sessionStart", "preToolUse"] {
+                let entry = &v["hooks"][ev][0];
+                let ps = entry["powershell"].as_str().unwrap_or_else(|| panic!("{what}: no powershell in {entry}"));
+                assert!(ps.starts_with("& ") && ps.contains("msd_run") && ps.contains(" hook "), "{what}: {ps}");
+            }
+        }
         let project = w.project.canonicalize().unwrap();
         let extra: Vec<(&str, &Path)> = case.project_var.iter().map(|v| (*v, project.as_path())).collect();
         for (cmd, name) in &cmds {

@@ -187,7 +187,10 @@ fn lifecycle_verify_reports_modified_missing_extra() {
     assert_eq!(r["ok"], false);
     assert_eq!(r["modified"], serde_json::json!(["msd-core/workflows/plan.md"]));
     assert_eq!(r["missing"], serde_json::json!(["agents/msd-planner.md"]));
-    assert_eq!(r["extra"], serde_json::json!(["msd-core/stray.md", "skills/msd-stray/SKILL.md"]));
+    assert_eq!(r["extra"], serde_json::json!(["msd-core/stray.md"]));
+    // The user's own skill at an msd-like name is theirs: reported apart, not drift (issue 15,
+    // item 12).
+    assert_eq!(r["user"], serde_json::json!(["skills/msd-stray/SKILL.md"]));
     // Settings drift: our hook removed by hand.
     std::fs::write(home.join("settings.json"), "{}\n").unwrap();
     let r = json(&w.install().args(["verify", "--json"]).output().unwrap())["targets"][0].clone();
@@ -352,6 +355,16 @@ fn lifecycle_uninstall_all_leaves_no_msd_file() {
     let n = msd_install::pipeline::load_runtimes(&Default::default()).unwrap().len();
     assert_eq!(doc["targets"].as_array().unwrap().len(), n);
     assert_eq!(msd_files(&w.home), Vec::<String>::new(), "no msd file is left in the homes");
+    // Nor a directory the installs created above their homes (`~/.codeium` of windsurf,
+    // `~/.config` of kilo and opencode): the home holds what it held before, the update cache's
+    // parent aside.
+    let left: Vec<String> = std::fs::read_dir(&w.home)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != ".cache")
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "left in the home after uninstall --all");
     assert!(!msd_files(&w.project).is_empty(), "--all is per scope: the local install stays");
     w.install().args(["uninstall", "--all", "--local", "--quiet"]).assert().success();
     assert_eq!(msd_files(&w.project), Vec::<String>::new());
@@ -375,4 +388,34 @@ fn lifecycle_verify_and_recover_take_repeated_runtimes() {
     assert_eq!(doc["schema_version"], 1);
     assert_eq!(doc["targets"].as_array().unwrap().len(), 2);
     assert!(doc["targets"][0]["recovery"].is_null());
+}
+
+/// Issue 15, item 12: what no manifest lists is the user's. Their own `skills/msd-*` and
+/// `agents/msd-*` are reported apart and are no drift (verify exits 0); a stray file inside a
+/// skill directory msd wrote still is.
+#[test]
+fn lifecycle_verify_reports_the_users_own_msd_named_files_apart() {
+    let w = World::new();
+    w.install().arg("-q").assert().success();
+    let home = w.home.join(".claude");
+    std::fs::create_dir_all(home.join("skills/msd-mine")).unwrap();
+    std::fs::write(home.join("skills/msd-mine/SKILL.md"), "mine\n").unwrap();
+    std::fs::write(home.join("agents/msd-own.md"), "mine\n").unwrap();
+    let out = w.install().args(["verify"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "the user's files are no drift: {stdout}");
+    assert!(stdout.contains("yours    skills/msd-mine/SKILL.md"), "{stdout}");
+    assert!(!stdout.contains("extra"), "{stdout}");
+    let r = json(&w.install().args(["verify", "--json"]).output().unwrap())["targets"][0].clone();
+    assert_eq!(r["user"], serde_json::json!(["agents/msd-own.md", "skills/msd-mine/SKILL.md"]));
+    assert_eq!(r["extra"], serde_json::json!([]));
+    // A file inside a skill directory msd wrote is drift.
+    let ours = std::fs::read_dir(home.join("skills")).unwrap().flatten().find(|e| e.file_name() != "msd-mine").unwrap();
+    std::fs::write(ours.path().join("stray.md"), "x\n").unwrap();
+    let out = w.install().args(["verify"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains(&format!("extra    skills/{}/stray.md", ours.file_name().to_string_lossy()))
+    );
 }

@@ -221,7 +221,7 @@ fn check_layout(cap: &Capability, scope: Scope, content: &Content, files: &BTree
 /// The msd_run binary every install carries: a program, not emitted content, and the same
 /// bytes for every runtime, so the text checks below do not apply to it (tests/helper.rs checks it).
 fn is_program(path: &str) -> bool {
-    path.ends_with(&format!("/{}", msd_install::pipeline::synth::HELPER_PATH))
+    path.ends_with(&format!("/{}", msd_install::pipeline::synth::helper_path(msd_core::shell::Os::HOST)))
 }
 
 fn check_formats(id: &str, files: &BTreeMap<String, Vec<u8>>) {

@@ -316,6 +316,14 @@ fn safety_a_home_left_by_a_killed_run_is_still_ours() {
     let r = r.then().arg("uninstall").run().success();
     assert!(!home.exists(), "left: {:?}", tree(&home).keys().collect::<Vec<_>>());
     drop(r);
+    // Killed between creating the home and its work dir: an empty home is ours too.
+    let w = World::new();
+    let home = w.home.join(".claude");
+    std::fs::create_dir_all(&home).unwrap();
+    let r = crate::support::Install::with(w).run().success();
+    let r = r.then().arg("uninstall").run().success();
+    assert!(!home.exists(), "an empty home left by a killed run is removed by uninstall");
+    drop(r);
 }
 
 /// Issue 15, item 10: a FIFO in a content tree is refused, located, instead of hanging the

@@ -58,3 +58,52 @@ fn snapshots_emitted_text_per_runtime_and_scope() {
         }
     }
 }
+
+/// Issue 15, item 11: each message names the path, the cause and the fix, and exits with the
+/// README's code. One combined snapshot, temp paths filtered.
+#[test]
+fn snapshots_error_messages() {
+    fn case(text: &mut String, name: &str, w: &World, out: &std::process::Output) {
+        let stderr = String::from_utf8_lossy(&out.stderr)
+            .replace(&w.tmp.path().display().to_string(), "[TMP]")
+            .replace(env!("CARGO_PKG_VERSION"), "[VERSION]");
+        text.push_str(&format!("=== {name} (exit {})\n{stderr}\n", out.status.code().unwrap_or(-1)));
+    }
+    let mut text = String::new();
+
+    // `~/.claude/skills` is a file where skill directories go.
+    let w = World::new();
+    std::fs::create_dir_all(w.home.join(".claude")).unwrap();
+    std::fs::write(w.home.join(".claude/skills"), "mine\n").unwrap();
+    case(&mut text, "skills dir is a file", &w, &w.install().arg("-q").output().unwrap());
+    assert_eq!(std::fs::read(w.home.join(".claude/skills")).unwrap(), b"mine\n");
+
+    // A symlinked `~/.claude` (the migration is the first step that looks).
+    let w = World::new();
+    std::fs::create_dir_all(w.home.join("dotfiles/claude")).unwrap();
+    std::os::unix::fs::symlink("dotfiles/claude", w.home.join(".claude")).unwrap();
+    case(&mut text, "symlinked home", &w, &w.install().arg("-q").output().unwrap());
+    assert_eq!(std::fs::read_dir(w.home.join("dotfiles/claude")).unwrap().count(), 0, "nothing written through it");
+
+    // HOME is relative.
+    let w = World::new();
+    case(&mut text, "relative HOME", &w, &w.install().env("HOME", "rel").arg("-q").output().unwrap());
+    assert!(!w.project.join("rel").exists());
+
+    // A symlink loop in the content tree.
+    let w = World::new();
+    let content = w.tmp.path().join("content");
+    crate::support::copy_tree(&fixture("starter"), &content);
+    std::os::unix::fs::symlink("loop.md", content.join("msd-core/loop.md")).unwrap();
+    let out = w.install().args(["-q", "--content", content.to_str().unwrap()]).output().unwrap();
+    case(&mut text, "symlink loop in content", &w, &out);
+
+    // A corrupt journal of an interrupted run: damaged state, exit 3, for install and recover.
+    let w = World::new();
+    std::fs::create_dir_all(w.home.join(".claude/.msd-install/txn")).unwrap();
+    std::fs::write(w.home.join(".claude/.msd-install/journal.json"), "{bad").unwrap();
+    case(&mut text, "corrupt journal (install)", &w, &w.install().arg("-q").output().unwrap());
+    case(&mut text, "corrupt journal (recover)", &w, &w.install().arg("recover").output().unwrap());
+
+    insta::assert_snapshot!("error-messages", text);
+}

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use msd_core::fs::fsx::{self, Lock};
 use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
+use msd_core::shell::Os;
 use rayon::prelude::*;
 
 use super::{ApplyError, InstallOptions, LifecycleError, TargetRun, lio, migrate, plan, state, surfaces, txn, write};
@@ -24,7 +25,8 @@ use crate::pipeline::target::{Environment, HomeSource, Target};
 pub(super) struct Held {
     _locks: Vec<Lock>,
     pub(super) recoveries: BTreeMap<PathBuf, Recovery>,
-    created_home: BTreeSet<PathBuf>,
+    /// Homes this run created, each with how many directories above it it created too.
+    created_home: BTreeMap<PathBuf, usize>,
 }
 
 impl Drop for Held {
@@ -32,9 +34,36 @@ impl Drop for Held {
     /// before writing leaves no trace).
     fn drop(&mut self) {
         self._locks.clear();
-        for home in &self.created_home {
-            fsx::remove_dir_if_empty(home);
+        for (home, above) in &self.created_home {
+            let _ = remove_created(home, *above);
         }
+    }
+}
+
+/// Removes `home` when it is empty, then up to `above` directories over it while each is empty:
+/// what an install created and nothing else filled. Returns those of the `above` that are still
+/// there because something else is in them (another runtime's home, to be removed after it).
+pub(super) fn remove_created(home: &Path, above: usize) -> Vec<PathBuf> {
+    if !fsx::remove_dir_if_empty(home) {
+        return Vec::new();
+    }
+    let mut left = Vec::new();
+    for dir in home.ancestors().skip(1).take(above) {
+        if !left.is_empty() || !fsx::remove_dir_if_empty(dir) {
+            left.push(dir.to_path_buf());
+        }
+    }
+    left
+}
+
+/// After several uninstalls: removes each directory an install created above its home that is
+/// empty now, deepest first (`~/.config` once both `kilo/` and `opencode/` in it are gone).
+pub fn remove_created_parents(dirs: &[PathBuf]) {
+    let mut dirs: Vec<&PathBuf> = dirs.iter().collect();
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    dirs.dedup();
+    for d in dirs {
+        fsx::remove_dir_if_empty(d);
     }
 }
 
@@ -76,14 +105,18 @@ fn preflight(target: &Target) -> Result<(), LifecycleError> {
 /// creating missing homes, and recovers what interrupted runs left.
 pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, LifecycleError> {
     let set: BTreeSet<&Path> = homes.iter().copied().collect();
-    let mut held = Held { _locks: Vec::new(), recoveries: BTreeMap::new(), created_home: BTreeSet::new() };
+    let mut held = Held { _locks: Vec::new(), recoveries: BTreeMap::new(), created_home: BTreeMap::new() };
     for home in set {
-        // A home holding nothing but our work dir is one a run created and was killed in
-        // before it wrote anything (no destructor removed it): it is ours, as if absent.
-        let only_work_dir = fsx::list_dir(home)
-            .is_ok_and(|es| !es.is_empty() && es.iter().all(|e| e.name == fsx::WORK_DIR && e.is_dir));
+        // A home holding nothing but our work dir, or nothing at all, is one a run created and
+        // was killed in before it wrote anything (between its mkdir and its lock, or before
+        // the destructor removed it): it is ours, as if absent. An empty directory holds
+        // nothing of the user's to lose.
+        let only_work_dir = fsx::list_dir(home).is_ok_and(|es| es.iter().all(|e| e.name == fsx::WORK_DIR && e.is_dir));
         if !home.exists() || only_work_dir {
-            held.created_home.insert(home.to_path_buf());
+            // The directories above a missing home that the lock's mkdir will create too (after
+            // a killed run they exist already and are not counted: the user may own them).
+            let above = if home.exists() { 0 } else { home.ancestors().skip(1).take_while(|a| !a.exists()).count() };
+            held.created_home.insert(home.to_path_buf(), above);
         }
         held._locks.push(Lock::acquire(home)?);
         // Writability probes that older versions left, when killed, beside and in the home.
@@ -240,7 +273,7 @@ fn plan_target<'r>(
     let mut plan = plan::build(emission, cap, &home, opts.allow_symlinks, opts.adopt)?;
     let hooks = HookContext { mode: opts.hooks, user_home: &env.home };
     let ledgers = plan_settings(&mut plan, cap, &target, state.as_ref(), opts.allow_symlinks, &hooks)?;
-    let created_home = held.is_some_and(|h| h.created_home.contains(&home));
+    let created_home = held.and_then(|h| h.created_home.get(&home).copied());
     plan.state =
         next_state(&plan, cap, state.as_ref(), &ran, ledgers, created_home, opts.hooks.portable, opts.profile)?;
     plan.migrations = ran;
@@ -374,7 +407,8 @@ pub(super) fn plan_settings(
     allow_symlinks: bool,
     hooks: &HookContext<'_>,
 ) -> Result<BTreeMap<RelPath, SurfaceLedger>, LifecycleError> {
-    let vars = Vars::new(target, cap.core_dir(target.scope), hooks.mode, Some(hooks.user_home));
+    let platform = (Os::HOST, cap.command_shell(Os::HOST));
+    let vars = Vars::new(target, cap.core_dir(target.scope), hooks.mode, Some(hooks.user_home), platform)?;
     // A previous install whose ledger is lost: entries equal to ours are ours.
     let adopt = prev.is_none() && plan.previous.is_some();
     let empty = BTreeMap::new();
@@ -412,7 +446,7 @@ fn next_state(
     prev: Option<&InstallState>,
     ran: &[Ran],
     ledgers: BTreeMap<RelPath, SurfaceLedger>,
-    created_home: bool,
+    created_home: Option<usize>,
     portable_hooks: bool,
     profile: Option<&str>,
 ) -> Result<Option<plan::StateWrite>, LifecycleError> {
@@ -422,7 +456,8 @@ fn next_state(
         next.profile = Some(p.to_string());
     }
     if prev.is_none() {
-        next.created_home = created_home;
+        next.created_home = created_home.is_some();
+        next.created_above = created_home.unwrap_or(0);
     }
     let at = write::timestamp();
     for r in ran {

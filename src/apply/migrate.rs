@@ -77,6 +77,33 @@ pub enum MigrateError {
         /// What is wrong.
         message: String,
     },
+    /// A path of the migration passes through a symlink or a file.
+    #[error("migration {id}: {source}")]
+    Confine {
+        /// The migration.
+        id: &'static str,
+        /// What is on the way.
+        source: fsx::ConfineError,
+    },
+}
+
+impl MigrateError {
+    /// What to do about it.
+    pub fn hint(&self) -> String {
+        let reverted = "the migration was reverted and nothing else was written";
+        match self {
+            MigrateError::BothLayouts { old, .. } => {
+                format!("move {old} aside (keep it until the install works) and run again; {reverted}")
+            }
+            MigrateError::Confine { source, .. } => source.hint(),
+            MigrateError::Io { path, .. } => {
+                format!(
+                    "check that {path} is readable and writable (permissions, disk space), then run again; {reverted}"
+                )
+            }
+            MigrateError::Unsafe { .. } => format!("reinstall into a fresh home, or report this; {reverted}"),
+        }
+    }
 }
 
 /// A migration that ran in this run.
@@ -134,8 +161,7 @@ const LEGACY_CORE: &str = "msd";
 
 impl Ctx<'_> {
     fn path(&self, id: &'static str, rel: &RelPath) -> Result<PathBuf, MigrateError> {
-        fsx::confined(self.home, rel, self.allow_symlinks)
-            .map_err(|e| MigrateError::Unsafe { id, message: e.to_string() })
+        fsx::confined(self.home, rel, self.allow_symlinks).map_err(|source| MigrateError::Confine { id, source })
     }
 }
 

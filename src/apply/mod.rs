@@ -27,7 +27,7 @@ mod recover;
 mod uninstall;
 mod verify;
 
-pub use install::{forget_version, install};
+pub use install::{forget_version, install, remove_created_parents};
 pub use recover::recover;
 pub use uninstall::{UninstallReport, uninstall};
 pub use verify::{VerifyReport, verify};
@@ -139,9 +139,9 @@ impl LifecycleError {
             LifecycleError::ReadOnly { .. } => "make the target writable (permissions, immutable flag, read-only mount) and run again; nothing was written".into(),
             LifecycleError::Settings(_) => "fix the file's syntax (or move it aside) and run again; it was left untouched and nothing was written".into(),
             LifecycleError::State(_) => "the install state is damaged; move it aside and run again".into(),
-            LifecycleError::Migrate(_) => "move one of the two directories aside and run again; the migration was reverted".into(),
+            LifecycleError::Migrate(m) => m.hint(),
             LifecycleError::Txn(t) => t.hint(),
-            LifecycleError::Confine(_) => "pass --allow-symlinks if the link is intended".into(),
+            LifecycleError::Confine(c) => c.hint(),
             LifecycleError::Io { .. } => "check that the target exists and is writable".into(),
         }
     }

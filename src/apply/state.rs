@@ -43,6 +43,10 @@ pub struct InstallState {
     /// Whether the home itself was created by the first install.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created_home: bool,
+    /// How many directories above the home the first install created with it (`~/.codeium` of
+    /// `~/.codeium/windsurf`): uninstall removes them again when they are empty.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub created_above: usize,
     /// Whether the hook commands were written relative to `$HOME` (`--portable-hooks`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub portable_hooks: bool,
@@ -60,6 +64,7 @@ impl Default for InstallState {
             settings: BTreeMap::new(),
             created_dirs: Vec::new(),
             created_home: false,
+            created_above: 0,
             portable_hooks: false,
             profile: None,
         }
@@ -197,4 +202,8 @@ impl InstallState {
     pub fn has_migration(&self, id: &str) -> bool {
         self.migrations.iter().any(|m| m.id == id)
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

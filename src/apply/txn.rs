@@ -546,9 +546,13 @@ impl TxnError {
             TxnError::Conflict { .. } => {
                 "another program changed the file during the run; every change was rolled back; run again".into()
             }
-            TxnError::BadJournal { .. } => "move the .msd-install directory aside and run again (the target may then be half-updated: run install to make it whole)".into(),
+            TxnError::BadJournal { path, .. } => format!(
+                "an interrupted run left a damaged journal, so it can be neither completed nor undone: move {} out of the home (e.g. `mv {0} {}.msd-install-damaged`) and run the same command again: the target may be half-updated, and that run makes it whole (files you edited are backed up first)",
+                Path::new(path).parent().map_or_else(|| path.clone(), |d| d.display().to_string()),
+                Path::new(path).parent().and_then(Path::parent).map_or_else(String::new, |h| h.display().to_string())
+            ),
             TxnError::Stuck { .. } => "fix the cause (permissions, disk space) and run `msd-install recover`".into(),
-            TxnError::Confine(_) => "pass --allow-symlinks if the link is intended".into(),
+            TxnError::Confine(c) => c.hint(),
             TxnError::Io { .. } => "every change of this run was rolled back; fix the cause and run again".into(),
         }
     }

@@ -39,6 +39,11 @@ pub struct UninstallReport {
     pub metadata: Vec<RelPath>,
     /// Directories removed (empty ones we had created).
     pub dirs_removed: Vec<RelPath>,
+    /// Directories above the home that its first install created and that are not empty yet
+    /// (another runtime's home is in them): [`crate::apply::remove_created_parents`] takes them
+    /// once every uninstall of a run is done.
+    #[serde(skip)]
+    pub created_parents: Vec<PathBuf>,
     /// Where the edited files were copied.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backup_dir: Option<PathBuf>,
@@ -190,8 +195,8 @@ pub fn uninstall(
         }
     }
     drop(held);
-    if state.as_ref().is_some_and(|s| s.created_home) {
-        fsx::remove_dir_if_empty(home);
+    if let Some(s) = state.as_ref().filter(|s| s.created_home) {
+        report.created_parents = super::install::remove_created(home, s.created_above);
     }
     Ok(report)
 }

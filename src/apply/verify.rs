@@ -1,5 +1,10 @@
 //! Verify: compare an install with its manifest (modified, missing, extra files) and its settings
 //! entries; writes nothing.
+//!
+//! What no manifest lists is the user's. A file msd did not write inside a directory msd owns
+//! (the core dir, a `skills/msd-help/` the manifest lists files of) is `extra`: drift. A file or
+//! directory that only looks like ours (the user's own `skills/msd-mine/`, `agents/msd-own.md`)
+//! is `user`: reported apart, never drift, never touched.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -37,8 +42,11 @@ pub struct VerifyReport {
     pub modified: Vec<RelPath>,
     /// Managed files that are gone.
     pub missing: Vec<RelPath>,
-    /// Files in our directories that the manifest does not list.
+    /// Files the manifest does not list inside directories it owns (drift).
     pub extra: Vec<RelPath>,
+    /// The user's own files at msd-like names (`skills/msd-*`, `agents/msd-*`) that no manifest
+    /// lists: reported, not drift.
+    pub user: Vec<RelPath>,
     /// Settings surfaces whose msd entries are missing or differ.
     pub settings: Vec<SettingsChange>,
 }
@@ -70,7 +78,10 @@ pub fn verify(
     }
     let listed: BTreeSet<&str> = manifest.files.iter().map(|e| e.path.as_str()).collect();
     let ours = [record::manifest_rel(cap, target.scope), state::state_rel(cap, target.scope)];
-    let mut areas: Vec<RelPath> = vec![cap.core_dir(target.scope).clone()];
+    // Each area with whether msd owns it: the core dir does; an entry at an artifact's prefix
+    // does when the manifest lists it or files under it.
+    let owned = |rel: &str| listed.iter().any(|l| *l == rel || l.strip_prefix(rel).is_some_and(|r| r.starts_with('/')));
+    let mut areas: Vec<(RelPath, bool)> = vec![(cap.core_dir(target.scope).clone(), true)];
     for spec in cap.layout(target.scope) {
         let dir = home.join(spec.dest.as_str());
         let Ok(entries) = fsx::list_dir(&dir) else { continue };
@@ -79,11 +90,12 @@ pub fn verify(
             if name.starts_with(&spec.prefix)
                 && let Ok(rel) = RelPath::new(format!("{}/{name}", spec.dest))
             {
-                areas.push(rel);
+                let own = owned(rel.as_str());
+                areas.push((rel, own));
             }
         }
     }
-    for area in areas {
+    for (area, own) in areas {
         let dir = home.join(area.as_str());
         let files = if fsx::is_dir(&dir) {
             fsx::list_files(&dir).map_err(lio(&dir))?.into_iter().map(|f| format!("{area}/{f}")).collect()
@@ -93,16 +105,18 @@ pub fn verify(
             Vec::new()
         };
         for f in files {
+            let list = if own { &mut r.extra } else { &mut r.user };
             if !listed.contains(f.as_str())
                 && !ours.iter().any(|o| o.as_str() == f)
                 && let Ok(rel) = RelPath::new(f)
-                && !r.extra.contains(&rel)
+                && !list.contains(&rel)
             {
-                r.extra.push(rel);
+                list.push(rel);
             }
         }
     }
     r.extra.sort();
+    r.user.sort();
     let mut probe = Plan {
         runtime: cap.id.clone(),
         scope: target.scope,

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use msd_core::fs::fsx;
 
 use crate::apply::plan::PlanError;
+use crate::apply::txn::TxnError;
 use crate::apply::write::WriteError;
 use crate::apply::{ApplyError, LifecycleError};
 use crate::dev::attribution::AttributionError;
@@ -226,6 +227,7 @@ impl Error {
         match self {
             Error::Pipeline(e) => pipeline_exit(e),
             Error::Plan(PlanError::Record(_)) => Exit::Invalid,
+            Error::Write(WriteError::Txn(TxnError::BadJournal { .. })) => Exit::Invalid,
             Error::Plan(_) | Error::Write(_) | Error::Io { .. } => Exit::Io,
             Error::Usage { .. } => Exit::Usage,
             Error::CheckFailed(_) => Exit::CheckFailed,
@@ -235,6 +237,8 @@ impl Error {
             Error::Git(_) => Exit::Usage,
             Error::Lifecycle(LifecycleError::Locked(fsx::LockError::Busy { .. })) => Exit::Locked,
             Error::Lifecycle(LifecycleError::Settings(_) | LifecycleError::State(_)) => Exit::Invalid,
+            // Damaged state (README: exit 3): an interrupted run's journal that cannot be read.
+            Error::Lifecycle(LifecycleError::Txn(TxnError::BadJournal { .. })) => Exit::Invalid,
             Error::Lifecycle(_) => Exit::Io,
             Error::Attribution(e) => attribution_exit(e),
             Error::Partial { source, .. } => source.exit(),
@@ -246,9 +250,7 @@ impl Error {
         match self {
             Error::Pipeline(e) => pipeline_hint(e),
             Error::Usage { hint, .. } => Some(hint.clone()),
-            Error::Plan(PlanError::Confine(_)) | Error::Write(WriteError::Confine(_)) => {
-                Some("pass --allow-symlinks if the link is intended".into())
-            }
+            Error::Plan(PlanError::Confine(c)) | Error::Write(WriteError::Confine(c)) => Some(c.hint()),
             Error::Plan(PlanError::Record(_)) => Some("the install manifest is damaged; move it aside and run again with --adopt (files it listed are then backed up before they are replaced)".into()),
             Error::Plan(PlanError::Unmanaged { .. }) => Some("move these files aside (they are yours and were not touched), or run again with --adopt to back them up to msd-local-patches/ and replace them".into()),
             Error::Plan(_) => None,

@@ -34,9 +34,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     output::set_verbose(cli.verbose);
     if cli.version {
         if cli.install.output.json {
-            println!("{}", serde_json::to_string_pretty(&version::doc()).expect("json"));
+            crate::cli::output::println(serde_json::to_string_pretty(&version::doc()).expect("json"));
         } else {
-            println!("msd-install {}", version::long());
+            crate::cli::output::println(format!("msd-install {}", version::long()));
         }
         return Exit::Ok.into();
     }
@@ -70,7 +70,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Attribution(a)) => commands::attribution::run(&a),
         Some(Command::Inventory(a)) => commands::inventory::run(&a),
         Some(Command::Schema(a)) => {
-            print!("{}", schemas::render(a.kind));
+            crate::cli::output::print(schemas::render(a.kind));
             Ok(())
         }
         Some(Command::Status(a)) => commands::status::run(&a),
@@ -95,7 +95,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             if json && matches!(e, crate::cli::error::Error::CheckFailed(_)) {
                 // The command already printed its JSON report (with `"ok": false`).
             } else if json {
-                println!("{}", serde_json::to_string_pretty(&e.to_json()).expect("json"));
+                crate::cli::output::println(serde_json::to_string_pretty(&e.to_json()).expect("json"));
             } else {
                 eprintln!("{}", e.render());
             }

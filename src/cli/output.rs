@@ -1,10 +1,13 @@
 //! Progress bars for long runs: on stderr, only when stderr is a terminal and `--quiet` is not
-//! given; silent when piped, so scripts and logs never see them.
+//! given; silent when piped, so scripts and logs never see them. And the one way to stdout
+//! ([`print`], [`println`]): a reader that went away (`msd-install schema | head -1`, EPIPE) is
+//! not an error and never a panic, so every command exits quietly with its own code.
 //!
 //! Input: whether output is quiet. Output: a [`txn::Progress`] sink the writer ticks. The bar
 //! uses a plain template (no colours), so `NO_COLOR` has nothing to turn off.
 
-use std::io::IsTerminal;
+use std::fmt::Display;
+use std::io::{IsTerminal, Write};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -161,4 +164,20 @@ impl Paint {
     pub fn on(&self) -> bool {
         self.on
     }
+}
+
+/// Writes `text` to stdout. A closed stdout (EPIPE: the reader has what it wanted) drops the
+/// rest quietly; any other failure to write is said once on stderr.
+pub fn print(text: impl Display) {
+    let mut out = std::io::stdout().lock();
+    match write!(out, "{text}").and_then(|()| out.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => eprintln!("warning: writing to stdout: {e}"),
+    }
+}
+
+/// [`print`] and a newline.
+pub fn println(text: impl Display) {
+    print(format_args!("{text}\n"));
 }

@@ -26,12 +26,16 @@ use msd_core::fs::relpath::RelPath;
 use msd_core::installed::runtime_info::{RUNTIME_INFO_PATH, RuntimeInfo};
 use msd_core::manifest::capability::{ArtifactKind, Capability};
 use msd_core::manifest::resolver::{self, Installed};
+use msd_core::shell::Os;
 
 /// Environment variable naming the msd_run binary to install (default: beside msd-install).
 pub const MSD_RUN_BIN_ENV: &str = "MSD_RUN_BIN";
 
-/// Where the helper lands, relative to the core dir.
-pub const HELPER_PATH: &str = "bin/msd_run";
+/// Where the helper lands on `os`, relative to the core dir: `bin/msd_run`, `bin/msd_run.exe`
+/// on Windows.
+pub fn helper_path(os: Os) -> RelPath {
+    RelPath::new(format!("bin/{}", msd_core::shell::helper_file(os))).expect("static path")
+}
 
 /// The msd_run binary cannot be found or read.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -85,14 +89,14 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
     let helper = helper_bytes()?;
     let resolvers = Installed { schema_version: 1, runtime: cap.id.clone(), resolvers: cap.resolvers.clone() };
     let manifest_source = format!("runtimes/{manifest_source}");
-    let helper_path = cap.core_dir(emission.scope).join(&RelPath::new(HELPER_PATH).expect("static"));
+    let helper_at = cap.core_dir(emission.scope).join(&helper_path(Os::HOST));
     let hook_files: Vec<EmittedFile> = cap
         .hook_files
         .iter()
         .filter(|h| h.scopes.contains(&emission.scope))
         .map(|h| EmittedFile {
             path: h.path.clone(),
-            bytes: msd_core::manifest::surfaces::hook_script(h, &helper_path).into_bytes(),
+            bytes: msd_core::manifest::surfaces::hook_script(h, &helper_at).into_bytes(),
             mode: FileMode::Executable,
             kind: FileKind::Program,
             sources: vec![manifest_source.clone()],
@@ -107,7 +111,7 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
     };
     let files = [
         EmittedFile {
-            path: cap.core_dir(emission.scope).join(&RelPath::new(HELPER_PATH).expect("static")),
+            path: cap.core_dir(emission.scope).join(&helper_path(Os::HOST)),
             bytes: helper.to_vec(),
             mode: FileMode::Executable,
             kind: FileKind::Program,

@@ -9,22 +9,74 @@
 //! - [`quote_path`] the same for a path that may start with `~/` (the tilde stays outside the
 //!   quotes, where the shell expands it).
 //!
-//! A word with a NUL cannot be passed to any shell: [`quote`] refuses it.
+//! - [`invocation`] a program path as the first word of a command string: the shell's call
+//!   syntax around the quoted path (PowerShell needs `& '...'`, a quoted string alone is an
+//!   expression there).
+//!
+//! Which shell runs a runtime's command strings on which platform is data: the manifest's
+//! `windows_shell` ([`Os`] picks it), and the helper's file name follows the platform too
+//! ([`helper_file`]: `msd_run.exe` on Windows).
+//!
+//! A word with a NUL cannot be passed to any shell: [`quote`] refuses it; `cmd.exe` cannot take
+//! a `"` or a `%` inside a quoted word at all, so those are refused for it too.
 
 use std::borrow::Cow;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 /// A shell that runs a command string msd writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Shell {
-    /// POSIX `sh` (and bash, zsh, dash): what `sh -c` and a Markdown ```bash block run.
+    /// POSIX `sh` (and bash, zsh, dash, Git Bash on Windows): what `sh -c` and a Markdown
+    /// ```bash block run.
+    #[default]
     Posix,
-    /// PowerShell: single quotes, a `'` doubled.
+    /// PowerShell (`powershell.exe`, `pwsh`): single quotes, a `'` doubled, `&` to call.
     PowerShell,
+    /// `cmd.exe /d /s /c`: double quotes; a word with `"` or `%` cannot be quoted.
+    Cmd,
+}
+
+/// The platform an install is for: it decides the helper's file name and which of a runtime's
+/// shells runs its command strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Os {
+    /// Linux, macOS and the other Unixes.
+    Unix,
+    /// Windows.
+    Windows,
+}
+
+impl Os {
+    /// The platform this binary was built for (an install is for the machine it runs on).
+    pub const HOST: Os = if cfg!(windows) { Os::Windows } else { Os::Unix };
+}
+
+/// The helper's file name on `os`: `msd_run`, or `msd_run.exe` on Windows.
+pub fn helper_file(os: Os) -> &'static str {
+    match os {
+        Os::Unix => "msd_run",
+        Os::Windows => "msd_run.exe",
+    }
+}
+
+/// `program` (already a word of `shell`, from [`quote`] or a `$HOME`-relative form) as the
+/// start of a command: PowerShell calls it with `&` (a quoted path alone would be a string
+/// expression there; a bare one works either way); the others run it as is.
+pub fn invocation(program: &str, shell: Shell) -> String {
+    match shell {
+        Shell::PowerShell => format!("& {program}"),
+        _ => program.to_string(),
+    }
 }
 
 /// A word that cannot be quoted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{word:?} cannot be passed to a shell: it contains a NUL byte")]
+#[error(
+    "{word:?} cannot be passed to the shell that runs it: it contains a NUL byte (or, for cmd.exe, a `\"` or a `%`)"
+)]
 pub struct QuoteError {
     /// The word.
     pub word: String,
@@ -38,17 +90,20 @@ fn is_plain(c: char) -> bool {
 /// `word` as one word for `shell`: itself when every character is plain (letters, digits and
 /// `/._-+,:@%=`), else single-quoted (POSIX: a `'` becomes `'\''`; PowerShell: `''`).
 pub fn quote(word: &str, shell: Shell) -> Result<Cow<'_, str>, QuoteError> {
-    if word.contains('\0') {
+    let cmd_unquotable = shell == Shell::Cmd && word.contains(['"', '%']);
+    if word.contains('\0') || cmd_unquotable {
         return Err(QuoteError { word: word.to_string() });
     }
-    if !word.is_empty() && word.chars().all(is_plain) {
+    // `%` expands in cmd.exe even outside quotes; `=` and `,` separate arguments there.
+    let plain = |c: char| is_plain(c) && !(shell == Shell::Cmd && matches!(c, '%' | '=' | ','));
+    if !word.is_empty() && word.chars().all(plain) {
         return Ok(Cow::Borrowed(word));
     }
-    let escaped = match shell {
-        Shell::Posix => word.replace('\'', r"'\''"),
-        Shell::PowerShell => word.replace('\'', "''"),
-    };
-    Ok(Cow::Owned(format!("'{escaped}'")))
+    Ok(Cow::Owned(match shell {
+        Shell::Posix => format!("'{}'", word.replace('\'', r"'\''")),
+        Shell::PowerShell => format!("'{}'", word.replace('\'', "''")),
+        Shell::Cmd => format!("\"{word}\""),
+    }))
 }
 
 /// Like [`quote`], but a leading `~/` stays unquoted so that the shell still expands it.
@@ -81,5 +136,29 @@ mod tests {
         assert_eq!(quote_path("~/a b/c", Shell::Posix).unwrap(), "~/'a b/c'");
         assert_eq!(quote_path("~/ab/c", Shell::Posix).unwrap(), "~/ab/c");
         assert!(quote("a\0b", Shell::Posix).is_err());
+    }
+
+    /// Windows command strings: the helper is `msd_run.exe`, PowerShell calls a quoted path
+    /// with `&`, cmd.exe double-quotes and refuses what it cannot quote. (Not run through a real
+    /// PowerShell or cmd.exe here: none exists on this machine; CI builds on Windows.)
+    #[test]
+    fn shell_windows_words_and_invocations() {
+        assert_eq!(helper_file(Os::Windows), "msd_run.exe");
+        assert_eq!(helper_file(Os::Unix), "msd_run");
+        let exe = r"C:\Users\A B\.gemini\msd-core\bin\msd_run.exe";
+        let ps = quote(exe, Shell::PowerShell).unwrap();
+        assert_eq!(ps, r"'C:\Users\A B\.gemini\msd-core\bin\msd_run.exe'");
+        assert_eq!(invocation(&ps, Shell::PowerShell), format!("& {ps}"));
+        assert_eq!(invocation("C:/plain/msd_run.exe", Shell::PowerShell), "& C:/plain/msd_run.exe");
+        assert_eq!(quote(r"C:\it's\$(x)", Shell::PowerShell).unwrap(), r"'C:\it''s\$(x)'");
+        let cmd = quote(exe, Shell::Cmd).unwrap();
+        assert_eq!(cmd, format!("\"{exe}\""));
+        assert_eq!(invocation(&cmd, Shell::Cmd), cmd);
+        assert_eq!(quote("C:/a=b", Shell::Cmd).unwrap(), "\"C:/a=b\"");
+        assert!(quote(r"C:\100%\msd_run.exe", Shell::Cmd).is_err());
+        assert!(quote(r#"C:\a"b"#, Shell::Cmd).is_err());
+        // Git Bash (a POSIX shell) takes a quoted Windows path as one word.
+        assert_eq!(quote(exe, Shell::Posix).unwrap(), format!("'{exe}'"));
+        assert_eq!(invocation("'/a b/msd_run'", Shell::Posix), "'/a b/msd_run'");
     }
 }

@@ -20,6 +20,7 @@
 //! - A spill that cannot be written is [`RunError::Spill`] (its own exit code), never a cut or
 //!   partial answer on stdout.
 //! - Each call removes this user's spill files older than [`SPILL_MAX_AGE`] (a day).
+//! - A closed stdout (EPIPE) is not an error: the answer is dropped quietly, exit 0.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -83,10 +84,11 @@ pub fn deliver(answer: &Answer) -> Result<(), RunError> {
         answer.0.clone()
     };
     let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-        .map_err(|e| RunError::Io { path: "stdout".into(), source: e })
+    match stdout.write_all(out.as_bytes()).and_then(|()| stdout.flush()) {
+        // The reader went away (`msd_run query ... | head -1`): it has what it wanted.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.map_err(|e| RunError::Io { path: "stdout".into(), source: e }),
+    }
 }
 
 /// The threshold from [`SPILL_ENV`]'s value.

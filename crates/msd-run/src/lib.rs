@@ -6,7 +6,7 @@
 //! One module per subcommand: [`config`] (`config-get`, `config-set`), [`query`] (its variants
 //! in their own modules: `init.<workflow>` in [`init`], `context-predicates` in
 //! [`context_predicates`], `agent-skills` in [`agent_skills`], `prompt-budget` in
-//! [`prompt_budget`]), [`task`] and [`hook`]. Each returns its [`Answer`]; [`answer::deliver`]
+//! [`prompt_budget`], `update-check` in [`update_check`]), [`task`] and [`hook`]. Each returns its [`Answer`]; [`answer::deliver`]
 //! alone writes stdout, spilling a long answer to an `@file:` file. The exit codes mean the same
 //! for every subcommand ([`error`]); `hook` alone speaks its runtime's hook protocol.
 //!
@@ -34,6 +34,7 @@ pub mod project;
 pub mod prompt_budget;
 pub mod query;
 pub mod task;
+pub mod update_check;
 
 pub use answer::Answer;
 pub use error::{RunError, RunExit};

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use clap::Subcommand;
 
-use super::{Answer, RunError, agent_skills, context_predicates, init, prompt_budget};
+use super::{Answer, RunError, agent_skills, context_predicates, init, prompt_budget, update_check};
 
 /// The query that is not a fixed subcommand, for `msd_run query --help`.
 pub const AFTER_HELP: &str = "Workflow facts:
@@ -30,6 +30,10 @@ pub enum Query {
     /// requirements dropped in that order. Writes the prompt and its metadata; exit 10 when no
     /// prompt fits.
     PromptBudget(Box<prompt_budget::PromptBudgetArgs>),
+    /// Whether a newer msd-core build is at hand: the installed version (this helper's) against
+    /// `--available` (what `msd-install --version` prints) and the installer's update cache,
+    /// compared numerically, as JSON {installed, available, available_from, status}.
+    UpdateCheck(update_check::Args),
     /// `init.<workflow> [args...]`: what the workflow needs for this invocation, as JSON: the
     /// phase, project paths, which exist, the parsed flags and values, the effective config, and
     /// `section_manifest` (the sections to read).
@@ -43,6 +47,7 @@ pub fn run(core: Option<&Path>, q: &Query) -> Result<Answer, RunError> {
         Query::AgentSkills(a) => agent_skills::run(core, a),
         Query::ContextPredicates(a) => context_predicates::run(core, a),
         Query::PromptBudget(a) => prompt_budget::run(a),
+        Query::UpdateCheck(a) => update_check::run(a),
         Query::Other(words) => {
             let mut words = words.iter().map(|w| {
                 w.to_str().map(str::to_string).ok_or_else(|| RunError::Usage {

@@ -19,7 +19,7 @@
 //!   byte-identical to what the user had;
 //! - a key the user set to another value keeps the user's value (noted in the report).
 
-use msd_core::shell::Shell;
+use msd_core::shell::{Os, Shell};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -28,7 +28,7 @@ use msd_core::manifest::surfaces::{EntryKind, EntrySpec, STATUSLINE_ID, SurfaceF
 use serde_json::Value;
 
 use crate::apply::state::{LedgerEntry, SurfaceLedger};
-use crate::pipeline::synth::HELPER_PATH;
+use crate::pipeline::synth::helper_path;
 use crate::pipeline::target::Target;
 
 /// `s` as one POSIX shell word: bare when it holds only safe characters, else single-quoted.
@@ -41,13 +41,35 @@ pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
-/// The helper at `helper` as a shell word: relative to `$HOME` when `portable_home` is given
-/// and holds it (`"$HOME"/'.claude/msd-core/bin/msd_run'`), else absolute and quoted.
+/// The helper at `helper` as a POSIX shell word: relative to `$HOME` when `portable_home` is
+/// given and holds it (`"$HOME"/'.claude/msd-core/bin/msd_run'`), else absolute and quoted.
 pub fn helper_word(helper: &Path, portable_home: Option<&Path>) -> String {
-    match portable_home.and_then(|h| helper.strip_prefix(h).ok()) {
-        Some(rel) => format!("\"$HOME\"/{}", sh_quote(&rel.display().to_string())),
-        None => sh_quote(&helper.display().to_string()),
+    helper_command(helper, portable_home, Shell::Posix).expect("a POSIX word quotes anything but a NUL")
+}
+
+/// The helper at `helper` as the start of a command string for `shell` (what `{{msd_run}}`
+/// expands to): quoted for it, called with `&` in PowerShell, and relative to the home when
+/// `portable_home` is given and holds it (`"$HOME"/...` in sh, `& "$HOME\..."` in PowerShell,
+/// `"%USERPROFILE%\..."` in cmd.exe).
+pub fn helper_command(
+    helper: &Path,
+    portable_home: Option<&Path>,
+    shell: Shell,
+) -> Result<String, msd_core::shell::QuoteError> {
+    if let Some(rel) = portable_home.and_then(|h| helper.strip_prefix(h).ok()) {
+        let rel = rel.display().to_string();
+        return Ok(match shell {
+            Shell::Posix => format!("\"$HOME\"/{}", sh_quote(&rel)),
+            // Inside double quotes PowerShell expands `$` and a backtick: refuse those, like
+            // cmd.exe refuses `%` and `"`.
+            Shell::PowerShell if !rel.contains(['$', '`', '"']) => format!("& \"$HOME\\{rel}\""),
+            Shell::Cmd if !rel.contains(['%', '"']) => format!("\"%USERPROFILE%\\{rel}\""),
+            _ => return Err(msd_core::shell::QuoteError { word: rel }),
+        });
     }
+    let path = helper.display().to_string();
+    let word = msd_core::shell::quote(&path, shell)?;
+    Ok(msd_core::shell::invocation(&word, shell))
 }
 
 mod json;
@@ -73,27 +95,46 @@ pub struct Vars {
     core: String,
     core_ref: String,
     msd_run: String,
+    msd_run_powershell: String,
     force_statusline: bool,
     helper_ref_sh: String,
 }
 
 impl Vars {
-    /// The values for `target`, whose core dir is `core_dir`; `user_home` is the user's `$HOME`
-    /// (what `--portable-hooks` makes commands relative to).
-    pub fn new(target: &Target, core_dir: &RelPath, mode: HookMode, user_home: Option<&Path>) -> Vars {
+    /// The values for `target`, whose core dir is `core_dir`, on `os`, whose command strings
+    /// `shell` runs; `user_home` is the user's `$HOME` (what `--portable-hooks` makes commands
+    /// relative to).
+    pub fn new(
+        target: &Target,
+        core_dir: &RelPath,
+        mode: HookMode,
+        user_home: Option<&Path>,
+        (os, shell): (Os, Shell),
+    ) -> Result<Vars, SettingsError> {
         let home = target.home.display().to_string();
         let core = format!("{home}/{core_dir}");
-        let helper = target.home.join(core_dir.as_str()).join(HELPER_PATH);
+        let helper = target.home.join(core_dir.as_str()).join(helper_path(os).as_str());
         let sh =
             |p: String| msd_core::shell::quote_path(&p, Shell::Posix).expect("an OS path holds no NUL").into_owned();
-        Vars {
-            msd_run: helper_word(&helper, mode.portable.then_some(user_home).flatten()),
+        let portable = mode.portable.then_some(user_home).flatten();
+        let command = |shell: Shell| {
+            helper_command(&helper, portable, shell).map_err(|e| SettingsError {
+                path: helper.display().to_string(),
+                line: None,
+                message: format!(
+                    "{e}; the runtime runs its hooks with {shell:?} here: install into a home whose path that shell can take"
+                ),
+            })
+        };
+        Ok(Vars {
+            msd_run: command(shell)?,
+            msd_run_powershell: command(Shell::PowerShell)?,
             core,
             home,
             core_ref: target.core_ref.clone(),
             helper_ref_sh: sh(format!("{}bin/msd_run", target.core_ref)),
             force_statusline: mode.force_statusline,
-        }
+        })
     }
 
     fn expand(&self, s: &str) -> String {
@@ -101,6 +142,7 @@ impl Vars {
             .replace("{{core_ref}}", &self.core_ref)
             .replace("{{core}}", &self.core)
             .replace("{{msd_run}}", &self.msd_run)
+            .replace("{{msd_run_powershell}}", &self.msd_run_powershell)
             .replace("{{helper_ref_sh}}", &self.helper_ref_sh)
     }
 

@@ -11,6 +11,7 @@ fn vars() -> Vars {
         core: "/h/msd-core".into(),
         core_ref: "~/.claude/msd-core".into(),
         msd_run: "/h/msd-core/bin/msd_run".into(),
+        msd_run_powershell: "& '/h/msd-core/bin/msd_run'".into(),
         force_statusline: false,
         helper_ref_sh: "~/.claude/msd-core/bin/msd_run".into(),
     }
@@ -212,6 +213,65 @@ fn surfaces_helper_word_quotes_or_goes_home_relative() {
     assert_eq!(helper_word(helper, Some(Path::new("/My Home"))), "\"$HOME\"/.claude/msd-core/bin/msd_run");
     // A helper outside the home stays absolute even under --portable-hooks.
     assert_eq!(helper_word(Path::new("/opt/x/msd_run"), Some(Path::new("/My Home"))), "/opt/x/msd_run");
+}
+
+/// `{{msd_run}}` on Windows: the helper is `msd_run.exe` and the command string is written for
+/// the shell the runtime's manifest names for Windows (PowerShell calls a quoted path with `&`,
+/// cmd.exe double-quotes, Git Bash takes the POSIX word). Unit-tested here because no Windows
+/// runtime can run on this machine; CI builds and runs the binaries on Windows.
+#[test]
+fn surfaces_windows_command_strings_follow_the_runtime_shell() {
+    use crate::pipeline::target::HomeSource;
+    use msd_core::shell::{Os, Shell};
+    use std::path::PathBuf;
+    let target = |home: &str| Target {
+        runtime: "gemini".into(),
+        scope: msd_core::manifest::capability::Scope::Global,
+        home: PathBuf::from(home),
+        source: HomeSource::ConfigDir,
+        home_ref: format!("{home}/"),
+        core_ref: format!("{home}/msd-core/"),
+        local_ref: "./.gemini/".into(),
+    };
+    let core = RelPath::new("msd-core").unwrap();
+    let run = |home: &str, shell: Shell, portable: Option<&str>| {
+        let mode = HookMode { portable: portable.is_some(), force_statusline: false };
+        Vars::new(&target(home), &core, mode, portable.map(Path::new), (Os::Windows, shell)).map(|v| v.msd_run)
+    };
+    let home = r"C:\Users\A B\.gemini";
+    let exe = format!("{home}/msd-core/bin/msd_run.exe");
+    assert_eq!(run(home, Shell::PowerShell, None).unwrap(), format!("& '{exe}'"));
+    assert_eq!(run(home, Shell::Cmd, None).unwrap(), format!("\"{exe}\""));
+    assert_eq!(run(home, Shell::Posix, None).unwrap(), format!("'{exe}'"));
+    // --portable-hooks (this test runs on Unix, where `\` is no separator: a `/` home here).
+    let (home, user) = ("C:/Users/A B/.gemini", "C:/Users/A B");
+    assert_eq!(run(home, Shell::PowerShell, Some(user)).unwrap(), "& \"$HOME\\.gemini/msd-core/bin/msd_run.exe\"");
+    assert_eq!(run(home, Shell::Cmd, Some(user)).unwrap(), "\"%USERPROFILE%\\.gemini/msd-core/bin/msd_run.exe\"");
+    // What cmd.exe cannot take is refused, naming the helper's path.
+    let e = run(r"C:\100%\.gemini", Shell::Cmd, None).unwrap_err();
+    assert!(e.path.ends_with("msd_run.exe") && e.message.contains("cmd.exe"), "{e}");
+    // On Unix the helper keeps its name and every runtime's strings are POSIX.
+    let unix = Vars::new(&target("/h/.gemini"), &core, HookMode::default(), None, (Os::Unix, Shell::Posix)).unwrap();
+    assert_eq!(unix.msd_run, "/h/.gemini/msd-core/bin/msd_run");
+    // `{{msd_run_powershell}}` (Copilot's `powershell` field) is a PowerShell call everywhere.
+    let v = Vars::new(&target("/h/a b"), &core, HookMode::default(), None, (Os::Unix, Shell::Posix)).unwrap();
+    assert_eq!(v.expand("{{msd_run_powershell}} hook guard"), "& '/h/a b/msd-core/bin/msd_run' hook guard");
+}
+
+/// The Windows shell of each runtime with command strings is manifest data, cited there.
+#[test]
+fn surfaces_windows_shell_is_manifest_data() {
+    use msd_core::shell::{Os, Shell};
+    let shell_of = |id: &str| {
+        let path = format!("{}/runtimes/{id}/capability.json", env!("CARGO_MANIFEST_DIR"));
+        let text = msd_core::fs::fsx::read_to_string(std::path::Path::new(&path)).expect("manifest");
+        let cap: msd_core::manifest::capability::Capability = serde_json::from_str(&text).expect("parses");
+        (cap.command_shell(Os::Windows), cap.command_shell(Os::Unix))
+    };
+    assert_eq!(shell_of("gemini"), (Shell::PowerShell, Shell::Posix));
+    assert_eq!(shell_of("qwen"), (Shell::Cmd, Shell::Posix));
+    assert_eq!(shell_of("claude"), (Shell::Posix, Shell::Posix));
+    assert_eq!(shell_of("codex"), (Shell::Cmd, Shell::Posix));
 }
 
 /// Issue 15, item 7: install then uninstall gives back every JSON settings file byte for byte,

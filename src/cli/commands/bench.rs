@@ -57,7 +57,7 @@ fn tokens(o: &GenOpts) -> Result<(), Error> {
     } else if o.write {
         Mode::Write
     } else {
-        print!("{}", tokens::table(&b));
+        crate::cli::output::print(tokens::table(&b));
         return Ok(());
     };
     if mode == Mode::Write {

@@ -86,7 +86,7 @@ fn check_references(a: &ReferencesArgs) -> Result<(), Error> {
             "profiles": inputs.profiles.as_ref().map(|(p, _)| p),
             "findings": findings,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
     } else {
         let mut out = String::new();
         for f in &findings {
@@ -102,7 +102,7 @@ fn check_references(a: &ReferencesArgs) -> Result<(), Error> {
                 inputs.installed.len()
             ));
         }
-        print!("{out}");
+        crate::cli::output::print(out);
     }
     if findings.is_empty() {
         Ok(())
@@ -164,7 +164,7 @@ fn partition(a: &PartitionArgs) -> Result<(), Error> {
             "new_splits": report.new_splits,
             "violations": report.violations,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
     } else {
         let mut out = format!("partition check of {workflows_dir}");
         match &based {
@@ -186,7 +186,7 @@ fn partition(a: &PartitionArgs) -> Result<(), Error> {
             let run: Vec<&str> = report.checks_run.iter().map(|c| c.as_str()).collect();
             out.push_str(&format!("ok: {} split(s), checks: {}\n", report.splits.len(), run.join(", ")));
         }
-        print!("{out}");
+        crate::cli::output::print(out);
     }
     if report.violations.is_empty() {
         Ok(())

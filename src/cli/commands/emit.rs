@@ -38,7 +38,7 @@ pub fn run(args: &EmitArgs) -> Result<(), Error> {
             .map(|f| json!({"path": f.path, "bytes": f.bytes.len(), "kind": f.kind, "sources": f.sources}))
             .collect();
         let doc = json!({"ok": true, "runtime": emission.runtime, "scope": scope, "rewritten_for": target.home, "out": out_dir, "files": files, "compose": compose});
-        println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
     } else {
         out(
             &format!(

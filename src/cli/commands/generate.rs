@@ -53,7 +53,7 @@ fn mode(o: &GenOpts) -> Mode {
 pub fn apply_and_show(root: &Path, files: &[Generated], mode: Mode, fix: &str) -> Result<Outcome, Error> {
     let applied = generated::apply(root, files, mode)?;
     if mode == Mode::Print {
-        print!("{}", applied.text);
+        crate::cli::output::print(&applied.text);
     } else {
         eprint!("{}", applied.text);
     }
@@ -158,11 +158,11 @@ fn content_file(args: &GenOpts, what: Target) -> Result<(), Error> {
             ("unchanged", format!("{path} was already up to date\n"))
         }
     } else {
-        print!("{fresh}");
+        crate::cli::output::print(fresh);
         return Ok(());
     };
     if args.json {
-        println!("{}", json!({"ok": true, "gen": name, "reason": state, "path": path}));
+        crate::cli::output::println(json!({"ok": true, "gen": name, "reason": state, "path": path}));
     } else {
         eprint!("{text}");
     }

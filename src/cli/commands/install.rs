@@ -139,7 +139,7 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
             "runtimes": items,
             "skipped": skipped,
         }));
-        println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
         return Ok(());
     }
     let mut text = String::new();

@@ -33,7 +33,20 @@ pub(crate) fn sources(s: &SourceArgs) -> Sources {
 }
 
 pub(crate) fn env() -> Result<Environment, Error> {
-    Environment::from_process().map_err(|e| Error::Io { context: "reading the environment".into(), source: e })
+    let env =
+        Environment::from_process().map_err(|e| Error::Io { context: "reading the environment".into(), source: e })?;
+    // A relative HOME would put every global home (and `~/` in content) under the current
+    // directory, named by nothing the user typed.
+    if !env.home.is_absolute() {
+        return Err(Error::Usage {
+            message: format!(
+                "HOME is `{}`, a relative path: every runtime's global home is found from it, so it must be absolute",
+                env.home.display()
+            ),
+            hint: "set HOME to your home directory as an absolute path (`export HOME=/home/you`) and run again; nothing was written".into(),
+        });
+    }
+    Ok(env)
 }
 
 pub(crate) fn out(text: &str, o: &OutputArgs) {

@@ -19,7 +19,7 @@ pub fn run(args: &RecoverArgs) -> Result<(), Error> {
         let list: Vec<_> =
             done.iter().map(|(t, r)| json!({"runtime": t.runtime, "home": t.home, "recovery": r})).collect();
         let doc = crate::cli::versioned::versioned(json!({"ok": true, "targets": list}));
-        println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
         return Ok(());
     }
     let mut text = String::new();

@@ -23,13 +23,17 @@ pub fn run(args: &UninstallArgs) -> Result<(), Error> {
         )?;
         reports.push((r, target));
     }
+    if !args.dry_run {
+        let parents: Vec<_> = reports.iter().flat_map(|(r, _)| r.created_parents.iter().cloned()).collect();
+        apply::remove_created_parents(&parents);
+    }
     if args.target.all && !args.dry_run {
         apply::forget_version(&super::env()?);
     }
     if args.output.json {
         let list: Vec<_> = reports.iter().map(|(r, _)| r).collect();
         let doc = crate::cli::versioned::versioned(json!({"ok": true, "dry_run": args.dry_run, "targets": list}));
-        println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
         return Ok(());
     }
     let mut text = String::new();

@@ -20,7 +20,7 @@ pub fn run(args: &VerifyArgs) -> Result<(), Error> {
     if args.output.json {
         let list: Vec<_> = reports.iter().map(|(r, _)| r).collect();
         let doc = crate::cli::versioned::versioned(json!({"ok": ok, "targets": list}));
-        println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
     } else {
         let mut text = String::new();
         if reports.is_empty() {
@@ -38,6 +38,9 @@ pub fn run(args: &VerifyArgs) -> Result<(), Error> {
                 for p in list {
                     text.push_str(&format!("  {label:<8} {p}\n"));
                 }
+            }
+            for p in &r.user {
+                text.push_str(&format!("  yours    {p} (no manifest lists it: left alone, not drift)\n"));
             }
             for c in &r.settings {
                 let mut what: Vec<String> = Vec::new();

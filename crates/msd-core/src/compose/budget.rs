@@ -95,7 +95,8 @@ impl serde::Serialize for Pct {
     }
 }
 
-/// The metadata written beside the prompt (keys as the reference writes them).
+/// The metadata written beside the prompt, keys as the reference writes them: camelCase, the one
+/// documented exception to the helper's snake_case (docs/CONTENT-CONVENTIONS.md section 3).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Metadata {

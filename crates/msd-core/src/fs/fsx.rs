@@ -52,9 +52,42 @@ pub enum ConfineError {
         /// The destination asked for.
         dest: PathBuf,
     },
-    /// An io error while inspecting the path.
-    #[error(transparent)]
-    Io(#[from] io::Error),
+    /// A file (not a directory) sits where a directory on the way must be: `~/.claude/skills`
+    /// being a file when `skills/msd-help/SKILL.md` is to be written.
+    #[error("{path} is a file, not a directory: {dest} cannot be written under it")]
+    NotADirectory {
+        /// The file in the way.
+        path: PathBuf,
+        /// The destination asked for.
+        dest: PathBuf,
+    },
+    /// An io error while inspecting a path on the way.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path inspected.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
+}
+
+impl ConfineError {
+    /// What to do about it.
+    pub fn hint(&self) -> String {
+        match self {
+            ConfineError::Symlink { link, .. } => format!(
+                "{} is a symlink; msd-install writes through one only when told: pass --allow-symlinks if the link is intended (a home linked into a dotfiles repository), or replace the link with a directory; nothing was written",
+                link.display()
+            ),
+            ConfineError::NotADirectory { path, .. } => format!(
+                "msd-install needs a directory at {}: move the file aside (e.g. `mv {0} {0}.bak`) and run again; nothing was written",
+                path.display()
+            ),
+            ConfineError::Io { path, .. } => {
+                format!("check that {} exists and is readable (permissions), then run again", path.display())
+            }
+        }
+    }
 }
 
 /// Joins `rel` under `root`, refusing symlinked components between them unless
@@ -83,6 +116,8 @@ pub fn confined(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<Path
             Ok(m) => {
                 if m.is_dir() {
                     known_dirs::insert(p);
+                } else if p != last {
+                    return Err(ConfineError::NotADirectory { path: p.to_path_buf(), dest: dest.clone() });
                 }
                 Ok(true)
             }
@@ -93,7 +128,7 @@ pub fn confined(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<Path
                 }
                 Ok(false)
             }
-            Err(e) => Err(ConfineError::Io(e)),
+            Err(source) => Err(ConfineError::Io { path: p.to_path_buf(), source }),
         }
     };
     if !check(&cur)? {

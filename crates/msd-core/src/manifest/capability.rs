@@ -76,6 +76,11 @@ pub struct Capability {
     /// hooks directory), each a two-line script running `msd_run hook ...`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hook_files: Vec<crate::manifest::surfaces::HookFile>,
+    /// The shell the runtime runs its command strings (settings hooks, the status line) with on
+    /// Windows: `posix` (Git Bash), `powershell` or `cmd`. On every other platform it is a POSIX
+    /// shell. Cite the runtime's source in `sources`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub windows_shell: crate::shell::Shell,
     /// What the install summary tells the user after installing this runtime (a step the
     /// runtime asks of them, what it loads and what it does not), per scope.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -125,6 +130,16 @@ impl McpTools {
                 .filter(|(server, tool)| !server.is_empty() && !tool.is_empty())
                 .map(|(server, tool)| template.replace("{server}", server).replace("{tool}", tool)),
         })
+    }
+}
+
+impl Capability {
+    /// The shell that runs this runtime's command strings on `os`.
+    pub fn command_shell(&self, os: crate::shell::Os) -> crate::shell::Shell {
+        match os {
+            crate::shell::Os::Unix => crate::shell::Shell::Posix,
+            crate::shell::Os::Windows => self.windows_shell,
+        }
     }
 }
 

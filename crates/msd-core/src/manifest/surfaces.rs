@@ -62,7 +62,10 @@ pub enum EntrySpec {
         at: Vec<String>,
         /// The item. Strings may hold `{{home}}`, `{{core}}` (absolute paths), `{{core_ref}}`
         /// (the core path as content references it), `{{msd_run}}` (the installed helper as a
-        /// shell word: absolute and quoted, or `"$HOME"/...` under `--portable-hooks`), and
+        /// shell word: absolute and quoted, or `"$HOME"/...` under `--portable-hooks`, for the
+        /// shell the runtime runs commands with on this platform), `{{msd_run_powershell}}`
+        /// (the same, always as a PowerShell call, for a field the runtime runs in PowerShell
+        /// whatever the platform, such as Copilot's `powershell`), and
         /// `{{helper_ref_sh}}` (`<core_ref>bin/msd_run` quoted for POSIX sh by `msd_core::shell`,
         /// for permission rules that must match the command content runs). A `command` string may not hold a raw path.
         value: Value,
@@ -118,7 +121,8 @@ pub enum EntryKind {
     Block,
 }
 
-const PLACEHOLDERS: [&str; 5] = ["{{home}}", "{{core}}", "{{core_ref}}", "{{msd_run}}", "{{helper_ref_sh}}"];
+const PLACEHOLDERS: [&str; 6] =
+    ["{{home}}", "{{core}}", "{{core_ref}}", "{{msd_run}}", "{{msd_run_powershell}}", "{{helper_ref_sh}}"];
 
 /// The id of the status-line key, which `--force-statusline` lets replace a user's.
 pub const STATUSLINE_ID: &str = "statusline";
