@@ -447,6 +447,8 @@ fn fill(word: &str) -> Option<&'static str> {
         "<key>" | "$k" => "mode",
         "<PLAN.md>" | "<plan path>" => ".planning/phases/03-authentication/03-01-PLAN.md",
         "<id>" | "<task id>" => "03-01-T1",
+        // What the shell substitutes: the installer's `--version` line.
+        "$(msd-install --version)" => "msd-install 0.2.0 (972d2df 2026-12-01)",
         _ => return None,
     })
 }
