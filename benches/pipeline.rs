@@ -1,6 +1,8 @@
 //! Criterion benchmarks of the pipeline on the shipped content (SPEC section 13): loading and
 //! parsing the content once, one runtime's emission (convert + compose + guard, no disk), and
-//! the context predicate parser on the shipped CONTEXT.md and on larger synthetic stores.
+//! the context predicate parser on the shipped CONTEXT.md and on larger synthetic stores, the
+//! path and brand rewrite over every shipped text file, and the plan step of one runtime (an
+//! empty home: every file an add; an installed one: every file a keep).
 //! `cargo bench --bench pipeline`.
 
 use std::hint::black_box;
@@ -45,5 +47,37 @@ fn predicates(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, emission, predicates);
+fn rewrite_and_plan(c: &mut Criterion) {
+    // SAFETY: as in `emission`, before any thread starts.
+    unsafe { std::env::set_var(msd_install::pipeline::synth::MSD_RUN_BIN_ENV, env!("CARGO_BIN_EXE_msd_run")) };
+    let sources = pipeline::Sources::default();
+    let runtimes = pipeline::load_runtimes(&sources).expect("manifests");
+    let content = pipeline::load_content(&sources).expect("content");
+    let env = Environment::golden();
+    let rt = runtimes.iter().find(|r| r.capability.id == "opencode").expect("runtime");
+    let target = pipeline::target::resolve(&rt.capability, Scope::Global, None, &env).expect("target");
+    let stems: Vec<&str> = content.commands.iter().map(|c| c.stem.as_str()).collect();
+    let rw = pipeline::convert::Rewriter::new(&rt.capability, &target, &stems);
+    let texts: Vec<&str> = content.tree.files.values().filter_map(|b| std::str::from_utf8(b).ok()).collect();
+    let bytes: usize = texts.iter().map(|t| t.len()).sum();
+    let mut g = c.benchmark_group("rewrite");
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.bench_function("opencode_all_text", |b| {
+        b.iter(|| texts.iter().map(|t| rw.apply(black_box(t)).len()).sum::<usize>())
+    });
+    g.finish();
+
+    let emitted = pipeline::emit(&content, rt, Scope::Global, None, &env).expect("emits");
+    let home = tempfile::tempdir().expect("tempdir");
+    let mut g = c.benchmark_group("plan");
+    g.throughput(Throughput::Elements(emitted.emission.files.len() as u64));
+    g.bench_function("opencode_empty_home", |b| {
+        b.iter(|| {
+            msd_install::apply::plan::build(emitted.emission.clone(), &rt.capability, home.path(), false).unwrap()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, emission, predicates, rewrite_and_plan);
 criterion_main!(benches);
