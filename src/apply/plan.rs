@@ -414,7 +414,7 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, b)| crate::pipeline::convert::EmittedFile {
-                    path: RelPath::new(&format!("f{i}.md")).unwrap(),
+                    path: RelPath::new(format!("f{i}.md")).unwrap(),
                     bytes: b.to_vec(),
                     mode: FileMode::Regular,
                     kind: FileKind::Core,

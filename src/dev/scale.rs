@@ -146,7 +146,8 @@ fn copy_profiles(orig: &serde_json::Value, new: &mut serde_json::Value, suffix: 
     let copy = |v: &serde_json::Value| v.as_str().map(|c| serde_json::Value::String(format!("{c}{suffix}")));
     let origs = orig["profiles"].as_array().into_iter().flatten();
     for (p, orig_p) in new["profiles"].as_array_mut().into_iter().flatten().zip(origs) {
-        let extra: Vec<serde_json::Value> = orig_p["commands"].as_array().into_iter().flatten().filter_map(copy).collect();
+        let extra: Vec<serde_json::Value> =
+            orig_p["commands"].as_array().into_iter().flatten().filter_map(copy).collect();
         if let Some(list) = p["commands"].as_array_mut() {
             list.extend(extra);
         }
