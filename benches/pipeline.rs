@@ -65,17 +65,27 @@ fn rewrite_and_plan(c: &mut Criterion) {
     g.bench_function("opencode_all_text", |b| {
         b.iter(|| texts.iter().map(|t| rw.apply(black_box(t)).len()).sum::<usize>())
     });
+    // 240 commands (content x8): one `/msd:` pattern keeps the searcher's packed path.
+    let many: Vec<String> = (0..8).flat_map(|k| stems.iter().map(move |s| format!("{s}-x{k}"))).collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    let rw8 = pipeline::convert::Rewriter::new(&rt.capability, &target, &many);
+    g.bench_function("opencode_all_text_240_commands", |b| {
+        b.iter(|| texts.iter().map(|t| rw8.apply(black_box(t)).len()).sum::<usize>())
+    });
     g.finish();
 
     let emitted = pipeline::emit(&content, rt, Scope::Global, None, &env).expect("emits");
-    let home = tempfile::tempdir().expect("tempdir");
+    let build = |home: &std::path::Path| {
+        msd_install::apply::plan::build(emitted.emission.clone(), &rt.capability, home, false, false).unwrap()
+    };
+    let empty = tempfile::tempdir().expect("tempdir");
+    let installed = tempfile::tempdir().expect("tempdir");
+    msd_install::apply::write::apply(&build(installed.path()), false, &msd_install::apply::txn::NoProgress)
+        .expect("installs");
     let mut g = c.benchmark_group("plan");
     g.throughput(Throughput::Elements(emitted.emission.files.len() as u64));
-    g.bench_function("opencode_empty_home", |b| {
-        b.iter(|| {
-            msd_install::apply::plan::build(emitted.emission.clone(), &rt.capability, home.path(), false).unwrap()
-        })
-    });
+    g.bench_function("opencode_empty_home", |b| b.iter(|| build(black_box(empty.path()))));
+    g.bench_function("opencode_installed_home", |b| b.iter(|| build(black_box(installed.path()))));
     g.finish();
 }
 
