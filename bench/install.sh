@@ -1,93 +1,156 @@
 #!/usr/bin/env bash
 # Whole-install benchmark: `msd-install --all` (global) into a fresh HOME versus `cp -r` of the
-# tree it emits into a fresh directory, same machine, same run; medians and their ratio.
+# tree it emits into a fresh directory, same machine, same run; medians and their ratio. On tmpfs
+# (/dev/shm: no disk noise) and on the disk, where the copy pays a `sync` too: the install is
+# durable (it flushes its staged tree before it commits), so the fair floor there is
+# `cp -r && sync`, not a copy that never flushes.
 #
-#   bench/install.sh               # the shipped content, 7 runs each
-#   bench/install.sh --runs 11     # more runs
-#   bench/install.sh --scale 8     # also content x1, x4, x8 (distinct files, same shape):
-#                                  # how install time grows with content size
+#   bench/install.sh               # tmpfs and disk; shipped content, generated x1 / x4 / x8
+#   bench/install.sh --runs 7      # more runs (default 5)
+#   bench/install.sh --scale 4     # generated x1 and x4 only
+#   bench/install.sh --fs tmpfs    # one filesystem only (tmpfs or disk)
+#   bench/install.sh --bin DIR     # binaries already built there (default: a release build)
+#
+# Generated xN is `msd-install bench content --scale N`: N distinct copies of every command,
+# workflow, agent, reference and template, a large third-party-shaped tree loaded from a
+# directory (`--content DIR`); `x / x1` compares it with generated x1 (same shape, same loading).
+# Also timed: a no-change re-run of the same `--all`, and the peak memory (max RSS) of `--all`
+# and of `-r claude` against the largest single runtime tree.
 #
 # Public tools only: a loop timed with `date +%s%N` (`/usr/bin/time` resolution is 10 ms, too
-# coarse for sub-second runs; hyperfine cannot alternate two commands run for run).
+# coarse for sub-second runs; hyperfine cannot alternate two commands run for run); GNU time for
+# the peak memory. The tables are Markdown for the README.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-runs=7
-scale=""
+runs=5
+scale=8
+fss="tmpfs disk"
+bindir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --scale) scale="$2"; shift 2 ;;
-    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    --fs) fss="$2"; shift 2 ;;
+    --bin) bindir="$2"; shift 2 ;;
+    -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+for fs in $fss; do
+  case "$fs" in tmpfs | disk) ;; *) echo "error: --fs is tmpfs or disk, not $fs" >&2; exit 2 ;; esac
+done
 
-echo "building release binaries..." >&2
-cargo build --release --locked --bins --quiet
-bin="$PWD/target/release/msd-install"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+if [ -z "$bindir" ]; then
+  echo "building release binaries..." >&2
+  cargo build --release --locked --bins --quiet
+  bindir="${CARGO_TARGET_DIR:-$PWD/target}/release"
+fi
+bin="$bindir/msd-install"
+
+# The work directories: tmpfs is /dev/shm, the disk is the one holding the repository.
+declare -A root
+root[tmpfs]="$(mktemp -d /dev/shm/msd-bench.XXXXXX)"
+mkdir -p target
+root[disk]="$(mktemp -d "$PWD/target/msd-bench.XXXXXX")"
+trap 'rm -rf "${root[tmpfs]}" "${root[disk]}"' EXIT
+if [ "$(stat -f -c %T "${root[tmpfs]}")" != tmpfs ]; then
+  echo "error: /dev/shm is not a tmpfs here" >&2
+  exit 2
+fi
 
 # Median of the numbers on stdin (nanoseconds), printed in milliseconds.
-median_ms() { sort -n | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.1f", m / 1e6}'; }
+median_ms() { sort -n | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.0f", m / 1e6}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+thousands() { printf "%'d" "$1" 2>/dev/null || printf "%d" "$1"; }
 
-# bench_content CONTENT_ARGS: prints "install_ms copy_ms files bytes". Install and copy runs
-# alternate (install, copy, install, copy, ...) so both see the same machine state: page cache,
-# writeback and whatever else runs.
+install_into() { HOME="$1" XDG_CONFIG_HOME="$1/.config" XDG_CACHE_HOME="$1/.cache" "$bin" --all -q $2; }
+
+# bench_content FS CONTENT_ARGS: prints "install_ms floor_ms files bytes rerun_ms". Install and
+# copy runs alternate (install, re-run, copy, install, ...) so both see the same machine state:
+# page cache, writeback and whatever else runs. Each timed command starts with nothing dirty.
 bench_content() {
-  local args="$1" i t0 t1
-  # One install to learn the emitted tree, used as the source of the copies.
+  local fs="$1" args="$2" work="${root[$1]}" i t0 t1 flush=""
+  [ "$fs" = disk ] && flush=1
+  # One install to learn the emitted tree, the source of the copies.
   rm -rf "$work/ref" && mkdir -p "$work/ref"
-  HOME="$work/ref" XDG_CONFIG_HOME="$work/ref/.config" "$bin" --all -q $args
+  install_into "$work/ref" "$args"
   local files bytes
   files=$(find "$work/ref" -type f | wc -l)
   bytes=$(du -sb "$work/ref" | cut -f1)
   : > "$work/install.ns"
   : > "$work/copy.ns"
+  : > "$work/rerun.ns"
   for i in $(seq "$runs"); do
-    # Each timed command starts with nothing dirty: msd-install flushes its staged files before
-    # it commits, and must not pay for the previous copy's writeback.
     rm -rf "$work/h" && mkdir -p "$work/h" && sync
     t0=$(date +%s%N)
-    HOME="$work/h" XDG_CONFIG_HOME="$work/h/.config" "$bin" --all -q $args
+    install_into "$work/h" "$args"
     t1=$(date +%s%N)
     echo $((t1 - t0)) >> "$work/install.ns"
+    sync
+    t0=$(date +%s%N)
+    install_into "$work/h" "$args"
+    t1=$(date +%s%N)
+    echo $((t1 - t0)) >> "$work/rerun.ns"
     rm -rf "$work/c" && sync
     t0=$(date +%s%N)
     cp -r "$work/ref" "$work/c"
+    [ -n "$flush" ] && sync
     t1=$(date +%s%N)
     echo $((t1 - t0)) >> "$work/copy.ns"
   done
-  echo "$(median_ms < "$work/install.ns") $(median_ms < "$work/copy.ns") $files $bytes"
+  rm -rf "$work/h" "$work/c"
+  echo "$(median_ms < "$work/install.ns") $(median_ms < "$work/copy.ns") $files $bytes $(median_ms < "$work/rerun.ns")"
+}
+
+# peak_kib ARGS...: max RSS of one install on tmpfs into a fresh HOME.
+peak_kib() {
+  local work="${root[tmpfs]}/m"
+  rm -rf "$work" && mkdir -p "$work"
+  HOME="$work" XDG_CONFIG_HOME="$work/.config" XDG_CACHE_HOME="$work/.cache" \
+    /usr/bin/time -f %M -o "${root[tmpfs]}/rss" "$bin" -q "$@" >/dev/null
+  cat "${root[tmpfs]}/rss"
+}
+
+# largest_tree_kib: the largest runtime home of the last `--all` of peak_kib (helper included).
+largest_tree_kib() {
+  local work="${root[tmpfs]}/m"
+  for d in "$work"/.[!.]* "$work"/.config/*; do
+    [ -d "$d" ] && [ "$(basename "$d")" != .config ] && [ "$(basename "$d")" != .cache ] && du -sk "$d" | cut -f1
+  done | sort -n | tail -1
 }
 
 machine="$(nproc) cores, $(uname -sm), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//')"
-echo "machine: $machine"
-echo "runs: $runs of each, alternating install and copy"
-read -r inst copy files bytes < <(bench_content "")
-ratio=$(awk -v a="$inst" -v b="$copy" 'BEGIN {printf "%.2f", a / b}')
+echo "machine: $machine; disk: $(stat -f -c %T "${root[disk]}"); load before: $(cut -d' ' -f1-3 /proc/loadavg); runs: $runs of each, alternating"
+for n in 1 4 8; do
+  [ "$n" -gt "$scale" ] && continue
+  [ -d "${root[tmpfs]}/content-x$n" ] || "$bin" bench content --scale "$n" --out "${root[tmpfs]}/content-x$n" >/dev/null 2>&1
+done
 echo
-echo "| what | median |"
-echo "|---|--:|"
-echo "| msd-install --all (18 runtimes, $files files, $((bytes / 1024 / 1024)) MiB) | $inst ms |"
-echo "| cp -r of the same tree | $copy ms |"
-echo "| ratio install / copy | $ratio |"
-
-if [ -n "$scale" ]; then
-  echo
-  echo "| content | files installed | install | cp -r | install / copy | install / x1 install |"
-  echo "|---|--:|--:|--:|--:|--:|"
+echo "| fs | content | files | MiB | install | floor | install / floor | x / x1 | no-change re-run |"
+echo "|---|---|--:|--:|--:|--:|--:|--:|--:|"
+for fs in $fss; do
+  floor="cp -r"
+  [ "$fs" = disk ] && floor="cp -r && sync"
+  read -r inst copy files bytes rerun < <(bench_content "$fs" "")
+  echo "| $fs | shipped | $(thousands "$files") | $((bytes / 1024 / 1024)) | $inst ms | $copy ms ($floor) | $(ratio "$inst" "$copy") | | $rerun ms |"
   base=""
-  for n in 1 4 "$scale"; do
+  for n in 1 4 8; do
     [ "$n" -gt "$scale" ] && continue
-    dir="$work/content-x$n"
-    "$bin" bench content --scale "$n" --out "$dir" 2>/dev/null
-    read -r inst copy files bytes < <(bench_content "--content $dir")
+    read -r inst copy files bytes rerun < <(bench_content "$fs" "--content ${root[tmpfs]}/content-x$n")
     [ -z "$base" ] && base="$inst"
-    growth=$(awk -v a="$inst" -v b="$base" 'BEGIN {printf "%.2f", a / b}')
-    r=$(awk -v a="$inst" -v b="$copy" 'BEGIN {printf "%.2f", a / b}')
-    echo "| x$n | $files | $inst ms | $copy ms | $r | $growth |"
-    [ "$n" = "$scale" ] && break
+    echo "| $fs | generated x$n | $(thousands "$files") | $((bytes / 1024 / 1024)) | $inst ms | $copy ms ($floor) | $(ratio "$inst" "$copy") | $(ratio "$inst" "$base") | $rerun ms |"
   done
-fi
+done
+
+one=$(peak_kib -r claude)
+one_tree=$(du -sk "${root[tmpfs]}/m/.claude" | cut -f1)
+all=$(peak_kib --all)
+largest=$(largest_tree_kib)
+echo
+echo "| peak memory (max RSS, shipped content) | MiB | largest runtime tree | ratio |"
+echo "|---|--:|--:|--:|"
+echo "| msd-install --all | $((all / 1024)) | $((largest / 1024)) MiB | $(ratio "$all" "$largest") |"
+echo "| msd-install -r claude | $((one / 1024)) | $((one_tree / 1024)) MiB | $(ratio "$one" "$one_tree") |"
+echo
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

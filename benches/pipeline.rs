@@ -1,6 +1,8 @@
 //! Criterion benchmarks of the pipeline on the shipped content (SPEC section 13): loading and
 //! parsing the content once, one runtime's emission (convert + compose + guard, no disk), and
-//! the context predicate parser on the shipped CONTEXT.md and on larger synthetic stores.
+//! the context predicate parser on the shipped CONTEXT.md and on larger synthetic stores, the
+//! path and brand rewrite over every shipped text file, and the plan step of one runtime (an
+//! empty home: every file an add; an installed one: every file a keep).
 //! `cargo bench --bench pipeline`.
 
 use std::hint::black_box;
@@ -45,5 +47,47 @@ fn predicates(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, emission, predicates);
+fn rewrite_and_plan(c: &mut Criterion) {
+    // SAFETY: as in `emission`, before any thread starts.
+    unsafe { std::env::set_var(msd_install::pipeline::synth::MSD_RUN_BIN_ENV, env!("CARGO_BIN_EXE_msd_run")) };
+    let sources = pipeline::Sources::default();
+    let runtimes = pipeline::load_runtimes(&sources).expect("manifests");
+    let content = pipeline::load_content(&sources).expect("content");
+    let env = Environment::golden();
+    let rt = runtimes.iter().find(|r| r.capability.id == "opencode").expect("runtime");
+    let target = pipeline::target::resolve(&rt.capability, Scope::Global, None, &env).expect("target");
+    let stems: Vec<&str> = content.commands.iter().map(|c| c.stem.as_str()).collect();
+    let rw = pipeline::convert::Rewriter::new(&rt.capability, &target, &stems);
+    let texts: Vec<&str> = content.tree.files.values().filter_map(|b| std::str::from_utf8(b).ok()).collect();
+    let bytes: usize = texts.iter().map(|t| t.len()).sum();
+    let mut g = c.benchmark_group("rewrite");
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.bench_function("opencode_all_text", |b| {
+        b.iter(|| texts.iter().map(|t| rw.apply(black_box(t)).len()).sum::<usize>())
+    });
+    // 240 commands (content x8): one `/msd:` pattern keeps the searcher's packed path.
+    let many: Vec<String> = (0..8).flat_map(|k| stems.iter().map(move |s| format!("{s}-x{k}"))).collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    let rw8 = pipeline::convert::Rewriter::new(&rt.capability, &target, &many);
+    g.bench_function("opencode_all_text_240_commands", |b| {
+        b.iter(|| texts.iter().map(|t| rw8.apply(black_box(t)).len()).sum::<usize>())
+    });
+    g.finish();
+
+    let emitted = pipeline::emit(&content, rt, Scope::Global, None, &env).expect("emits");
+    let build = |home: &std::path::Path| {
+        msd_install::apply::plan::build(emitted.emission.clone(), &rt.capability, home, false, false).unwrap()
+    };
+    let empty = tempfile::tempdir().expect("tempdir");
+    let installed = tempfile::tempdir().expect("tempdir");
+    msd_install::apply::write::apply(&build(installed.path()), false, &msd_install::apply::txn::NoProgress)
+        .expect("installs");
+    let mut g = c.benchmark_group("plan");
+    g.throughput(Throughput::Elements(emitted.emission.files.len() as u64));
+    g.bench_function("opencode_empty_home", |b| b.iter(|| build(black_box(empty.path()))));
+    g.bench_function("opencode_installed_home", |b| b.iter(|| build(black_box(installed.path()))));
+    g.finish();
+}
+
+criterion_group!(benches, emission, predicates, rewrite_and_plan);
 criterion_main!(benches);

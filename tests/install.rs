@@ -391,3 +391,21 @@ fn install_asks_on_a_terminal_and_never_off_it() {
     assert!(w4.home.join(".claude/msd-core/msd-file-manifest.json").is_file());
     assert!(!w4.home.join(".config/opencode/msd-core").exists());
 }
+
+/// Issue 19: the synthetic content of the whole-install benchmark (`bench content --scale N`)
+/// installs: copy `k` of a command is in its original's profile and requires the copies of what
+/// the original requires (it failed with "command `add-phase-s2` is in no profile").
+#[test]
+fn install_bench_content_scale_installs_every_copy_in_its_profile() {
+    let w = World::new();
+    let dir = w.tmp.path().join("x2");
+    let out = w.install().args(["bench", "content", "--scale", "2", "--out", dir.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = w.install().args(["-q", "--profile", "core", "--content", dir.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let skills = w.home.join(".claude/skills");
+    for s in ["msd-plan-phase", "msd-plan-phase-s2", "msd-new-project-s2", "msd-map-codebase-s2"] {
+        assert!(skills.join(s).join("SKILL.md").is_file(), "{s} is installed");
+    }
+    assert!(!skills.join("msd-quick-s2").exists(), "a standard command's copy stays out of core");
+}

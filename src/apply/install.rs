@@ -142,11 +142,13 @@ pub fn install(
 ) -> Result<Vec<TargetRun>, ApplyError> {
     let emitted = emit_all(content, runtimes, opts, env)?;
     let held = take_targets(&emitted, opts)?;
+    // Across every runtime: a file most of them get unchanged is hashed once.
+    let digests = plan::digests(&emitted.iter().map(|(_, e)| &e.emission).collect::<Vec<_>>());
     let mut migrated: Vec<Migrated<'_>> = Vec::new();
     let planned = (|| -> Result<Vec<TargetRun>, ApplyError> {
         let mut runs = Vec::new();
-        for (rt, e) in emitted {
-            runs.push(plan_target(rt, e, opts, env, held.as_ref(), &mut migrated)?);
+        for ((rt, e), d) in emitted.into_iter().zip(digests) {
+            runs.push(plan_target(rt, e, d, opts, env, held.as_ref(), &mut migrated)?);
         }
         if !opts.dry_run {
             for r in &runs {
@@ -248,6 +250,7 @@ fn take_targets(
 fn plan_target<'r>(
     rt: &'r LoadedRuntime,
     emitted: pipeline::Emitted,
+    digests: Vec<String>,
     opts: &InstallOptions<'_>,
     env: &Environment,
     held: Option<&Held>,
@@ -270,7 +273,7 @@ fn plan_target<'r>(
     } else {
         state0
     };
-    let mut plan = plan::build(emission, cap, &home, opts.allow_symlinks, opts.adopt)?;
+    let mut plan = plan::build_hashed(emission, digests, cap, &home, opts.allow_symlinks, opts.adopt)?;
     let hooks = HookContext { mode: opts.hooks, user_home: &env.home };
     let ledgers = plan_settings(&mut plan, cap, &target, state.as_ref(), opts.allow_symlinks, &hooks)?;
     let created_home = held.and_then(|h| h.created_home.get(&home).copied());

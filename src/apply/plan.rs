@@ -14,6 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::apply::record::{self, Entry, FileManifest};
@@ -241,16 +242,75 @@ pub fn build(
     allow_symlinks: bool,
     adopt: bool,
 ) -> Result<Plan, PlanError> {
+    let digests = digests(&[&emission]).pop().unwrap_or_default();
+    build_hashed(emission, digests, cap, home, allow_symlinks, adopt)
+}
+
+/// The sha256 of every file of `emissions` (`[emission][file]`), each distinct byte string
+/// hashed once, in parallel: a reference or template that most runtimes get unchanged, or the
+/// helper binary every runtime gets, costs one digest however many trees it goes into. Equal
+/// byte strings are found by length and a few bytes of each end, then compared in full (a
+/// comparison is a fraction of a digest and stops at the first difference).
+pub fn digests(emissions: &[&Emission]) -> Vec<Vec<String>> {
+    let (unique, slots) = distinct(emissions);
+    let hashed: Vec<String> = unique.par_iter().map(|b| fsx::sha256_hex(b)).collect();
+    slots.into_iter().map(|s| s.into_iter().map(|i| hashed[i].clone()).collect()).collect()
+}
+
+/// The distinct byte strings of `emissions`, and for each file the index of its own.
+fn distinct<'a>(emissions: &[&'a Emission]) -> (Vec<&'a [u8]>, Vec<Vec<usize>>) {
+    fn key(b: &[u8]) -> (usize, [u8; 16]) {
+        let mut k = [0u8; 16];
+        let n = b.len().min(8);
+        k[..n].copy_from_slice(&b[..n]);
+        k[8..8 + n].copy_from_slice(&b[b.len() - n..]);
+        (b.len(), k)
+    }
+    let mut seen: std::collections::HashMap<(usize, [u8; 16]), Vec<usize>> = std::collections::HashMap::new();
+    let mut unique: Vec<&'a [u8]> = Vec::new();
+    let slots = emissions
+        .iter()
+        .map(|e| {
+            e.files
+                .iter()
+                .map(|f| {
+                    let b = f.bytes.as_slice();
+                    let same = seen.entry(key(b)).or_default();
+                    match same.iter().find(|&&i| unique[i] == b) {
+                        Some(&i) => i,
+                        None => {
+                            unique.push(b);
+                            same.push(unique.len() - 1);
+                            unique.len() - 1
+                        }
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    (unique, slots)
+}
+
+/// [`build`] with the digests of `emission`'s files already taken ([`digests`]).
+pub fn build_hashed(
+    emission: Emission,
+    digests: Vec<String>,
+    cap: &Capability,
+    home: &Path,
+    allow_symlinks: bool,
+    adopt: bool,
+) -> Result<Plan, PlanError> {
+    debug_assert_eq!(digests.len(), emission.files.len());
     let previous = FileManifest::read(home, cap, emission.scope)?;
     let manifest_path = record::manifest_rel(cap, emission.scope);
     let mut ops = Vec::new();
     let mut entries = Vec::new();
     let mut foreign = Vec::new();
-    for f in emission.files {
+    for (f, sha) in emission.files.into_iter().zip(digests) {
         let dest = fsx::confined(home, &f.path, allow_symlinks)?;
         let disk = fsx::read_if_exists(&dest)?;
-        // Every file is hashed once: the new bytes here, the disk's only when they differ.
-        let sha = fsx::sha256_hex(&f.bytes);
+        // Every file is hashed once: the new bytes before (`digests`), the disk's only when
+        // they differ.
         let same = disk.as_deref() == Some(f.bytes.as_slice());
         let disk_sha = match &disk {
             Some(_) if same => Some(sha.clone()),
@@ -340,4 +400,43 @@ pub fn build(
         migrations: Vec::new(),
         state: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn emission(files: &[&[u8]]) -> Emission {
+        Emission {
+            runtime: "x".into(),
+            scope: Scope::Global,
+            files: files
+                .iter()
+                .enumerate()
+                .map(|(i, b)| crate::pipeline::convert::EmittedFile {
+                    path: RelPath::new(format!("f{i}.md")).unwrap(),
+                    bytes: b.to_vec(),
+                    mode: FileMode::Regular,
+                    kind: FileKind::Core,
+                    sources: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn plan_each_distinct_byte_string_of_every_emission_is_hashed_once() {
+        // Same length and ends, other middle; short; empty; repeated across emissions.
+        let a = emission(&[b"head-AAAA-middle-one-tail", b"head-AAAA-middle-two-tail", b"x", b"", b"x"]);
+        let b = emission(&[b"head-AAAA-middle-two-tail", b"", b"y", b"head-AAAA-middle-one-tail"]);
+        let (unique, slots) = distinct(&[&a, &b]);
+        assert_eq!(unique.len(), 5, "digests computed: one per distinct byte string");
+        assert_eq!(slots, vec![vec![0, 1, 2, 3, 2], vec![1, 3, 4, 0]]);
+        let d = digests(&[&a, &b]);
+        for (e, de) in [(&a, &d[0]), (&b, &d[1])] {
+            for (f, sha) in e.files.iter().zip(de) {
+                assert_eq!(*sha, fsx::sha256_hex(&f.bytes));
+            }
+        }
+    }
 }

@@ -6,8 +6,9 @@
 //! command, workflow (with its steps and detail parts), agent, compact variant, reference and
 //! template is renamed with the suffix `-s<k>`, and every mention of those names inside the
 //! copies is renamed with it, so the copy is as coherent as the original. The content-root
-//! indexes (`tiers.json`, `namespaces.json`, `section-manifest.json`) are rebuilt to list every
-//! copy; `CONTEXT.md` and its index stay single. The result passes the same validation as the
+//! indexes (`tiers.json`, `namespaces.json`, `profiles.json`, `section-manifest.json`) are
+//! rebuilt to list every copy (copy `k` of a command is in the profile of its original and
+//! requires the copies `k` of what the original requires); `CONTEXT.md` and its index stay single. The result passes the same validation as the
 //! shipped tree (the caller loads it to prove it).
 
 use std::collections::BTreeMap;
@@ -20,7 +21,8 @@ use crate::pipeline::section_manifest;
 use msd_core::fs::relpath::RelPath;
 
 /// Files at the content root that are indexes over the rest, rebuilt rather than copied.
-const SINGLE: [&str; 5] = ["CONTEXT.md", "CONTEXT-INDEX.json", "tiers.json", "namespaces.json", section_manifest::PATH];
+const SINGLE: [&str; 6] =
+    ["CONTEXT.md", "CONTEXT-INDEX.json", "tiers.json", "namespaces.json", "profiles.json", section_manifest::PATH];
 
 /// Why a tree cannot be scaled.
 #[derive(Debug, thiserror::Error)]
@@ -76,6 +78,8 @@ pub fn scale(tree: &Tree, factor: usize) -> Result<Tree, ScaleError> {
     let mut files: BTreeMap<RelPath, Arc<[u8]>> = tree.files.clone();
     let tiers: serde_json::Value = json_file(tree, "tiers.json")?.unwrap_or_else(|| serde_json::json!({}));
     let namespaces = json_file(tree, "namespaces.json")?;
+    let profiles = json_file(tree, "profiles.json")?;
+    let mut new_profiles = profiles.clone();
     let mut new_tiers = tiers.clone();
     let mut new_namespaces = namespaces.clone();
     for k in 2..=factor {
@@ -113,6 +117,9 @@ pub fn scale(tree: &Tree, factor: usize) -> Result<Tree, ScaleError> {
                 g["commands"].as_array_mut().expect("commands").extend(extra);
             }
         }
+        if let (Some(orig), Some(new)) = (&profiles, new_profiles.as_mut()) {
+            copy_profiles(orig, new, &suffix);
+        }
     }
     let put = |files: &mut BTreeMap<RelPath, Arc<[u8]>>, name: &str, v: &serde_json::Value| {
         let text = serde_json::to_string_pretty(v).expect("json") + "\n";
@@ -124,10 +131,33 @@ pub fn scale(tree: &Tree, factor: usize) -> Result<Tree, ScaleError> {
     if let Some(ns) = &new_namespaces {
         put(&mut files, "namespaces.json", ns);
     }
+    if let Some(p) = &new_profiles {
+        put(&mut files, "profiles.json", p);
+    }
     let mut out = Tree { origin: format!("{} x{factor}", tree.origin), files };
     let manifest = section_manifest::build(&out).map_err(|e| ScaleError(e.to_string()))?;
     out.files.insert(RelPath::new(section_manifest::PATH).expect("static"), Arc::from(manifest.render().into_bytes()));
     Ok(out)
+}
+
+/// Adds copy `suffix` of every command to `new`: into the profile of its original, and its
+/// `requires` as the copies of the original's.
+fn copy_profiles(orig: &serde_json::Value, new: &mut serde_json::Value, suffix: &str) {
+    let copy = |v: &serde_json::Value| v.as_str().map(|c| serde_json::Value::String(format!("{c}{suffix}")));
+    let origs = orig["profiles"].as_array().into_iter().flatten();
+    for (p, orig_p) in new["profiles"].as_array_mut().into_iter().flatten().zip(origs) {
+        let extra: Vec<serde_json::Value> =
+            orig_p["commands"].as_array().into_iter().flatten().filter_map(copy).collect();
+        if let Some(list) = p["commands"].as_array_mut() {
+            list.extend(extra);
+        }
+    }
+    if let (Some(reqs), Some(new_reqs)) = (orig["requires"].as_object(), new["requires"].as_object_mut()) {
+        for (cmd, list) in reqs {
+            let copied: Vec<serde_json::Value> = list.as_array().into_iter().flatten().filter_map(copy).collect();
+            new_reqs.insert(format!("{cmd}{suffix}"), serde_json::Value::Array(copied));
+        }
+    }
 }
 
 fn json_file(tree: &Tree, name: &str) -> Result<Option<serde_json::Value>, ScaleError> {
