@@ -756,3 +756,60 @@ fn runtimes_opencode_and_kilo_see_no_duplicate_skill_names_beside_claude() {
         assert!(h.join(home).join(if id == "kilo" { "command/msd-help.md" } else { "commands/msd-help.md" }).is_file());
     }
 }
+
+/// Every `${word}` a JavaScript template filling `/\$\{(\w+)\}/g` would take as a placeholder.
+fn dollar_brace_placeholders(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        let after = &rest[at + 2..];
+        let n = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(after.len());
+        if n > 0 && after[n..].starts_with('}') {
+            out.push(after[..n].to_string());
+        }
+        rest = after;
+    }
+    out
+}
+
+#[test]
+fn runtimes_gemini_and_qwen_agent_bodies_hold_no_template_placeholder() {
+    // Gemini CLI and Qwen Code fill `${NAME}` in an agent's body and fail the agent on an
+    // unknown NAME (runtimes/{gemini,qwen}/capability.json cite templateString). A fixture
+    // agent with a JavaScript template literal and a shell `${VAR}` must arrive escaped.
+    let w = World::new();
+    let content = w.tmp.path().join("content");
+    crate::support::copy_tree(&crate::support::fixture("starter"), &content);
+    std::fs::write(
+        content.join("namespaces.json"),
+        r#"{"instructions": "Pick the command from the table.",
+  "groups": [{"name": "phase", "description": "Plan and execute a phase.", "commands": ["plan", "execute"]}]}"#,
+    )
+    .unwrap();
+    let p = content.join("agents/msd-planner.md");
+    let text = std::fs::read_to_string(&p).unwrap() + "\nExample: fetch(`${PREVIEW_URL}?u=${url}`); echo \"${HOME}\"\n";
+    std::fs::write(&p, text).unwrap();
+    let c = content.display().to_string();
+    for (id, home) in [("gemini", ".gemini"), ("qwen", ".qwen")] {
+        for local in [false, true] {
+            let mut args = vec!["-r", id, "--content", c.as_str()];
+            if local {
+                args.push("--local");
+            }
+            w.install().args(&args).assert().success();
+            let root = if local { w.project.join(home) } else { w.home.join(home) };
+            let agent = std::fs::read_to_string(root.join("agents/msd-planner.md")).unwrap();
+            assert_eq!(dollar_brace_placeholders(&agent), Vec::<String>::new(), "{id} local={local}: {agent}");
+            assert!(agent.contains("fetch(`${ PREVIEW_URL }?u=${ url }`)"), "{id}: {agent}");
+            // The shipped agents too (msd-code-reviewer's example was the real case).
+            for (path, bytes) in tree(&root.join("agents")) {
+                let found = dollar_brace_placeholders(std::str::from_utf8(&bytes).unwrap());
+                assert!(found.is_empty(), "{id}: {path} holds ${{...}} placeholders {found:?}");
+            }
+        }
+    }
+    // Claude reads bodies as written: the text stays as the content has it.
+    w.install().args(["-r", "claude", "--content", c.as_str()]).assert().success();
+    let claude = std::fs::read_to_string(w.home.join(".claude/agents/msd-planner.md")).unwrap();
+    assert!(claude.contains("fetch(`${PREVIEW_URL}?u=${url}`)"), "{claude}");
+}

@@ -257,6 +257,23 @@ pub struct ArtifactSpec {
     /// Codex agents: tools that make an agent need `workspace-write`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub write_tools: Vec<String>,
+    /// The template syntax the runtime fills in the emitted body (agents' system prompts):
+    /// text of content that would read as a placeholder is escaped so it arrives as written.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub body_template: BodyTemplate,
+}
+
+/// A template syntax a runtime substitutes in an emitted body.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum BodyTemplate {
+    /// The body is sent as written.
+    #[default]
+    None,
+    /// `${identifier}` is a placeholder and an unknown one fails the agent (Gemini CLI, Qwen
+    /// Code: `templateString` over `/\$\{(\w+)\}/g`); content's `${NAME}` is written `${ NAME }`,
+    /// which the pattern does not match and which reads the same in JavaScript.
+    DollarBrace,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
