@@ -813,3 +813,37 @@ fn runtimes_gemini_and_qwen_agent_bodies_hold_no_template_placeholder() {
     let claude = std::fs::read_to_string(w.home.join(".claude/agents/msd-planner.md")).unwrap();
     assert!(claude.contains("fetch(`${PREVIEW_URL}?u=${url}`)"), "{claude}");
 }
+
+#[test]
+fn runtimes_claude_local_names_its_files_by_the_project_path_and_writes_no_color() {
+    // Claude resolves `@./path` and runs Bash from the launch directory, so a session started in
+    // a subdirectory of the project missed the workflow of every command (real-runtime probe,
+    // claude local step 6). And Copilot CLI reads the project's .claude/agents and warns on
+    // Claude's `color` key.
+    let w = World::new();
+    w.install().args(["-r", "claude", "--local"]).assert().success();
+    let root = w.project.join(".claude");
+    let core = root.join("msd-core").display().to_string();
+    let help = std::fs::read_to_string(root.join("commands/msd-help.md")).unwrap();
+    assert!(help.contains(&format!("@{core}/workflows/help.md")), "{help}");
+    let mut relative = Vec::new();
+    for dir in ["commands", "agents", "msd-core/workflows"] {
+        for (path, bytes) in tree(&root.join(dir)) {
+            if String::from_utf8_lossy(&bytes).contains("./.claude/") {
+                relative.push(format!("{dir}/{path}"));
+            }
+        }
+    }
+    assert!(relative.is_empty(), "cwd-relative ./.claude/ references: {relative:?}");
+    let settings = std::fs::read_to_string(root.join("settings.local.json")).unwrap();
+    assert!(settings.contains(&format!("Bash({core}/bin/msd_run:*)")), "{settings}");
+    for (path, bytes) in tree(&root.join("agents")) {
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let (fm, _) = msd_core::markup::frontmatter::split(&path, &text).unwrap();
+        assert!(fm.unwrap().get("color").is_none(), "{path} keeps color");
+    }
+    // The global install keeps Claude's own key.
+    w.install().args(["-r", "claude"]).assert().success();
+    let g = std::fs::read_to_string(w.home.join(".claude/agents/msd-code-reviewer.md")).unwrap();
+    assert!(g.contains("\ncolor: "), "{g}");
+}

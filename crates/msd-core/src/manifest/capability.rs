@@ -209,6 +209,23 @@ pub struct LocalSpec {
     /// whose local dir is the project root).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core_dir: Option<RelPath>,
+    /// How installed content names the local install's own files.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub refs: LocalRefs,
+}
+
+/// How a local install's content and settings name its own files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LocalRefs {
+    /// `./<dir>/...`, relative to the project root: for runtimes that resolve includes and run
+    /// commands from the project root whatever directory they were started in.
+    #[default]
+    Relative,
+    /// `<absolute project path>/<dir>/...`: for runtimes that resolve `@path` includes and run
+    /// shell commands from the launch directory, so a session started in a subdirectory still
+    /// finds them (reinstall after moving the project).
+    Absolute,
 }
 
 /// Artifact layout for each scope.
