@@ -104,8 +104,9 @@ while IFS= read -r a; do
   [ -f "$f" ] && present=$((present + 1))
 done < <(rt_expect_names agents)
 rt_note "agents: $present/$n_agents agent files are where Auggie looks ($( [ "$RT_SCOPE" = local ] && echo ./.augment/agents || echo ~/.augment/agents)); their loading is not checked"
-rt_flag hooks null
-rt_note "msd registers no Augment hooks; Auggie has hooks (evidence/hooks.md)"
+# msd's SessionStart hook (registered in the settings this install wrote) ran in the real
+# CLI: its line about the project's .planning/STATE.md is in a request the mock recorded.
+if rt_check_hook_context "auggie --print, SessionStart hook output in the first /chat-stream request" "$RT_OUT"/mock-*.jsonl; then rt_flag hooks true; else rt_flag hooks false; fi
 rt_note "home override: Auggie reads only HOME (no AUGMENT_CONFIG_DIR); the manifest lists none"
 
 rt_emit
