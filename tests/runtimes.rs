@@ -847,3 +847,30 @@ fn runtimes_claude_local_names_its_files_by_the_project_path_and_writes_no_color
     let g = std::fs::read_to_string(w.home.join(".claude/agents/msd-code-reviewer.md")).unwrap();
     assert!(g.contains("\ncolor: "), "{g}");
 }
+
+#[test]
+fn runtimes_augment_hook_timeouts_are_milliseconds() {
+    // Auggie reads a hook's `timeout` in milliseconds (runtimes/augment cites augment.mjs:5785);
+    // `10` made the real CLI kill msd's SessionStart hook after 10 ms.
+    let w = World::new();
+    for local in [false, true] {
+        let mut args = vec!["-r", "augment"];
+        if local {
+            args.push("--local");
+        }
+        w.install().args(&args).assert().success();
+        let file = if local { w.project.join(".augment/settings.json") } else { w.home.join(".augment/settings.json") };
+        let settings: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let mut seen = 0;
+        for (event, groups) in settings["hooks"].as_object().expect("hooks") {
+            for group in groups.as_array().unwrap() {
+                for hook in group["hooks"].as_array().unwrap() {
+                    let ms = hook["timeout"].as_u64().expect("a timeout");
+                    assert!(ms >= 1000, "{event}: timeout {ms} ms is too short for msd_run (local={local})");
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen >= 2, "{settings}");
+    }
+}
