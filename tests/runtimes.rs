@@ -874,3 +874,26 @@ fn runtimes_augment_hook_timeouts_are_milliseconds() {
         assert!(seen >= 2, "{settings}");
     }
 }
+
+#[test]
+fn runtimes_opencode_global_allows_reading_its_core_and_uninstall_removes_only_that() {
+    // `opencode run` rejects a read outside the worktree (permission external_directory), so a
+    // global install's workflows could not read their own references; the install allows
+    // `<core>/*` in opencode.json (runtimes/opencode cites the binary).
+    let w = World::new();
+    let dir = w.home.join(".config/opencode");
+    std::fs::create_dir_all(&dir).unwrap();
+    let user = "{\n  \"theme\": \"dark\",\n  \"permission\": { \"bash\": \"ask\" }\n}\n";
+    std::fs::write(dir.join("opencode.json"), user).unwrap();
+    w.install().args(["-r", "opencode"]).assert().success();
+    let cfg: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("opencode.json")).unwrap()).unwrap();
+    let core = format!("{}/*", dir.join("msd-core").display());
+    assert_eq!(cfg["permission"]["external_directory"][&core], "allow", "{cfg}");
+    assert_eq!(cfg["permission"]["bash"], "ask", "{cfg}");
+    // A local install's files are inside the project: no such entry.
+    w.install().args(["-r", "opencode", "--local"]).assert().success();
+    assert!(!w.project.join(".opencode/opencode.json").exists());
+    w.install().args(["uninstall", "-r", "opencode"]).assert().success();
+    assert_eq!(std::fs::read_to_string(dir.join("opencode.json")).unwrap(), user);
+}

@@ -16,7 +16,7 @@ PAIR=
 KEEP=0
 JSON=0
 IDS=()
-PROBE_TIMEOUT=${MSD_RT_PROBE_TIMEOUT:-900}
+PROBE_TIMEOUT=${MSD_RT_PROBE_TIMEOUT:-1800}
 
 usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
 
