@@ -897,3 +897,35 @@ fn runtimes_opencode_global_allows_reading_its_core_and_uninstall_removes_only_t
     w.install().args(["uninstall", "-r", "opencode"]).assert().success();
     assert_eq!(std::fs::read_to_string(dir.join("opencode.json")).unwrap(), user);
 }
+
+#[test]
+fn runtimes_a_group_named_like_a_command_is_refused_and_the_shipped_skill_names_are_unique() {
+    // Qwen listed two skills `msd-review`: the router of the group `review` and the nested
+    // command `review` (real-runtime probe, qwen global). The loader refuses such a group.
+    let w = World::new();
+    let content = w.tmp.path().join("content");
+    crate::support::copy_tree(&crate::support::fixture("starter"), &content);
+    std::fs::write(
+        content.join("namespaces.json"),
+        r#"{"instructions": "Pick the command from the table.",
+  "groups": [{"name": "plan", "description": "Plan and execute a phase.", "commands": ["plan", "execute"]}]}"#,
+    )
+    .unwrap();
+    let c = content.display().to_string();
+    let out = w.install().args(["-r", "qwen", "--content", c.as_str()]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("group `plan` has the name of the command `plan`"), "{err}");
+    // The shipped content: every SKILL.md of a nested install has its own name.
+    w.install().args(["-r", "qwen"]).assert().success();
+    let mut names = BTreeMap::new();
+    for (path, bytes) in tree(&w.home.join(".qwen/skills")).into_iter().filter(|(p, _)| p.ends_with("SKILL.md")) {
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let (fm, _) = msd_core::markup::frontmatter::split(&path, &text).unwrap();
+        let name = fm.unwrap().get("name").and_then(|v| v.as_str().map(str::to_string)).expect("a name");
+        if let Some(prev) = names.insert(name.clone(), path.clone()) {
+            panic!("two skills named {name}: {prev} and {path}");
+        }
+    }
+    assert!(names.len() > 30);
+}

@@ -42,7 +42,11 @@ cp_run() {
   local tag=$1 prompt=$2 rc
   shift 2
   MOCK_TAG=$tag rt_mock_start "$@" || { rt_fail "$tag: mock model did not start"; return 1; }
-  COPILOT_PROVIDER_BASE_URL=$MOCK_URL/v1 rt_timeout 120 copilot -p "$prompt" --allow-all-tools \
+  # Local: a repository's hooks load only in a trusted folder (msd-install's note says so);
+  # trust it for this session as the user would.
+  local trust=()
+  [ "$RT_SCOPE" = local ] && trust=(--trust-folder)
+  COPILOT_PROVIDER_BASE_URL=$MOCK_URL/v1 rt_timeout 120 copilot -p "$prompt" --allow-all-tools "${trust[@]}" \
     --log-dir "$RT_OUT/log-$tag" --log-level debug </dev/null >"$RT_OUT/$tag.out" 2>"$RT_OUT/$tag.err"
   rc=$?
   rt_mock_stop
