@@ -81,13 +81,15 @@ fn helper_is_called_by_its_installed_path_in_other_runtimes_and_scopes() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(json(&out)["section_manifest"]["included"], serde_json::json!(["plan-research"]));
-    // claude, local: a project-relative path that works from the project root.
+    // claude, local: the project's absolute path (Claude starts Bash in the launch directory,
+    // which may be a subdirectory), so it works from anywhere in the project.
     w.install().args(["--runtime", "claude", "--local", "--content"]).arg(fixture("seams")).assert().success();
     let helper = rewritten_helper(&w.project.join(".claude/msd-core/workflows/plan-phase.md"));
-    assert_eq!(helper, "./.claude/msd-core/bin/msd_run");
-    let out = std::process::Command::new(w.project.join(&helper))
+    assert_eq!(Path::new(&helper), w.project.join(".claude/msd-core/bin/msd_run"));
+    std::fs::create_dir_all(w.project.join("src")).unwrap();
+    let out = std::process::Command::new(&helper)
         .args(["query", "init.plan-phase", "1"])
-        .current_dir(&w.project)
+        .current_dir(w.project.join("src"))
         .env_remove("MSD_CORE_DIR")
         .output()
         .unwrap();

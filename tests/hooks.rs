@@ -589,7 +589,8 @@ fn hooks_claude_global_and_local_report_once_per_session_from_any_subdirectory()
 #[test]
 fn hooks_claude_local_keeps_bash_at_the_project_root_so_relative_helper_paths_hold() {
     // Claude's Bash tool gets no CLAUDE_PROJECT_DIR; CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR
-    // brings every command back to the project dir, where `./.claude/msd-core/bin/msd_run` is.
+    // brings every command back to the project dir (content names the helper by its absolute
+    // path, so it holds from a subdirectory too).
     let w = World::new();
     let c = content_copy(&w, "content");
     let user = "{\n  \"env\": {\n    \"FOO\": \"bar\"\n  }\n}\n";
@@ -597,7 +598,7 @@ fn hooks_claude_local_keeps_bash_at_the_project_root_so_relative_helper_paths_ho
     std::fs::write(w.project.join(".claude/settings.local.json"), user).unwrap();
     let out = w.install().args(["--content", &s(&c), "--local"]).output().unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("Start Claude Code in the project root"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("they work from any subdirectory"));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(w.project.join(".claude/settings.local.json")).unwrap()).unwrap();
     assert_eq!(v["env"]["CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR"], "1");

@@ -52,7 +52,9 @@ fn install_claude_local_layout() {
         .file(".claude/agents/msd-planner.md")
         .file(".claude/msd-core/workflows/plan.md");
     let cmd = ran.read(".claude/commands/msd-plan.md");
-    assert!(cmd.contains("@./.claude/msd-core/workflows/plan.md"), "{cmd}");
+    // By the project's absolute path: Claude resolves `@./...` against the launch directory.
+    let core = ran.path(".claude/msd-core");
+    assert!(cmd.contains(&format!("@{}/workflows/plan.md", core.display())), "{cmd}");
     assert!(cmd.contains("name: \"msd-plan\""), "{cmd}");
 }
 

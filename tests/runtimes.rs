@@ -756,3 +756,176 @@ fn runtimes_opencode_and_kilo_see_no_duplicate_skill_names_beside_claude() {
         assert!(h.join(home).join(if id == "kilo" { "command/msd-help.md" } else { "commands/msd-help.md" }).is_file());
     }
 }
+
+/// Every `${word}` a JavaScript template filling `/\$\{(\w+)\}/g` would take as a placeholder.
+fn dollar_brace_placeholders(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        let after = &rest[at + 2..];
+        let n = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(after.len());
+        if n > 0 && after[n..].starts_with('}') {
+            out.push(after[..n].to_string());
+        }
+        rest = after;
+    }
+    out
+}
+
+#[test]
+fn runtimes_gemini_and_qwen_agent_bodies_hold_no_template_placeholder() {
+    // Gemini CLI and Qwen Code fill `${NAME}` in an agent's body and fail the agent on an
+    // unknown NAME (runtimes/{gemini,qwen}/capability.json cite templateString). A fixture
+    // agent with a JavaScript template literal and a shell `${VAR}` must arrive escaped.
+    let w = World::new();
+    let content = w.tmp.path().join("content");
+    crate::support::copy_tree(&crate::support::fixture("starter"), &content);
+    std::fs::write(
+        content.join("namespaces.json"),
+        r#"{"instructions": "Pick the command from the table.",
+  "groups": [{"name": "phase", "description": "Plan and execute a phase.", "commands": ["plan", "execute"]}]}"#,
+    )
+    .unwrap();
+    let p = content.join("agents/msd-planner.md");
+    let text = std::fs::read_to_string(&p).unwrap() + "\nExample: fetch(`${PREVIEW_URL}?u=${url}`); echo \"${HOME}\"\n";
+    std::fs::write(&p, text).unwrap();
+    let c = content.display().to_string();
+    for (id, home) in [("gemini", ".gemini"), ("qwen", ".qwen")] {
+        for local in [false, true] {
+            let mut args = vec!["-r", id, "--content", c.as_str()];
+            if local {
+                args.push("--local");
+            }
+            w.install().args(&args).assert().success();
+            let root = if local { w.project.join(home) } else { w.home.join(home) };
+            let agent = std::fs::read_to_string(root.join("agents/msd-planner.md")).unwrap();
+            assert_eq!(dollar_brace_placeholders(&agent), Vec::<String>::new(), "{id} local={local}: {agent}");
+            assert!(agent.contains("fetch(`${ PREVIEW_URL }?u=${ url }`)"), "{id}: {agent}");
+            // The shipped agents too (msd-code-reviewer's example was the real case).
+            for (path, bytes) in tree(&root.join("agents")) {
+                let found = dollar_brace_placeholders(std::str::from_utf8(&bytes).unwrap());
+                assert!(found.is_empty(), "{id}: {path} holds ${{...}} placeholders {found:?}");
+            }
+        }
+    }
+    // Claude reads bodies as written: the text stays as the content has it.
+    w.install().args(["-r", "claude", "--content", c.as_str()]).assert().success();
+    let claude = std::fs::read_to_string(w.home.join(".claude/agents/msd-planner.md")).unwrap();
+    assert!(claude.contains("fetch(`${PREVIEW_URL}?u=${url}`)"), "{claude}");
+}
+
+#[test]
+fn runtimes_claude_local_names_its_files_by_the_project_path_and_writes_no_color() {
+    // Claude resolves `@./path` and runs Bash from the launch directory, so a session started in
+    // a subdirectory of the project missed the workflow of every command (real-runtime probe,
+    // claude local step 6). And Copilot CLI reads the project's .claude/agents and warns on
+    // Claude's `color` key.
+    let w = World::new();
+    w.install().args(["-r", "claude", "--local"]).assert().success();
+    let root = w.project.join(".claude");
+    let core = root.join("msd-core").display().to_string();
+    let help = std::fs::read_to_string(root.join("commands/msd-help.md")).unwrap();
+    assert!(help.contains(&format!("@{core}/workflows/help.md")), "{help}");
+    let mut relative = Vec::new();
+    for dir in ["commands", "agents", "msd-core/workflows"] {
+        for (path, bytes) in tree(&root.join(dir)) {
+            if String::from_utf8_lossy(&bytes).contains("./.claude/") {
+                relative.push(format!("{dir}/{path}"));
+            }
+        }
+    }
+    assert!(relative.is_empty(), "cwd-relative ./.claude/ references: {relative:?}");
+    let settings = std::fs::read_to_string(root.join("settings.local.json")).unwrap();
+    assert!(settings.contains(&format!("Bash({core}/bin/msd_run:*)")), "{settings}");
+    for (path, bytes) in tree(&root.join("agents")) {
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let (fm, _) = msd_core::markup::frontmatter::split(&path, &text).unwrap();
+        assert!(fm.unwrap().get("color").is_none(), "{path} keeps color");
+    }
+    // The global install keeps Claude's own key.
+    w.install().args(["-r", "claude"]).assert().success();
+    let g = std::fs::read_to_string(w.home.join(".claude/agents/msd-code-reviewer.md")).unwrap();
+    assert!(g.contains("\ncolor: "), "{g}");
+}
+
+#[test]
+fn runtimes_augment_hook_timeouts_are_milliseconds() {
+    // Auggie reads a hook's `timeout` in milliseconds (runtimes/augment cites augment.mjs:5785);
+    // `10` made the real CLI kill msd's SessionStart hook after 10 ms.
+    let w = World::new();
+    for local in [false, true] {
+        let mut args = vec!["-r", "augment"];
+        if local {
+            args.push("--local");
+        }
+        w.install().args(&args).assert().success();
+        let file = if local { w.project.join(".augment/settings.json") } else { w.home.join(".augment/settings.json") };
+        let settings: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let mut seen = 0;
+        for (event, groups) in settings["hooks"].as_object().expect("hooks") {
+            for group in groups.as_array().unwrap() {
+                for hook in group["hooks"].as_array().unwrap() {
+                    let ms = hook["timeout"].as_u64().expect("a timeout");
+                    assert!(ms >= 1000, "{event}: timeout {ms} ms is too short for msd_run (local={local})");
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen >= 2, "{settings}");
+    }
+}
+
+#[test]
+fn runtimes_opencode_global_allows_reading_its_core_and_uninstall_removes_only_that() {
+    // `opencode run` rejects a read outside the worktree (permission external_directory), so a
+    // global install's workflows could not read their own references; the install allows
+    // `<core>/*` in opencode.json (runtimes/opencode cites the binary).
+    let w = World::new();
+    let dir = w.home.join(".config/opencode");
+    std::fs::create_dir_all(&dir).unwrap();
+    let user = "{\n  \"theme\": \"dark\",\n  \"permission\": { \"bash\": \"ask\" }\n}\n";
+    std::fs::write(dir.join("opencode.json"), user).unwrap();
+    w.install().args(["-r", "opencode"]).assert().success();
+    let cfg: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("opencode.json")).unwrap()).unwrap();
+    let core = format!("{}/*", dir.join("msd-core").display());
+    assert_eq!(cfg["permission"]["external_directory"][&core], "allow", "{cfg}");
+    assert_eq!(cfg["permission"]["bash"], "ask", "{cfg}");
+    // A local install's files are inside the project: no such entry.
+    w.install().args(["-r", "opencode", "--local"]).assert().success();
+    assert!(!w.project.join(".opencode/opencode.json").exists());
+    w.install().args(["uninstall", "-r", "opencode"]).assert().success();
+    assert_eq!(std::fs::read_to_string(dir.join("opencode.json")).unwrap(), user);
+}
+
+#[test]
+fn runtimes_a_group_named_like_a_command_is_refused_and_the_shipped_skill_names_are_unique() {
+    // Qwen listed two skills `msd-review`: the router of the group `review` and the nested
+    // command `review` (real-runtime probe, qwen global). The loader refuses such a group.
+    let w = World::new();
+    let content = w.tmp.path().join("content");
+    crate::support::copy_tree(&crate::support::fixture("starter"), &content);
+    std::fs::write(
+        content.join("namespaces.json"),
+        r#"{"instructions": "Pick the command from the table.",
+  "groups": [{"name": "plan", "description": "Plan and execute a phase.", "commands": ["plan", "execute"]}]}"#,
+    )
+    .unwrap();
+    let c = content.display().to_string();
+    let out = w.install().args(["-r", "qwen", "--content", c.as_str()]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("group `plan` has the name of the command `plan`"), "{err}");
+    // The shipped content: every SKILL.md of a nested install has its own name.
+    w.install().args(["-r", "qwen"]).assert().success();
+    let mut names = BTreeMap::new();
+    for (path, bytes) in tree(&w.home.join(".qwen/skills")).into_iter().filter(|(p, _)| p.ends_with("SKILL.md")) {
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let (fm, _) = msd_core::markup::frontmatter::split(&path, &text).unwrap();
+        let name = fm.unwrap().get("name").and_then(|v| v.as_str().map(str::to_string)).expect("a name");
+        if let Some(prev) = names.insert(name.clone(), path.clone()) {
+            panic!("two skills named {name}: {prev} and {path}");
+        }
+    }
+    assert!(names.len() > 30);
+}

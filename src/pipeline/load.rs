@@ -872,6 +872,20 @@ fn namespaces(tree: &Tree, commands: &[Command]) -> Result<Option<Namespaces>, C
                 "use lowercase letters, digits and hyphens",
             ));
         }
+        if commands.iter().any(|cmd| cmd.stem == g.name) {
+            // A nested layout writes `<prefix><group>/SKILL.md` beside the command's own
+            // `<prefix><stem>` skill: two skills of one name (Qwen listed both as `msd-review`).
+            let (line, _) = msd_core::fs::json::locate(text, &format!("\"{}\"", g.name));
+            return Err(ContentError::new(
+                disp,
+                Some(line),
+                format!(
+                    "group `{}` has the name of the command `{}`: nested layouts would write two skills of that name",
+                    g.name, g.name
+                ),
+                "give the group a name no command has",
+            ));
+        }
         for c in &g.commands {
             let (line, _) = msd_core::fs::json::locate(text, &format!("\"{c}\""));
             if !commands.iter().any(|cmd| &cmd.stem == c) {

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use msd_core::manifest::capability::{Capability, Scope};
+use msd_core::manifest::capability::{Capability, LocalRefs, Scope};
 
 /// A snapshot of what resolution reads from the process environment.
 #[derive(Debug, Clone)]
@@ -160,6 +160,7 @@ pub fn resolve(
     env: &Environment,
 ) -> Result<Target, TargetError> {
     let local_dir = cap.local.as_ref().map(|l| l.dir.as_str());
+    let local_refs = cap.local.as_ref().map(|l| l.refs).unwrap_or_default();
     let (home, source, home_ref, core_ref) = match scope {
         Scope::Global => {
             let (home, source) = global_home(cap, config_dir, env);
@@ -171,16 +172,21 @@ pub fn resolve(
                 return Err(TargetError::ConfigDirWithLocal);
             }
             let dir = local_dir.ok_or_else(|| TargetError::NoLocalScope { runtime: cap.id.clone() })?;
-            let (home, rel) =
-                if dir == "." { (env.cwd.clone(), ".".to_string()) } else { (env.cwd.join(dir), format!("./{dir}")) };
-            to_str(&home)?;
+            let home = if dir == "." { env.cwd.clone() } else { env.cwd.join(dir) };
+            let abs = to_str(&home)?;
+            let rel = match local_refs {
+                LocalRefs::Relative if dir == "." => ".".to_string(),
+                LocalRefs::Relative => format!("./{dir}"),
+                LocalRefs::Absolute => abs,
+            };
             (home, HomeSource::Project, format!("{rel}/"), format!("{rel}/{}/", cap.core_dir(Scope::Local)))
         }
     };
-    let local_ref = match (scope, local_dir) {
-        (_, Some(".")) => "./".to_string(),
-        (_, Some(d)) => format!("./{d}/"),
-        (_, None) => home_ref.clone(),
+    let local_ref = match (scope, local_dir, local_refs) {
+        (Scope::Local, Some(_), LocalRefs::Absolute) => home_ref.clone(),
+        (_, Some("."), _) => "./".to_string(),
+        (_, Some(d), _) => format!("./{d}/"),
+        (_, None, _) => home_ref.clone(),
     };
     Ok(Target { runtime: cap.id.clone(), scope, home, source, home_ref, core_ref, local_ref })
 }

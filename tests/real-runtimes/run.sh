@@ -16,7 +16,7 @@ PAIR=
 KEEP=0
 JSON=0
 IDS=()
-PROBE_TIMEOUT=${MSD_RT_PROBE_TIMEOUT:-900}
+PROBE_TIMEOUT=${MSD_RT_PROBE_TIMEOUT:-1800}
 
 usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -97,9 +97,9 @@ def ok(k):
 fails = r.get("failures") or []
 warns = r.get("warnings") or []
 v = "FAIL" if fails else "PASS"
-line = "%-9s%-7s%s commands %-6s skills %-6s agents %-6s hooks %-7s workflow %-3s tools %-3s %s" % (
+line = "%-9s%-7s%s commands %-6s skills %-6s agents %-6s hooks %-7s context %-3s workflow %-3s tools %-3s %s" % (
     rid, scope, (" " + label) if label else "", cnt("commands"), cnt("skills"), cnt("agents"),
-    hooks, ok("workflow_text"), ok("agent_tools"), v)
+    hooks, ok("hook_context"), ok("workflow_text"), ok("agent_tools"), v)
 print(line)
 for f in fails[:8]:
     print("    fail: " + str(f)[:400])

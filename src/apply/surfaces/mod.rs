@@ -247,12 +247,16 @@ fn rendered(spec: &SurfaceSpec, vars: &Vars) -> (Vec<Wanted>, Vec<WantedBlock>) 
     let (mut structured, mut blocks) = (Vec::new(), Vec::new());
     for e in &spec.entries {
         match e {
-            EntrySpec::ArrayItem { id, at, value } => {
-                structured.push(Wanted::Item { id: id.clone(), at: at.clone(), value: vars.expand_value(value) })
-            }
-            EntrySpec::Key { id, at, value } => {
-                structured.push(Wanted::Key { id: id.clone(), at: at.clone(), value: vars.expand_value(value) })
-            }
+            EntrySpec::ArrayItem { id, at, value } => structured.push(Wanted::Item {
+                id: id.clone(),
+                at: at.iter().map(|k| vars.expand(k)).collect(),
+                value: vars.expand_value(value),
+            }),
+            EntrySpec::Key { id, at, value } => structured.push(Wanted::Key {
+                id: id.clone(),
+                at: at.iter().map(|k| vars.expand(k)).collect(),
+                value: vars.expand_value(value),
+            }),
             EntrySpec::Block { id, text } => blocks.push(WantedBlock { id: id.clone(), text: vars.expand(text) }),
         }
     }

@@ -131,6 +131,11 @@ rt_sandbox() {
   git -C "$PROJECT" init -q
   printf '# probe project\n' >"$PROJECT/README.md"
   git -C "$PROJECT" add README.md && git -C "$PROJECT" commit -qm init
+  # A project msd knows: `msd_run hook session-start` names its position in one line
+  # ($RT_HOOK_LINE), which the probes look for in what the CLI sends to the mock model.
+  mkdir -p "$PROJECT/.planning"
+  printf '# Project State\n\n## Current Position\n\nPhase: 7 of 9 (rt-probe)\nPlan: 1 of 2\nStatus: Executing\n' \
+    >"$PROJECT/.planning/STATE.md"
   # No telemetry, no update checks, no browser.
   export DO_NOT_TRACK=1 NO_UPDATE_NOTIFIER=1 CI=1 BROWSER=/bin/false
 }
@@ -255,7 +260,7 @@ rt_emit() {
   python3 - "$(_rt_state)" <<'PY'
 import json, sys
 r = {"commands": None, "skills": None, "agents": None, "hooks": None, "workflow_text": None,
-     "agent_tools": None, "warnings": [], "failures": [], "notes": []}
+     "agent_tools": None, "hook_context": None, "warnings": [], "failures": [], "notes": []}
 for line in open(sys.argv[1]):
     a = json.loads(line)
     if a[0] == "count":
@@ -274,6 +279,26 @@ for line in open(sys.argv[1]):
 print(json.dumps(r))
 sys.exit(1 if r["failures"] else 0)
 PY
+}
+
+# The line msd's session-start hook prints for the sandbox project's .planning/STATE.md.
+RT_HOOK_LINE="msd: phase 7 of 9 (rt-probe)"
+
+# rt_check_hook_context <what> <file...>: the session-start hook's line reached the model (it
+# is in one of the recorded requests), else a failure naming where it was looked for.
+rt_check_hook_context() {
+  local what=$1 f
+  shift
+  for f in "$@"; do
+    if [ -f "$f" ] && grep -aqF -- "$RT_HOOK_LINE" "$f"; then
+      rt_flag hook_context true
+      rt_note "hook context: msd's session-start line reached the model ($what; ${f##*/} line $(grep -anF -- "$RT_HOOK_LINE" "$f" | head -n1 | cut -d: -f1))"
+      return 0
+    fi
+  done
+  rt_flag hook_context false
+  rt_fail "hook context: msd's session-start line ('$RT_HOOK_LINE') did not reach the model ($what)"
+  return 1
 }
 
 rt_expect_names() {

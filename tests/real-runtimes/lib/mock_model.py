@@ -183,6 +183,13 @@ class Handler(BaseHTTPRequestHandler):
             return self.gemini(body, False)
         if ":countTokens" in path:
             return self._send(200, {"totalTokens": 10})
+        if path.rstrip("/").endswith("/get-models"):
+            # Auggie's model config (augment.mjs toGetModelsResult); feature_flags become its
+            # featureFlagsV2, where `enable_hooks` gates every hook (augment.mjs:867, :7049).
+            return self._send(200, {"default_model": "mock-model", "languages": [],
+                                    "models": [{"name": "mock-model", "suggested_prefix_char_count": 0,
+                                                "suggested_suffix_char_count": 0}],
+                                    "feature_flags": {"enable_hooks": True}})
         return self._send(404, {"error": {"message": "mock: unknown path " + path}})
 
     # ---- Anthropic ------------------------------------------------------------------------

@@ -178,7 +178,9 @@ print(sum(1 for k, v in d.get("command",{}).items() if k.startswith("msd-") and 
   env_check "${OC_ENV}_CONFIG_DIR" "$HOME/alt-$OC_NAME-dir" "$HOME/alt-$OC_NAME-dir"
   mkdir -p "$HOME/alt-$OC_NAME-file"
   printf '{}\n' >"$HOME/alt-$OC_NAME-file/$OC_NAME.json"
-  env_check "${OC_ENV}_CONFIG" "$HOME/alt-$OC_NAME-file/$OC_NAME.json" "$HOME/alt-$OC_NAME-file"
+  # A config *file*: the CLI does not scan its directory for commands (evidence/opencode.md), so
+  # msd-install stays in the default dir and the CLI still resolves the commands there.
+  env_check "${OC_ENV}_CONFIG" "$HOME/alt-$OC_NAME-file/$OC_NAME.json" "${XDG_CONFIG_HOME:-$HOME/.config}/$OC_NAME"
   mkdir -p "$HOME/alt-xdg"
   env_check XDG_CONFIG_HOME "$HOME/alt-xdg" "$HOME/alt-xdg/$OC_NAME"
 fi

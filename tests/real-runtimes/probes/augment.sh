@@ -104,8 +104,23 @@ while IFS= read -r a; do
   [ -f "$f" ] && present=$((present + 1))
 done < <(rt_expect_names agents)
 rt_note "agents: $present/$n_agents agent files are where Auggie looks ($( [ "$RT_SCOPE" = local ] && echo ./.augment/agents || echo ~/.augment/agents)); their loading is not checked"
-rt_flag hooks null
-rt_note "msd registers no Augment hooks; Auggie has hooks (evidence/hooks.md)"
+# msd's SessionStart hook (registered in the settings this install wrote) ran in the real
+# CLI: its line about the project's .planning/STATE.md is in a request the mock recorded.
+# Auggie runs hooks only when its backend turns on the enableHooks flag (the mock's /get-models
+# does, augment.mjs:867, :7049). Its log shows the run and where the output went
+# ("Hook message to agent (SessionStart): <text>"); the first /chat-stream request, the only
+# one observable offline, does not carry it, so the context is checked in the log (null in
+# the verdict when it is routed to the agent but not yet sent).
+if grep -aqF -- "$RT_HOOK_LINE" "$RT_OUT"/mock-*.jsonl 2>/dev/null; then
+  rt_check_hook_context "auggie --print, first /chat-stream request" "$RT_OUT"/mock-*.jsonl
+  rt_flag hooks true
+elif grep -aqF -- "Hook message to agent (SessionStart): $RT_HOOK_LINE" "$RT_OUT/hi.log"; then
+  rt_flag hooks true
+  rt_note "hooks: Auggie ran msd's SessionStart hook and routed its line to the agent (hi.log line $(grep -anF -- "Hook message to agent (SessionStart): $RT_HOOK_LINE" "$RT_OUT/hi.log" | head -n1 | cut -d: -f1)); the first /chat-stream request does not carry it"
+else
+  rt_flag hooks false
+  rt_fail "hooks: Auggie's log shows no successful run of msd's SessionStart hook ($(grep -a "HookExecutor" "$RT_OUT/hi.log" | grep -aiE "fail|error|timed out" | head -n1 | cut -c1-200))"
+fi
 rt_note "home override: Auggie reads only HOME (no AUGMENT_CONFIG_DIR); the manifest lists none"
 
 rt_emit

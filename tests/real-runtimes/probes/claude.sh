@@ -98,6 +98,8 @@ if [ "$runs" -eq 1 ]; then rt_flag hooks true
 else rt_flag hooks false; rt_fail "hooks: msd SessionStart hook ran $runs times (want 1)"; fi
 grep -aE "Hooks: .*msd_run.* finished with status [1-9]" "$RT_OUT/hi.debug" | head -3 |
   while IFS= read -r l; do rt_fail "hooks: ${l:0:300}"; done
+# Its additionalContext (the project's position) reaches the model.
+rt_check_hook_context "claude -p, SessionStart hookSpecificOutput.additionalContext" "$RT_OUT/mock-hi.jsonl"
 
 # 4. No load warning/error naming our files.
 grep -aE "\[(WARN|ERROR)\]" "$RT_OUT/hi.debug" >"$RT_OUT/hi.warnings" || true
@@ -119,6 +121,8 @@ if [ "$RT_SCOPE" = local ]; then
   claude_run sub "/msd-help" "$PROJECT/src/deep"
   [ "$(hook_runs "$RT_OUT/sub.debug" SessionStart)" -eq 1 ] ||
     rt_fail "subdir: the msd SessionStart hook did not run once from $PROJECT/src/deep"
+  grep -aqF -- "$RT_HOOK_LINE" "$RT_OUT/mock-sub.jsonl" ||
+    rt_fail "subdir: the session-start line did not reach the model from $PROJECT/src/deep"
   if ! why=$(rt_text_has_file "$RT_OUT/sub.txt" "$(rt_includes "$cmd_file" "$PROJECT" | head -n1)"); then
     rt_fail "subdir: /msd-help from src/deep: $why"
   fi
@@ -129,8 +133,13 @@ if [ "$RT_SCOPE" = local ]; then
   # 7. Global and local together: the hook runs once per session, not twice.
   if HOME=$HOME rt_msd_install claude global >"$RT_OUT/msd-install-global.log" 2>&1; then
     claude_run both "hi"
+    # Claude merges user and local settings, so both registrations run; the global helper
+    # stays silent in a project with its own install: the model gets the line once.
     both=$(hook_runs "$RT_OUT/both.debug" SessionStart)
-    [ "$both" -eq 1 ] || rt_fail "global+local: msd SessionStart hook ran $both times in one session (want 1)"
+    lines=$(head -n1 "$RT_OUT/mock-both.jsonl" | grep -aoF -- "$RT_HOOK_LINE" | wc -l)
+    [ "$lines" -eq 1 ] ||
+      rt_fail "global+local: msd's session-start line reached the model $lines times in one session (want 1; the hook ran $both times)"
+    rt_note "global+local: SessionStart ran $both msd hook commands, the model got the line $lines time(s)"
     # Leave the sandbox as the driver made it (other probes of a --pair run share it).
     (cd "$PROJECT" && "$(rt_msd_bin)" uninstall -r claude --runtimes "$RT_REPO/runtimes") \
       >>"$RT_OUT/msd-install-global.log" 2>&1 || rt_fail "global+local: msd-install uninstall -r claude (global) failed"

@@ -69,6 +69,40 @@ for t in b.get("tools", []):
             print("\n".join(x.strip() for x in m.group(1).split(",")))
 PY
 
+# msd's TaskStart hook (an executable in <CLINE_DIR>/hooks or .clinerules/hooks) ran: Cline's
+# own log records its discovery and run (`hooks.discovery_completed`, `hooks.detached_runtime`
+# with the exit code). Cline 3.0.65 runs TaskStart detached and ignores its output
+# (`blockingRunStartHooks` is read but never set: @cline/core@0.0.86:dist/index.js:686, :691),
+# so the hook's context line cannot reach the model: context is not checked (null).
+python3 - "$cline_dir"/data/logs/*.log >"$RT_OUT/hook-runs.txt" <<'PY'
+import json, sys
+found, runs = 0, []
+for f in sys.argv[1:]:
+    for l in open(f, errors="replace"):
+        if '"hooks.' not in l:
+            continue
+        try:
+            d = json.loads(l)
+        except ValueError:
+            continue
+        p = d.get("properties") or {}
+        if p.get("hookName") != "agent_start":
+            continue
+        if d.get("event") == "hooks.discovery_completed":
+            found = max(found, int(p.get("totalCount") or 0))
+        elif d.get("event") == "hooks.detached_runtime":
+            runs.append(p.get("exitCode"))
+print(found, len(runs), sum(1 for c in runs if c == 0))
+PY
+read -r hk_found hk_runs hk_ok <"$RT_OUT/hook-runs.txt"
+if [ "${hk_found:-0}" -ge 1 ] && [ "${hk_ok:-0}" -ge 1 ]; then
+  rt_flag hooks true
+  rt_note "hooks: Cline found $hk_found TaskStart hook(s) and ran them $hk_runs times (exit 0: $hk_ok) (data/logs/cline.log hooks.detached_runtime); TaskStart output is ignored by Cline 3.0.65"
+else
+  rt_flag hooks false
+  rt_fail "hooks: Cline's log shows no successful run of msd's TaskStart hook (found ${hk_found:-0}, runs ${hk_runs:-0}, exit 0: ${hk_ok:-0})"
+fi
+
 if [ "$RT_SCOPE" = global ]; then
   rt_compare_names skill_roots "$RT_OUT/seen-skills.txt"
   # Report under "skills" (the roots are the skills Cline loads; nested ones are read on demand).
@@ -115,7 +149,7 @@ else
   # Local: workflows in .clinerules/workflows are slash commands. Each "/msd-<name>" must be
   # replaced by its workflow's instructions.
   : >"$RT_OUT/seen-commands.txt"
-  MOCK_TAG=cmds MOCK_REQUESTS=200 MOCK_SECONDS=600 rt_mock_start
+  MOCK_TAG=cmds MOCK_REQUESTS=400 MOCK_SECONDS=1800 rt_mock_start
   rt_timeout 60 cline auth -p openai -k sk-test -m mock-model -b "$MOCK_URL/v1" </dev/null >"$RT_OUT/cmds.auth" 2>&1
   while IFS= read -r name; do
     : >"$MOCK_REC"

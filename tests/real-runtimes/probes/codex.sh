@@ -86,30 +86,40 @@ PY
 fi
 nh=$(rt_json "$RT_OUT/hooks.json" 'len(d["hooks"])')
 rt_json "$RT_OUT/hooks.json" '"\n".join(d["errors"])' | while IFS= read -r l; do [ -n "$l" ] && rt_fail "hooks/list: ${l:0:300}"; done
-if [ "$nh" -eq 0 ]; then
+nss=$(rt_json "$RT_OUT/hooks.json" 'sum(1 for h in d["hooks"] if h.get("eventName") == "sessionStart")')
+ndupev=$(rt_json "$RT_OUT/hooks.json" 'len(d["hooks"]) - len({(h.get("eventName"), h.get("command")) for h in d["hooks"]})')
+rt_note "hooks/list: msd hooks $(rt_json "$RT_OUT/hooks.json" '", ".join("%s:%s" % (h.get("eventName"), h.get("trustStatus")) for h in d["hooks"])')"
+if [ "$nss" -eq 0 ]; then
   rt_fail "hooks/list: Codex does not list msd's SessionStart hook"
 else
-  [ "$nh" -eq 1 ] || rt_fail "hooks/list: msd's hook is listed $nh times"
-  trust=$(rt_json "$RT_OUT/hooks.json" 'd["hooks"][0].get("trustStatus")')
-  enabled=$(rt_json "$RT_OUT/hooks.json" 'd["hooks"][0].get("enabled")')
-  [ "$enabled" = True ] || rt_fail "hooks/list: msd's hook is not enabled"
-  if [ "$trust" != trusted ]; then
-    rt_note "msd's hook is '$trust' after install: Codex runs it only after the user reviews it"
+  [ "$nss" -eq 1 ] || rt_fail "hooks/list: msd's SessionStart hook is listed $nss times"
+  [ "$ndupev" -eq 0 ] || rt_fail "hooks/list: $ndupev msd hooks are listed twice"
+  rt_json "$RT_OUT/hooks.json" '"\n".join(h["key"] for h in d["hooks"] if h.get("enabled") is not True)' |
+    while IFS= read -r l; do [ -n "$l" ] && rt_fail "hooks/list: msd's hook $l is not enabled"; done
+  untrusted=$(rt_json "$RT_OUT/hooks.json" 'sum(1 for h in d["hooks"] if h.get("trustStatus") != "trusted")')
+  if [ "$untrusted" -gt 0 ]; then
+    rt_note "$untrusted of msd's $nh hooks are not trusted after install: Codex runs them only after the user reviews them"
     grep -qiE 'untrusted|review|trust' "$RT_OUT/msd-install.log" 2>/dev/null ||
-      rt_fail "install summary: hooks start '$trust' in Codex and run only after review, but msd-install does not say so (or what to do)"
+      rt_fail "install summary: hooks start untrusted in Codex and run only after review, but msd-install does not say so (or what to do)"
   fi
 fi
 
-# 2. Review (trust) the hook as the user would, through Codex's own config API, then one session.
-hook_key=$(rt_json "$RT_OUT/hooks.json" 'd["hooks"][0]["key"] if d["hooks"] else ""')
-hook_hash=$(rt_json "$RT_OUT/hooks.json" 'd["hooks"][0].get("currentHash","") if d["hooks"] else ""')
+# 2. Review (trust) every msd hook as the user would, through Codex's own config API, then one
+# session.
+trust_req=$(python3 - "$RT_OUT/hooks.json" <<'PY'
+import json, sys
+hooks = json.load(open(sys.argv[1]))["hooks"]
+edits = [{"keyPath": "hooks.state.%s.trusted_hash" % json.dumps(h["key"]), "mergeStrategy": "upsert",
+          "value": h.get("currentHash", "")} for h in hooks]
+if edits:
+    print(json.dumps({"method": "config/batchWrite", "params": {"edits": edits, "reloadUserConfig": True}}))
+PY
+)
 help_skill=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["paths"]["skills"].get("msd-help",""))' "$RT_EXPECT")
 wf=$(rt_includes "$help_skill" "$cwd" | head -n1)
 MOCK_TAG=turn rt_mock_start --tool-call exec_command --tool-args "$(python3 -c 'import json,sys; print(json.dumps({"cmd": "cat " + sys.argv[1]}))' "$wf")"
 reqs=()
-if [ -n "$hook_key" ]; then
-  reqs+=("$(python3 -c 'import json,sys; print(json.dumps({"method":"config/batchWrite","params":{"edits":[{"keyPath":"hooks.state.%s.trusted_hash" % json.dumps(sys.argv[1]),"mergeStrategy":"upsert","value":sys.argv[2]}],"reloadUserConfig":True}}))' "$hook_key" "$hook_hash")")
-fi
+[ -n "$trust_req" ] && reqs+=("$trust_req")
 mapfile -t pargs < <(provider_args)
 printf '%s\n' "${reqs[@]}" | rpc "$RT_OUT/turn.json" --turn '$msd-help' -- codex app-server "${pargs[@]}" 2>"$RT_OUT/turn.err"
 rt_mock_stop
@@ -149,6 +159,8 @@ done <"$RT_OUT/turn-summary.txt"
 [ -s "$MOCK_REC" ] || rt_fail "session: Codex sent nothing to the mock model"
 grep -aq "runtime_adapter" "$RT_OUT/turn.txt" || rt_fail "session: the msd-help skill body did not reach the model"
 rt_check_workflow "$help_skill" "$RT_OUT/turn.txt" "$cwd"
+# The reviewed SessionStart hook's additional context reaches the model.
+rt_check_hook_context "codex app-server turn, SessionStart hookSpecificOutput.additionalContext" "$MOCK_REC"
 
 # 4. Agents: every msd agent is an available role of spawn_agent, with the sandbox its tools need.
 awk '/^Available roles:/{on=1;next} on&&/^[A-Za-z0-9_-]+: \{$/{s=$0; sub(/: \{$/,"",s); print s}' "$RT_OUT/turn.txt" | sort -u >"$RT_OUT/seen-agents.txt"

@@ -16,7 +16,7 @@
 #    tools it got; Copilot's agent tool aliases (read, edit, execute, search, agent, web, todo)
 #    are checked against the concrete tools offered;
 #  - global only: COPILOT_HOME moves both msd-install and the CLI.
-# msd registers no Copilot hooks, so "hooks" is null.
+# "hooks": msd's SessionStart hook ran (its line reached the mock model).
 set -u
 . "$RT_LIB/common.sh"
 
@@ -42,7 +42,11 @@ cp_run() {
   local tag=$1 prompt=$2 rc
   shift 2
   MOCK_TAG=$tag rt_mock_start "$@" || { rt_fail "$tag: mock model did not start"; return 1; }
-  COPILOT_PROVIDER_BASE_URL=$MOCK_URL/v1 rt_timeout 120 copilot -p "$prompt" --allow-all-tools \
+  # Local: a repository's hooks load only in a trusted folder (msd-install's note says so);
+  # trust it for this session as the user would.
+  local trust=()
+  [ "$RT_SCOPE" = local ] && trust=(--trust-folder)
+  COPILOT_PROVIDER_BASE_URL=$MOCK_URL/v1 rt_timeout 120 copilot -p "$prompt" --allow-all-tools "${trust[@]}" \
     --log-dir "$RT_OUT/log-$tag" --log-level debug </dev/null >"$RT_OUT/$tag.out" 2>"$RT_OUT/$tag.err"
   rc=$?
   rt_mock_stop
@@ -172,8 +176,9 @@ while IFS= read -r name; do
 done < <(rt_expect_names agents)
 [ $n -gt 0 ] && rt_flag agent_tools "$tools_ok"
 
-rt_flag hooks null
-rt_note "msd registers no Copilot hooks (runtimes/copilot registers only the copilot-instructions.md block); Copilot has hooks (evidence/hooks.md)"
+# msd's SessionStart hook (registered in the settings this install wrote) ran in the real
+# CLI: its line about the project's .planning/STATE.md is in a request the mock recorded.
+if rt_check_hook_context "copilot -p, sessionStart additionalContext" "$RT_OUT"/mock-*.jsonl; then rt_flag hooks true; else rt_flag hooks false; fi
 
 # 5. COPILOT_HOME moves msd-install and the CLI (global only).
 if [ "$RT_SCOPE" = global ]; then
@@ -224,26 +229,26 @@ for line in sys.stdin:
 PY
   MC=$RT_OUT/mcp-content
   rm -rf "$MC" && cp -r "$RT_REPO/content" "$MC"
+  # An agent the workflows spawn (only those are installed), its tools replaced in place.
   src=$(ls "$MC/agents"/*.md | head -n1)
-  python3 - "$src" "$MC/agents/msd-mcp-probe.md" "$MC/tiers.json" <<'PY'
+  MCP_AGENT=$(basename "$src" .md)
+  python3 - "$src" "$src" "$MC/tiers.json" <<'PY'
 import json, re, sys
 t = open(sys.argv[1]).read()
-t = re.sub(r"^name: .*$", "name: msd-mcp-probe", t, count=1, flags=re.M)
 t = re.sub(r"^tools: (.*)$", "tools: Read, mcp__context7__resolve-library-id", t, count=1, flags=re.M)
 open(sys.argv[2], "w").write(t)
 d = json.load(open(sys.argv[3]))
-d.setdefault("agents", {})["msd-mcp-probe"] = "DEFAULT"
 json.dump(d, open(sys.argv[3], "w"), indent=2)
 PY
   ALT=$HOME/alt-copilot-mcp
   mkdir -p "$ALT"
   if COPILOT_HOME=$ALT "$MSD_INSTALL" -r copilot --runtimes "$RT_REPO/runtimes" --content "$MC" >"$RT_OUT/mcp-install.log" 2>&1; then
-    written=$(rt_frontmatter "$ALT/agents/msd-mcp-probe.agent.md" tools)
+    written=$(rt_frontmatter "$ALT/agents/$MCP_AGENT.agent.md" tools)
     printf '{"mcpServers":{"context7":{"type":"local","command":"python3","args":["%s"],"tools":["*"]}}}\n' \
       "$RT_OUT/mcp_stub.py" >"$ALT/mcp-config.json"
-    probe_line=$(python3 -c 'import sys; b=open(sys.argv[1]).read().split("\n---",2)[-1]; print([l.strip() for l in b.split("\n") if len(l.strip())>=30][0])' "$ALT/agents/msd-mcp-probe.agent.md")
+    probe_line=$(python3 -c 'import sys; b=open(sys.argv[1]).read().split("\n---",2)[-1]; print([l.strip() for l in b.split("\n") if len(l.strip())>=30][0])' "$ALT/agents/$MCP_AGENT.agent.md")
     COPILOT_HOME=$ALT MOCK_REQUESTS=12 cp_run mcp "delegate" --tool-call task \
-      --tool-args '{"description":"probe","prompt":"probe","agent_type":"msd-mcp-probe","name":"probe"}'
+      --tool-args "{\"description\":\"probe\",\"prompt\":\"probe\",\"agent_type\":\"$MCP_AGENT\",\"name\":\"probe\"}"
     res=$(python3 - "$MOCK_REC" "$probe_line" <<'PY'
 import json, sys
 main, sub = set(), None

@@ -15,7 +15,7 @@
 #  4. global only: GEMINI_CLI_HOME moves both msd-install and the CLI;
 #  5. an agent declaring a Claude MCP name (mcp__server__tool), installed from a copy of the
 #     content: does Gemini's agent schema accept what msd wrote?
-# msd registers no Gemini hooks, so "hooks" is null.
+# "hooks": msd's SessionStart hook ran (its line reached the mock model).
 set -u
 . "$RT_LIB/common.sh"
 
@@ -126,6 +126,9 @@ rt_json "$RT_OUT/load.json" '"\n".join(d["agentErrors"] + d["feedback"])' >"$RT_
 our_warnings "$RT_OUT/load-errors.txt" '.'
 
 # 2. Sessions: the expanded command prompts and the agent listing of the system prompt.
+# Without .planning/STATE.md first (msd's SessionStart hook then adds nothing): with it, headless
+# Gemini prepends the hook's context to the -p text and the command is no longer one (step 2b).
+mv "$PROJECT/.planning/STATE.md" "$PROJECT/.planning/STATE.md.off"
 first=1
 for c in $GEM_COMMANDS; do
   f="$HOME_DIR/commands/msd/$c.toml"
@@ -149,6 +152,20 @@ PY
     agent_listing "$MOCK_REC" >"$RT_OUT/seen-agents-first.txt"
   fi
 done
+mv "$PROJECT/.planning/STATE.md.off" "$PROJECT/.planning/STATE.md"
+
+# 2b. The same command in a project msd knows: the SessionStart hook's additionalContext is put
+# in front of the -p text (`<hook_context>...</hook_context>\n\n/msd:help`,
+# @google/gemini-cli@0.61.0:bundle/gemini-3HFX2LNT.js:17590), so the slash command must still run.
+c=${GEM_COMMANDS%% *}
+gem_run "hookcmd-$c" "/msd:$c"
+python3 -c 'import json,sys; b=json.loads(open(sys.argv[1]).readline())["body"]; print("\n".join(p.get("text","") for c in b.get("contents",[]) if c.get("role")=="user" for p in c.get("parts",[])))' \
+  "$MOCK_REC" >"$RT_OUT/hookcmd-$c.user.txt"
+inc=$(rt_includes "$HOME_DIR/commands/msd/$c.toml" "$BASE" | head -n1)
+if ! rt_text_has_file "$RT_OUT/hookcmd-$c.user.txt" "$inc" >/dev/null; then
+  rt_warn "hook + command: with .planning/STATE.md, headless gemini -p /msd:$c is not run as a command: Gemini prepends the SessionStart hook's context to the -p text (gemini-3HFX2LNT.js:17590; interactive sessions add it as its own history turn, interactiveCli-4ZJLSCID.js:32878)"
+fi
+
 if [ "$RT_SCOPE" = global ] && grep -q '"workflow_text", "false"' "$RT_OUT/.result.jsonl"; then
   # Diagnose: does listing msd-core in context.includeDirectories make the include resolve?
   cp "$HOME/.gemini/settings.json" "$RT_OUT/settings.before-diagnose.json"
@@ -271,8 +288,9 @@ if grep -q '^msd-' "$RT_OUT/foreign-skills.txt" 2>/dev/null; then
   rt_fail "Gemini offers $(grep -c '^msd-' "$RT_OUT/foreign-skills.txt") msd skills written for another runtime (~/.agents/skills or .agents/skills): $(head -n5 "$RT_OUT/foreign-skills.txt" | tr '\n' ' ')"
 fi
 
-rt_flag hooks null
-rt_note "msd registers no Gemini hooks (runtimes/gemini has no settings surface); Gemini has hooks (evidence/hooks.md)"
+# msd's SessionStart hook (registered in the settings this install wrote) ran in the real
+# CLI: its line about the project's .planning/STATE.md is in a request the mock recorded.
+if rt_check_hook_context "gemini -p, SessionStart hookSpecificOutput.additionalContext" "$RT_OUT"/mock-*.jsonl; then rt_flag hooks true; else rt_flag hooks false; fi
 
 # 4. GEMINI_CLI_HOME moves both msd-install and the CLI (global only).
 if [ "$RT_SCOPE" = global ]; then
@@ -301,27 +319,27 @@ fi
 if [ "$RT_SCOPE" = global ] && [ -d "$RT_REPO/content/agents" ]; then
   MC=$RT_OUT/mcp-content
   rm -rf "$MC" && cp -r "$RT_REPO/content" "$MC"
+  # An agent the workflows spawn (only those are installed), its tools replaced in place.
   src=$(ls "$MC/agents"/*.md | head -n1)
-  python3 - "$src" "$MC/agents/msd-mcp-probe.md" <<'PY'
+  MCP_AGENT=$(basename "$src" .md)
+  python3 - "$src" "$src" <<'PY'
 import re, sys
 t = open(sys.argv[1]).read()
-t = re.sub(r"^name: .*$", "name: msd-mcp-probe", t, count=1, flags=re.M)
 t = re.sub(r"^tools: (.*)$", r"tools: Read, mcp__context7__resolve-library-id", t, count=1, flags=re.M)
 open(sys.argv[2], "w").write(t)
 PY
   python3 - "$MC/tiers.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-d.setdefault("agents", {})["msd-mcp-probe"] = "DEFAULT"
 json.dump(d, open(sys.argv[1], "w"), indent=2)
 PY
   ALT=$HOME/alt-gemini-mcp
   mkdir -p "$ALT"
   if GEMINI_CLI_HOME=$ALT "$MSD_INSTALL" -r gemini --runtimes "$RT_REPO/runtimes" --content "$MC" >"$RT_OUT/mcp-install.log" 2>&1; then
-    f=$ALT/.gemini/agents/msd-mcp-probe.md
+    f=$ALT/.gemini/agents/$MCP_AGENT.md
     written=$(rt_frontmatter "$f" tools 2>/dev/null)
     gem_load mcp-load GEMINI_CLI_HOME="$ALT"
-    err=$(rt_json "$RT_OUT/mcp-load.json" '"; ".join(e for e in d["agentErrors"] if "msd-mcp-probe" in e)')
+    err=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("; ".join(e for e in d["agentErrors"] if sys.argv[2] in e))' "$RT_OUT/mcp-load.json" "$MCP_AGENT")
     if [ -n "$err" ]; then
       rt_fail "MCP tool names: an agent declaring mcp__context7__resolve-library-id is written with tools [$written] and Gemini rejects the whole agent: ${err:0:300}"
     else

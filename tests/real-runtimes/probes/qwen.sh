@@ -14,7 +14,7 @@
 #  4. per agent, the mock calls `agent` (subagent_type=<name>, --approval-mode yolo): the
 #     subagent's own request lists the tools it got, compared with what msd declared;
 #  5. global only: QWEN_HOME moves both msd-install and the CLI.
-# msd registers no Qwen hooks, so "hooks" is null.
+# "hooks": msd's SessionStart hook ran (its line reached the mock model).
 set -u
 . "$RT_LIB/common.sh"
 
@@ -261,8 +261,9 @@ done < <(rt_expect_names agents)
 grep -q 'not-in-session=\[.\+\]' "$RT_OUT/agent-tools.tsv" 2>/dev/null &&
   rt_note "some declared tools are Qwen tools this offline session does not register (e.g. web_search without a provider): see agent-tools.tsv"
 
-rt_flag hooks null
-rt_note "msd registers no Qwen hooks (runtimes/qwen has no settings surface); Qwen has hooks (evidence/hooks.md)"
+# msd's SessionStart hook (registered in the settings this install wrote) ran in the real
+# CLI: its line about the project's .planning/STATE.md is in a request the mock recorded.
+if rt_check_hook_context "qwen -p, SessionStart hookSpecificOutput.additionalContext" "$RT_OUT"/mock-*.jsonl; then rt_flag hooks true; else rt_flag hooks false; fi
 
 # 5. QWEN_HOME moves msd-install and the CLI (global only).
 if [ "$RT_SCOPE" = global ]; then

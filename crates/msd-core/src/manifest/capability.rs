@@ -224,6 +224,23 @@ pub struct LocalSpec {
     /// whose local dir is the project root).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core_dir: Option<RelPath>,
+    /// How installed content names the local install's own files.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub refs: LocalRefs,
+}
+
+/// How a local install's content and settings name its own files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LocalRefs {
+    /// `./<dir>/...`, relative to the project root: for runtimes that resolve includes and run
+    /// commands from the project root whatever directory they were started in.
+    #[default]
+    Relative,
+    /// `<absolute project path>/<dir>/...`: for runtimes that resolve `@path` includes and run
+    /// shell commands from the launch directory, so a session started in a subdirectory still
+    /// finds them (reinstall after moving the project).
+    Absolute,
 }
 
 /// Artifact layout for each scope.
@@ -272,6 +289,23 @@ pub struct ArtifactSpec {
     /// Codex agents: tools that make an agent need `workspace-write`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub write_tools: Vec<String>,
+    /// The template syntax the runtime fills in the emitted body (agents' system prompts):
+    /// text of content that would read as a placeholder is escaped so it arrives as written.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub body_template: BodyTemplate,
+}
+
+/// A template syntax a runtime substitutes in an emitted body.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum BodyTemplate {
+    /// The body is sent as written.
+    #[default]
+    None,
+    /// `${identifier}` is a placeholder and an unknown one fails the agent (Gemini CLI, Qwen
+    /// Code: `templateString` over `/\$\{(\w+)\}/g`); content's `${NAME}` is written `${ NAME }`,
+    /// which the pattern does not match and which reads the same in JavaScript.
+    DollarBrace,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {

@@ -76,7 +76,8 @@ pub enum EntrySpec {
     Key {
         /// Owner id, unique within the file.
         id: String,
-        /// Key path to the key.
+        /// Key path to the key; a key may hold the placeholders of `value` (OpenCode's
+        /// `permission.external_directory."<core>/*"`).
         at: Vec<String>,
         /// The value, placeholders as for `array-item`.
         value: Value,
