@@ -500,12 +500,9 @@ fn every_installed_call_runs(runtime: &str, local: bool) {
         .collect();
     assert_eq!(found.len(), 1, "one helper expected under {}: {found:?}", base.display());
     let root = base.join(&found[0]);
-    // How the installed text names the helper: project-relative when local, absolute when global.
-    let helper = if local {
-        format!("./{}/msd-core/bin/msd_run", found[0])
-    } else {
-        root.join("msd-core/bin/msd_run").display().to_string()
-    };
+    // How the installed text names the helper: by its absolute path (Claude's local installs too:
+    // its manifest's `local.refs` is `absolute`).
+    let helper = root.join("msd-core/bin/msd_run").display().to_string();
     scratch_project(&w.project);
     // A planted call the helper does not know proves the runner goes red: it must be the one
     // failure reported.

@@ -587,10 +587,9 @@ fn hooks_claude_global_and_local_report_once_per_session_from_any_subdirectory()
 }
 
 #[test]
-fn hooks_claude_local_keeps_bash_at_the_project_root_so_relative_helper_paths_hold() {
-    // Claude's Bash tool gets no CLAUDE_PROJECT_DIR; CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR
-    // brings every command back to the project dir (content names the helper by its absolute
-    // path, so it holds from a subdirectory too).
+fn hooks_claude_local_leaves_the_users_session_env_alone() {
+    // Content names the helper by its absolute path (`local.refs: absolute`), so a local install
+    // needs no CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR: it adds no `env` of its own and keeps the user's.
     let w = World::new();
     let c = content_copy(&w, "content");
     let user = "{\n  \"env\": {\n    \"FOO\": \"bar\"\n  }\n}\n";
@@ -601,8 +600,7 @@ fn hooks_claude_local_keeps_bash_at_the_project_root_so_relative_helper_paths_ho
     assert!(String::from_utf8_lossy(&out.stdout).contains("they work from any subdirectory"));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(w.project.join(".claude/settings.local.json")).unwrap()).unwrap();
-    assert_eq!(v["env"]["CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR"], "1");
-    assert_eq!(v["env"]["FOO"], "bar");
+    assert_eq!(v["env"], serde_json::json!({"FOO": "bar"}), "only the user's env");
     w.install().args(["uninstall", "--local"]).assert().success();
     assert_eq!(std::fs::read_to_string(w.project.join(".claude/settings.local.json")).unwrap(), user);
 }
