@@ -772,20 +772,25 @@ fn dollar_brace_placeholders(text: &str) -> Vec<String> {
     out
 }
 
+/// A copy of the starter fixture whose `plan` and `execute` commands form the group `name`.
+fn starter_with_group(w: &World, name: &str) -> std::path::PathBuf {
+    let content = w.tmp.path().join("content");
+    crate::support::copy_tree(&crate::support::fixture("starter"), &content);
+    let groups = serde_json::json!({
+        "instructions": "Pick the command from the table.",
+        "groups": [{"name": name, "description": "Plan and execute a phase.", "commands": ["plan", "execute"]}],
+    });
+    std::fs::write(content.join("namespaces.json"), groups.to_string()).unwrap();
+    content
+}
+
 #[test]
 fn runtimes_gemini_and_qwen_agent_bodies_hold_no_template_placeholder() {
     // Gemini CLI and Qwen Code fill `${NAME}` in an agent's body and fail the agent on an
     // unknown NAME (runtimes/{gemini,qwen}/capability.json cite templateString). A fixture
     // agent with a JavaScript template literal and a shell `${VAR}` must arrive escaped.
     let w = World::new();
-    let content = w.tmp.path().join("content");
-    crate::support::copy_tree(&crate::support::fixture("starter"), &content);
-    std::fs::write(
-        content.join("namespaces.json"),
-        r#"{"instructions": "Pick the command from the table.",
-  "groups": [{"name": "phase", "description": "Plan and execute a phase.", "commands": ["plan", "execute"]}]}"#,
-    )
-    .unwrap();
+    let content = starter_with_group(&w, "phase");
     let p = content.join("agents/msd-planner.md");
     let text = std::fs::read_to_string(&p).unwrap() + "\nExample: fetch(`${PREVIEW_URL}?u=${url}`); echo \"${HOME}\"\n";
     std::fs::write(&p, text).unwrap();
@@ -903,14 +908,7 @@ fn runtimes_a_group_named_like_a_command_is_refused_and_the_shipped_skill_names_
     // Qwen listed two skills `msd-review`: the router of the group `review` and the nested
     // command `review` (real-runtime probe, qwen global). The loader refuses such a group.
     let w = World::new();
-    let content = w.tmp.path().join("content");
-    crate::support::copy_tree(&crate::support::fixture("starter"), &content);
-    std::fs::write(
-        content.join("namespaces.json"),
-        r#"{"instructions": "Pick the command from the table.",
-  "groups": [{"name": "plan", "description": "Plan and execute a phase.", "commands": ["plan", "execute"]}]}"#,
-    )
-    .unwrap();
+    let content = starter_with_group(&w, "plan");
     let c = content.display().to_string();
     let out = w.install().args(["-r", "qwen", "--content", c.as_str()]).output().unwrap();
     assert!(!out.status.success());
