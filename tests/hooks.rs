@@ -604,3 +604,39 @@ fn hooks_claude_local_leaves_the_users_session_env_alone() {
     w.install().args(["uninstall", "--local"]).assert().success();
     assert_eq!(std::fs::read_to_string(w.project.join(".claude/settings.local.json")).unwrap(), user);
 }
+
+#[test]
+fn hooks_gemini_reports_on_the_first_prompt_of_a_session_only() {
+    // Gemini's SessionStart context goes in front of a headless prompt, so `gemini -p
+    // "/msd:help"` stopped being a slash command (real-runtime probe, gemini global): msd's
+    // session-start is on BeforeAgent, which fires on every prompt, once per session id.
+    for local in [false, true] {
+        let w = World::new();
+        state_md(&w);
+        let mut ins = w.install();
+        ins.args(["-r", "gemini", "--content", &s(&repo().join("content"))]);
+        if local {
+            ins.arg("--local");
+        }
+        ins.assert().success();
+        let file = if local { w.project.join(".gemini/settings.json") } else { w.home.join(".gemini/settings.json") };
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        assert!(v["hooks"].get("SessionStart").is_none(), "{v}");
+        let cmd = v["hooks"]["BeforeAgent"][0]["hooks"][0]["command"].as_str().unwrap().to_string();
+        let project = w.project.canonicalize().unwrap();
+        let extra = [("GEMINI_PROJECT_DIR", project.as_path())];
+        let prompt = |session: &str| {
+            let ev = serde_json::json!({"hook_event_name": "BeforeAgent", "cwd": project, "session_id": session, "prompt": "go on"});
+            let out = sh(&w, &cmd, &ev.to_string(), &extra);
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            text(&out.stdout)
+        };
+        let first = prompt("s1");
+        assert!(
+            first.contains("phase 3 of 3 (Ship)") && first.contains("\"hookEventName\":\"BeforeAgent\""),
+            "{first}"
+        );
+        assert_eq!(prompt("s1"), "", "the second prompt of the session gets nothing");
+        assert!(prompt("s2").contains("phase 3 of 3 (Ship)"), "a new session is told again");
+    }
+}

@@ -126,8 +126,8 @@ rt_json "$RT_OUT/load.json" '"\n".join(d["agentErrors"] + d["feedback"])' >"$RT_
 our_warnings "$RT_OUT/load-errors.txt" '.'
 
 # 2. Sessions: the expanded command prompts and the agent listing of the system prompt.
-# Without .planning/STATE.md first (msd's SessionStart hook then adds nothing): with it, headless
-# Gemini prepends the hook's context to the -p text and the command is no longer one (step 2b).
+# Without .planning/STATE.md first (msd's session-start hook then adds nothing); step 2b runs a
+# command in a project msd knows.
 mv "$PROJECT/.planning/STATE.md" "$PROJECT/.planning/STATE.md.off"
 first=1
 for c in $GEM_COMMANDS; do
@@ -154,16 +154,17 @@ PY
 done
 mv "$PROJECT/.planning/STATE.md.off" "$PROJECT/.planning/STATE.md"
 
-# 2b. The same command in a project msd knows: the SessionStart hook's additionalContext is put
-# in front of the -p text (`<hook_context>...</hook_context>\n\n/msd:help`,
-# @google/gemini-cli@0.61.0:bundle/gemini-3HFX2LNT.js:17590), so the slash command must still run.
+# 2b. The same command in a project msd knows. A SessionStart hook's additionalContext would be
+# put in front of the -p text (`<hook_context>...</hook_context>\n\n/msd:help`,
+# @google/gemini-cli@0.61.0:bundle/gemini-3HFX2LNT.js:17590) and the command would not run, so
+# msd's session-start is on BeforeAgent (added after the request, chunk-JDPZ4CE3.js:346756).
 c=${GEM_COMMANDS%% *}
 gem_run "hookcmd-$c" "/msd:$c"
 python3 -c 'import json,sys; b=json.loads(open(sys.argv[1]).readline())["body"]; print("\n".join(p.get("text","") for c in b.get("contents",[]) if c.get("role")=="user" for p in c.get("parts",[])))' \
   "$MOCK_REC" >"$RT_OUT/hookcmd-$c.user.txt"
 inc=$(rt_includes "$HOME_DIR/commands/msd/$c.toml" "$BASE" | head -n1)
 if ! rt_text_has_file "$RT_OUT/hookcmd-$c.user.txt" "$inc" >/dev/null; then
-  rt_warn "hook + command: with .planning/STATE.md, headless gemini -p /msd:$c is not run as a command: Gemini prepends the SessionStart hook's context to the -p text (gemini-3HFX2LNT.js:17590; interactive sessions add it as its own history turn, interactiveCli-4ZJLSCID.js:32878)"
+  rt_fail "hook + command: with .planning/STATE.md, headless gemini -p /msd:$c is not run as a command (is msd's session-start on SessionStart again? Gemini prepends that context to the -p text, gemini-3HFX2LNT.js:17590)"
 fi
 
 if [ "$RT_SCOPE" = global ] && grep -q '"workflow_text", "false"' "$RT_OUT/.result.jsonl"; then
@@ -290,7 +291,7 @@ fi
 
 # msd's SessionStart hook (registered in the settings this install wrote) ran in the real
 # CLI: its line about the project's .planning/STATE.md is in a request the mock recorded.
-if rt_check_hook_context "gemini -p, SessionStart hookSpecificOutput.additionalContext" "$RT_OUT"/mock-*.jsonl; then rt_flag hooks true; else rt_flag hooks false; fi
+if rt_check_hook_context "gemini -p, BeforeAgent hookSpecificOutput.additionalContext" "$RT_OUT"/mock-*.jsonl; then rt_flag hooks true; else rt_flag hooks false; fi
 
 # 4. GEMINI_CLI_HOME moves both msd-install and the CLI (global only).
 if [ "$RT_SCOPE" = global ]; then

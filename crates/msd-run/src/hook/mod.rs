@@ -89,6 +89,11 @@ pub struct HookArgs {
     /// which its FileChanged event then reports).
     #[arg(long)]
     pub watch_config: bool,
+    /// session-start: answer once per session id, for a runtime whose start context goes on an
+    /// event that fires on every prompt (Gemini's BeforeAgent: its SessionStart context is put in
+    /// front of a headless prompt, which then is no slash command).
+    #[arg(long)]
+    pub once_per_session: bool,
 }
 
 /// Runs a hook.
@@ -97,7 +102,17 @@ pub fn run(a: &HookArgs) -> ExitCode {
     let text = read_stdin();
     let parsed = event::parse(&text);
     let name = parsed.as_ref().ok().and_then(|e| e.name.clone()).unwrap_or_else(|| h.default_event().to_string());
-    let mut reply = decide(h, parsed.clone(), &Dirs::from_env());
+    let dirs = Dirs::from_env();
+    let started = (a.once_per_session && h == Hook::SessionStart)
+        .then(|| parsed.as_ref().ok().and_then(|e| session_file(&dirs.state, "started", e.session.as_deref())))
+        .flatten();
+    let mut reply = match &started {
+        Some(marker) if fsx::is_file(marker) => Reply::Pass,
+        _ => decide(h, parsed.clone(), &dirs),
+    };
+    if let (Some(marker), Reply::Context(_)) = (&started, &reply) {
+        write_json(marker, &now());
+    }
     let cwd = parsed.as_ref().map(event_cwd).unwrap_or_default();
     if a.watch_config && h == Hook::SessionStart && !defers_to_local(&cwd) {
         let project = project_dir(&cwd);
