@@ -19,9 +19,42 @@ pub fn fixture(name: &str) -> PathBuf {
     repo().join("tests/fixtures").join(name)
 }
 
+/// Where the tests' temporary worlds live: `MSD_TEST_TMPDIR` when set, else `/dev/shm` when
+/// the machine has a writable one, else the system's temp dir.
+///
+/// Every install ends with a `syncfs` of the filesystem it wrote to (a power cut never leaves a
+/// half-written file behind the journal). On a disk that flushes whatever else the machine has
+/// dirty, a parallel build's output included, and made a third of the suite's wall time; on tmpfs
+/// it costs nothing. Nothing the suite checks depends on the disk: the kill -9 tests kill the
+/// process, not the power. `MSD_TEST_TMPDIR=/tmp cargo test` runs it on the disk.
+pub fn scratch_base() -> PathBuf {
+    static BASE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BASE.get_or_init(|| {
+        if let Some(dir) = std::env::var_os("MSD_TEST_TMPDIR") {
+            return PathBuf::from(dir);
+        }
+        let shm = Path::new("/dev/shm");
+        if tempfile::tempdir_in(shm).is_ok() {
+            return shm.to_path_buf();
+        }
+        std::env::temp_dir()
+    })
+    .clone()
+}
+
+/// A new temporary directory under [`scratch_base`].
+pub fn scratch() -> TempDir {
+    tempfile::Builder::new().prefix("msd-test-").tempdir_in(scratch_base()).expect("tempdir")
+}
+
 /// Every environment variable any embedded manifest reads, so a developer's own settings
 /// never leak into a test.
-fn runtime_env_vars() -> Vec<String> {
+fn runtime_env_vars() -> &'static [String] {
+    static VARS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    VARS.get_or_init(runtime_env_vars_uncached)
+}
+
+fn runtime_env_vars_uncached() -> Vec<String> {
     let mut vars = vec![
         "XDG_CONFIG_HOME".to_string(),
         "NO_COLOR".to_string(),
@@ -48,7 +81,7 @@ pub struct World {
 
 impl World {
     pub fn new() -> World {
-        let tmp = tempfile::tempdir().expect("tempdir");
+        let tmp = scratch();
         let home = tmp.path().join("home");
         let project = tmp.path().join("project");
         std::fs::create_dir_all(&home).unwrap();

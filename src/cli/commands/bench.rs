@@ -50,6 +50,9 @@ fn content(a: &ScaleArgs) -> Result<(), Error> {
 }
 
 fn tokens(o: &GenOpts) -> Result<(), Error> {
+    if o.write {
+        super::require_repository(&o.root)?;
+    }
     let content = pipeline::load_content(&sources(&o.sources))?;
     let b = tokens::measure(&content);
     let mode = if o.check {
@@ -60,9 +63,6 @@ fn tokens(o: &GenOpts) -> Result<(), Error> {
         crate::cli::output::print(tokens::table(&b));
         return Ok(());
     };
-    if mode == Mode::Write {
-        super::require_repository(&o.root)?;
-    }
     let fresh = serde_json::to_string_pretty(&b).expect("json") + "\n";
     let files = [Generated { path: PathBuf::from(BASELINE), fresh }];
     let outcome = super::generate::apply_and_show(

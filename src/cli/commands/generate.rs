@@ -32,7 +32,13 @@ use msd_core::manifest::capability::Scope;
 /// Runs `gen`.
 pub fn run(args: &GenArgs) -> Result<(), Error> {
     match &args.what {
-        GenWhat::Golden(o) => finish(o, golden(o)?, "cargo run -q --bin msd-install -- gen golden --write"),
+        GenWhat::Golden(o) => {
+            // Refuse before the work: the golden lists take every runtime x scope to compute.
+            if mode(o) == Mode::Write {
+                super::require_repository(&o.root)?;
+            }
+            finish(o, golden(o)?, "cargo run -q --bin msd-install -- gen golden --write")
+        }
         GenWhat::SectionManifest(o) => content_file(o, Target::SectionManifest),
         GenWhat::ContextIndex(o) => content_file(o, Target::ContextIndex),
     }
