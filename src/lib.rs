@@ -16,6 +16,7 @@
 //! composer); `msd_run` is the runtime helper, on `msd_core` only. docs/ARCHITECTURE.md is the map.
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod apply;
 pub mod cli;

@@ -21,25 +21,23 @@ use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
 
 /// A migration.
-pub struct Migration {
+pub(crate) struct Migration {
     /// Stable id, recorded in the state.
     pub id: &'static str,
-    /// What it changes, for people.
-    pub description: &'static str,
     apply: fn(&Ctx<'_>) -> Result<bool, MigrateError>,
     revert: fn(&Ctx<'_>) -> Result<(), MigrateError>,
 }
 
 /// Every migration, oldest first. Append only.
-pub const MIGRATIONS: &[Migration] = &[Migration {
+pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
+    // Layout 1 kept the core tree in <home>/msd/; layout 2 keeps it in <home>/<core_dir>/ (msd-core).
     id: "core-dir-msd-to-msd-core",
-    description: "layout 1 kept the core tree in <home>/msd/; layout 2 keeps it in <home>/<core_dir>/ (msd-core)",
     apply: core_dir_apply,
     revert: core_dir_revert,
 }];
 
 /// What a migration step works on.
-pub struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     home: &'a Path,
     cap: &'a Capability,
     scope: Scope,
@@ -116,7 +114,7 @@ pub struct Ran {
 }
 
 /// Runs every migration `state` does not record, in order. On error, reverts those that ran.
-pub fn run(
+pub(crate) fn run(
     home: &Path,
     cap: &Capability,
     scope: Scope,
@@ -141,13 +139,13 @@ pub fn run(
 }
 
 /// The migrations of `state`'s list that this run would run (for `--dry-run`).
-pub fn pending(state: Option<&InstallState>) -> Vec<&'static str> {
+pub(crate) fn pending(state: Option<&InstallState>) -> Vec<&'static str> {
     MIGRATIONS.iter().filter(|m| !state.is_some_and(|s| s.has_migration(m.id))).map(|m| m.id).collect()
 }
 
 /// Reverts the applied migrations of `ran`, last first (best effort: a failure here leaves a
 /// layout the next run's migration completes again).
-pub fn revert(home: &Path, cap: &Capability, scope: Scope, ran: &[Ran], allow_symlinks: bool) {
+pub(crate) fn revert(home: &Path, cap: &Capability, scope: Scope, ran: &[Ran], allow_symlinks: bool) {
     let ctx = Ctx { home, cap, scope, allow_symlinks };
     for r in ran.iter().rev().filter(|r| r.applied) {
         if let Some(m) = MIGRATIONS.iter().find(|m| m.id == r.id) {

@@ -14,11 +14,11 @@
 //! until every target has been planned; a failure before its transaction reverts the
 //! migrations of that run.
 
-pub mod migrate;
+pub(crate) mod migrate;
 pub mod plan;
-pub mod record;
-pub mod state;
-pub mod surfaces;
+pub(crate) mod record;
+pub(crate) mod state;
+pub(crate) mod surfaces;
 pub mod txn;
 pub mod write;
 

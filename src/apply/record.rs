@@ -16,10 +16,10 @@ use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
 
 /// The file name of the manifest inside the core dir.
-pub const MANIFEST_NAME: &str = crate::pipeline::convert::MANIFEST_NAME;
+pub(crate) const MANIFEST_NAME: &str = crate::pipeline::convert::MANIFEST_NAME;
 
 /// Version of this file's format.
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// One written file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,7 +62,7 @@ pub struct RecordError {
 }
 
 /// The manifest's path relative to the home.
-pub fn manifest_rel(cap: &Capability, scope: Scope) -> RelPath {
+pub(crate) fn manifest_rel(cap: &Capability, scope: Scope) -> RelPath {
     cap.core_dir(scope).join(&RelPath::new(MANIFEST_NAME).expect("static"))
 }
 

@@ -20,15 +20,15 @@ use msd_core::manifest::capability::{Capability, Scope};
 use msd_core::manifest::surfaces::{EntryKind, SurfaceFormat};
 
 /// The file name of the state inside the core dir.
-pub const STATE_NAME: &str = crate::pipeline::convert::STATE_NAME;
+pub(crate) const STATE_NAME: &str = crate::pipeline::convert::STATE_NAME;
 
 /// Version of this file's format.
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// The state of one installed target.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct InstallState {
+pub(crate) struct InstallState {
     /// Format version.
     pub schema_version: u32,
     /// Migrations run on this target, in the order they ran.
@@ -74,7 +74,7 @@ impl Default for InstallState {
 /// One migration that ran.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MigrationRecord {
+pub(crate) struct MigrationRecord {
     /// The migration id.
     pub id: String,
     /// What it found to do.
@@ -88,7 +88,7 @@ pub struct MigrationRecord {
 /// What a migration did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum MigrationOutcome {
+pub(crate) enum MigrationOutcome {
     /// It changed the target.
     Applied,
     /// The target did not have what it migrates (a fresh install, or already current).
@@ -98,7 +98,7 @@ pub enum MigrationOutcome {
 /// What we own in one settings surface.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SurfaceLedger {
+pub(crate) struct SurfaceLedger {
     /// The file's format (so that uninstall needs no manifest).
     #[serde(default)]
     pub format: SurfaceFormat,
@@ -124,7 +124,7 @@ pub struct SurfaceLedger {
 /// One entry we own.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LedgerEntry {
+pub(crate) struct LedgerEntry {
     /// What it is.
     pub kind: EntryKind,
     /// Its key path (array or key; empty for blocks).
@@ -142,7 +142,7 @@ pub struct LedgerEntry {
 
 impl SurfaceLedger {
     /// Whether we own nothing in this surface.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         !self.created_file && self.containers.is_empty() && self.entries.is_empty()
     }
 }
@@ -158,20 +158,20 @@ pub struct StateError {
 }
 
 /// The state's path relative to the home.
-pub fn state_rel(cap: &Capability, scope: Scope) -> RelPath {
+pub(crate) fn state_rel(cap: &Capability, scope: Scope) -> RelPath {
     cap.core_dir(scope).join(&RelPath::new(STATE_NAME).expect("static"))
 }
 
 impl InstallState {
     /// Serialised form (pretty JSON, final newline).
-    pub fn render(&self) -> Vec<u8> {
+    pub(crate) fn render(&self) -> Vec<u8> {
         let mut s = serde_json::to_string_pretty(self).expect("state serializes");
         s.push('\n');
         s.into_bytes()
     }
 
     /// Parses a state file.
-    pub fn parse(path: &Path, bytes: &[u8]) -> Result<InstallState, StateError> {
+    pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<InstallState, StateError> {
         let s: InstallState = serde_json::from_slice(bytes).map_err(|e| StateError {
             path: path.display().to_string(),
             message: format!("not a valid msd install state ({e})"),
@@ -189,7 +189,7 @@ impl InstallState {
     }
 
     /// Reads the state under `home`, `None` when there is none.
-    pub fn read(home: &Path, cap: &Capability, scope: Scope) -> Result<Option<InstallState>, StateError> {
+    pub(crate) fn read(home: &Path, cap: &Capability, scope: Scope) -> Result<Option<InstallState>, StateError> {
         let path = home.join(state_rel(cap, scope).as_str());
         match fsx::read_if_exists(&path) {
             Ok(None) => Ok(None),
@@ -199,7 +199,7 @@ impl InstallState {
     }
 
     /// Whether migration `id` already ran here.
-    pub fn has_migration(&self, id: &str) -> bool {
+    pub(crate) fn has_migration(&self, id: &str) -> bool {
         self.migrations.iter().any(|m| m.id == id)
     }
 }

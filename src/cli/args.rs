@@ -17,7 +17,7 @@ use clap::{Args, Parser, Subcommand};
     args_conflicts_with_subcommands = true,
     after_help = AFTER_HELP
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Print the version and the commit and date it was built from (with --json: as JSON).
     #[arg(short = 'V', long)]
     pub version: bool,
@@ -64,7 +64,7 @@ const AFTER_HELP: &str = concat!(
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Install msd-core (what runs when no subcommand is given).
     Install(InstallArgs),
     /// Write one runtime's emitted tree into a directory, and nothing else.
@@ -119,7 +119,7 @@ pub enum Command {
 
 /// `check` options.
 #[derive(Debug, Clone, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// Which check.
     #[command(subcommand)]
     pub what: CheckWhat,
@@ -127,7 +127,7 @@ pub struct CheckArgs {
 
 /// The checks.
 #[derive(Debug, Clone, Subcommand)]
-pub enum CheckWhat {
+pub(crate) enum CheckWhat {
     /// The compact-content partition of spines and detail parts (five checks; see
     /// docs/PARTITION-RULES.md). Without --base: disjointness, registration and the parts of the
     /// protected check that need no history. With --base: all five, against the merge-base.
@@ -141,7 +141,7 @@ pub enum CheckWhat {
 
 /// `check references` options.
 #[derive(Debug, Clone, Args)]
-pub struct ReferencesArgs {
+pub(crate) struct ReferencesArgs {
     /// Content and runtime manifests to check (default: the embedded ones).
     #[command(flatten)]
     pub sources: SourceArgs,
@@ -157,7 +157,7 @@ pub struct ReferencesArgs {
 
 /// `check partition` options.
 #[derive(Debug, Clone, Args)]
-pub struct PartitionArgs {
+pub(crate) struct PartitionArgs {
     /// Compare against the merge-base of REV and HEAD (completeness of new splits, protected lines
     /// kept, boundary moves declared by `Boundary-Move-Declared:` trailers since the merge-base).
     /// A REV that does not resolve is an error, never a pass.
@@ -173,7 +173,7 @@ pub struct PartitionArgs {
 
 /// `attribution` options.
 #[derive(Debug, Clone, Args)]
-pub struct AttributionArgs {
+pub(crate) struct AttributionArgs {
     /// The base revision [default: the merge-base of HEAD with origin/main, or with main].
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
@@ -192,7 +192,7 @@ pub struct AttributionArgs {
 
 /// `bench` options.
 #[derive(Debug, Clone, Args)]
-pub struct BenchArgs {
+pub(crate) struct BenchArgs {
     /// Which benchmark.
     #[command(subcommand)]
     pub what: BenchWhat,
@@ -200,7 +200,7 @@ pub struct BenchArgs {
 
 /// The benchmarks.
 #[derive(Debug, Clone, Subcommand)]
-pub enum BenchWhat {
+pub(crate) enum BenchWhat {
     /// Eagerly loaded bytes and proxy tokens per command with compact content off and on. Prints
     /// the table; --check compares with bench/tokens-baseline.json, --write updates it.
     Tokens(GenOpts),
@@ -211,7 +211,7 @@ pub enum BenchWhat {
 
 /// `bench content` options.
 #[derive(Debug, Clone, Args)]
-pub struct ScaleArgs {
+pub(crate) struct ScaleArgs {
     /// How many times the source tree (1 copies it as is).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub scale: usize,
@@ -225,7 +225,7 @@ pub struct ScaleArgs {
 
 /// `inventory` options.
 #[derive(Debug, Clone, Args)]
-pub struct InventoryArgs {
+pub(crate) struct InventoryArgs {
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,
@@ -233,7 +233,7 @@ pub struct InventoryArgs {
 
 /// `gen` options.
 #[derive(Debug, Clone, Args)]
-pub struct GenArgs {
+pub(crate) struct GenArgs {
     /// Which generated files.
     #[command(subcommand)]
     pub what: GenWhat,
@@ -241,7 +241,7 @@ pub struct GenArgs {
 
 /// The generated files.
 #[derive(Debug, Clone, Subcommand)]
-pub enum GenWhat {
+pub(crate) enum GenWhat {
     /// tests/golden/<runtime>-<scope>.txt: the sorted file list every runtime x scope receives.
     Golden(GenOpts),
     /// <content>/msd-core/workflows/section-manifest.json: each workflow's sections and each
@@ -254,7 +254,7 @@ pub enum GenWhat {
 
 impl GenWhat {
     /// The options of whichever target.
-    pub fn opts(&self) -> &GenOpts {
+    pub(crate) fn opts(&self) -> &GenOpts {
         match self {
             GenWhat::Golden(o) | GenWhat::SectionManifest(o) | GenWhat::ContextIndex(o) => o,
         }
@@ -263,7 +263,7 @@ impl GenWhat {
 
 /// Options shared by every `gen` target.
 #[derive(Debug, Clone, Args)]
-pub struct GenOpts {
+pub(crate) struct GenOpts {
     /// Fail (exit 1) with a diff when a committed file differs from a fresh render.
     #[arg(long, conflicts_with = "write")]
     pub check: bool,
@@ -283,7 +283,7 @@ pub struct GenOpts {
 
 /// Runtimes and where, for the commands that act on installs.
 #[derive(Debug, Clone, Args, Default)]
-pub struct OneTargetArgs {
+pub(crate) struct OneTargetArgs {
     /// The runtime; repeat for several (default: the primary one, claude). See `msd-install runtimes`.
     #[arg(short = 'r', long = "runtime", value_name = "ID")]
     pub runtime: Vec<String>,
@@ -303,7 +303,7 @@ pub struct OneTargetArgs {
 
 /// `uninstall` options.
 #[derive(Debug, Clone, Args)]
-pub struct UninstallArgs {
+pub(crate) struct UninstallArgs {
     /// Runtime and scope.
     #[command(flatten)]
     pub target: OneTargetArgs,
@@ -317,7 +317,7 @@ pub struct UninstallArgs {
 
 /// `verify` options.
 #[derive(Debug, Clone, Args)]
-pub struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// Runtime and scope.
     #[command(flatten)]
     pub target: OneTargetArgs,
@@ -328,7 +328,7 @@ pub struct VerifyArgs {
 
 /// `recover` options.
 #[derive(Debug, Clone, Args)]
-pub struct RecoverArgs {
+pub(crate) struct RecoverArgs {
     /// Runtime and scope.
     #[command(flatten)]
     pub target: OneTargetArgs,
@@ -339,7 +339,7 @@ pub struct RecoverArgs {
 
 /// Where content and manifests come from.
 #[derive(Debug, Clone, Args, Default)]
-pub struct SourceArgs {
+pub(crate) struct SourceArgs {
     /// Install this content tree instead of the embedded one (layout: commands/msd/, agents/, msd-core/).
     #[arg(long, value_name = "DIR")]
     pub content: Option<PathBuf>,
@@ -350,7 +350,7 @@ pub struct SourceArgs {
 
 /// Output options.
 #[derive(Debug, Clone, Args, Default)]
-pub struct OutputArgs {
+pub(crate) struct OutputArgs {
     /// Print the result as one JSON document on stdout.
     #[arg(long)]
     pub json: bool,
@@ -361,7 +361,7 @@ pub struct OutputArgs {
 
 /// Which runtimes and where.
 #[derive(Debug, Clone, Args, Default)]
-pub struct TargetArgs {
+pub(crate) struct TargetArgs {
     /// Runtime to install for; repeat for several (default: claude). See `msd-install runtimes`.
     #[arg(short = 'r', long = "runtime", value_name = "ID")]
     pub runtime: Vec<String>,
@@ -375,7 +375,7 @@ pub struct TargetArgs {
 
 /// Where: the global home (the default, or `--config-dir`) or the current project.
 #[derive(Debug, Clone, Args, Default)]
-pub struct PlaceArgs {
+pub(crate) struct PlaceArgs {
     /// Use the runtime's global home (the default).
     #[arg(short, long, conflicts_with = "local")]
     pub global: bool,
@@ -393,7 +393,7 @@ pub struct PlaceArgs {
 
 impl PlaceArgs {
     /// The scope asked for.
-    pub fn scope(&self) -> msd_core::manifest::capability::Scope {
+    pub(crate) fn scope(&self) -> msd_core::manifest::capability::Scope {
         if self.local || self.project.is_some() {
             msd_core::manifest::capability::Scope::Local
         } else {
@@ -404,7 +404,7 @@ impl PlaceArgs {
 
 /// Which part of msd-core.
 #[derive(Debug, Clone, Args, Default)]
-pub struct ProfileArgs {
+pub(crate) struct ProfileArgs {
     /// What to install: core (the main loop), standard (everyday commands) or full (everything);
     /// commands pull in the commands they require. Default: the profile this target has
     /// recorded, else full.
@@ -417,14 +417,14 @@ pub struct ProfileArgs {
 
 impl ProfileArgs {
     /// The profile named on the command line, if any.
-    pub fn given(&self) -> Option<String> {
+    pub(crate) fn given(&self) -> Option<String> {
         if self.minimal { Some("minimal".into()) } else { self.profile.as_ref().map(|p| p.trim().to_ascii_lowercase()) }
     }
 }
 
 /// `install` options.
 #[derive(Debug, Clone, Args, Default)]
-pub struct InstallArgs {
+pub(crate) struct InstallArgs {
     /// Runtimes and scope.
     #[command(flatten)]
     pub target: TargetArgs,
@@ -461,7 +461,7 @@ pub struct InstallArgs {
 
 /// `emit` options.
 #[derive(Debug, Clone, Args)]
-pub struct EmitArgs {
+pub(crate) struct EmitArgs {
     /// The runtime to emit.
     #[arg(short = 'r', long = "runtime", value_name = "ID")]
     pub runtime: String,
@@ -484,7 +484,7 @@ pub struct EmitArgs {
 
 /// `runtimes` options.
 #[derive(Debug, Clone, Args)]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,
@@ -495,7 +495,7 @@ pub struct ListArgs {
 
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     /// On a terminal, unless NO_COLOR is set.
     #[default]
     Auto,
@@ -507,7 +507,7 @@ pub enum ColorChoice {
 
 /// `status` options.
 #[derive(Debug, Clone, Args)]
-pub struct StatusArgs {
+pub(crate) struct StatusArgs {
     /// The project whose local installs to list [default: the nearest parent with .git or
     /// .planning/, else the current directory].
     #[arg(long, value_name = "DIR")]
@@ -522,7 +522,7 @@ pub struct StatusArgs {
 
 /// `diff` options.
 #[derive(Debug, Clone, Args)]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// Runtimes and scope.
     #[command(flatten)]
     pub target: TargetArgs,
@@ -542,7 +542,7 @@ pub struct DiffArgs {
 
 /// `schema` options.
 #[derive(Debug, Clone, Args)]
-pub struct SchemaArgs {
+pub(crate) struct SchemaArgs {
     /// Which document.
     #[arg(long, value_enum, default_value = "capability")]
     pub kind: SchemaKind,
@@ -550,7 +550,7 @@ pub struct SchemaArgs {
 
 /// The documents with a published schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum SchemaKind {
+pub(crate) enum SchemaKind {
     /// runtimes/<id>/capability.json.
     Capability,
     /// `msd-install --version --json`.
@@ -571,7 +571,7 @@ pub enum SchemaKind {
 
 /// `completions` options.
 #[derive(Debug, Clone, Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,

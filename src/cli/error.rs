@@ -50,7 +50,7 @@ impl From<Exit> for ExitCode {
 
 /// Any error of msd-install.
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+pub(crate) enum Error {
     /// Loading, validating, composing, converting or guarding failed.
     #[error(transparent)]
     Pipeline(#[from] PipelineError),
@@ -223,7 +223,7 @@ fn attribution_hint(e: &AttributionError) -> Option<String> {
 
 impl Error {
     /// The exit code.
-    pub fn exit(&self) -> Exit {
+    pub(crate) fn exit(&self) -> Exit {
         match self {
             Error::Pipeline(e) => pipeline_exit(e),
             Error::Plan(PlanError::Record(_)) => Exit::Invalid,
@@ -246,7 +246,7 @@ impl Error {
     }
 
     /// What to do about it. Every variant is listed: a new one must decide.
-    pub fn hint(&self) -> Option<String> {
+    pub(crate) fn hint(&self) -> Option<String> {
         match self {
             Error::Pipeline(e) => pipeline_hint(e),
             Error::Usage { hint, .. } => Some(hint.clone()),
@@ -269,7 +269,7 @@ impl Error {
     }
 
     /// Renders the error for people.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut s = format!("error: {self}");
         if let Some(h) = self.hint() {
             s.push_str("\nhint: ");
@@ -279,7 +279,7 @@ impl Error {
     }
 
     /// Renders the error as JSON.
-    pub fn to_json(&self) -> serde_json::Value {
+    pub(crate) fn to_json(&self) -> serde_json::Value {
         let mut v = serde_json::json!({
             "ok": false,
             "exit_code": self.exit() as u8,

@@ -1,14 +1,14 @@
 //! The `msd-install` entry: parse arguments, resolve them into settings, run the command, print
 //! the result once (for people, or as one JSON document), map errors to exit codes.
 
-pub mod args;
-pub mod commands;
-pub mod error;
-pub mod output;
-pub mod prompt;
-pub mod schemas;
-pub mod version;
-pub mod versioned;
+pub(crate) mod args;
+pub(crate) mod commands;
+pub(crate) mod error;
+pub(crate) mod output;
+pub(crate) mod prompt;
+pub(crate) mod schemas;
+pub(crate) mod version;
+pub(crate) mod versioned;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -14,14 +14,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::apply::{self, txn};
 
 /// The bar of one run (hidden when not on a terminal).
-pub struct Bars {
+pub(crate) struct Bars {
     bar: Option<ProgressBar>,
-    label: String,
 }
 
 impl Bars {
     /// A bar labelled `label`, shown only when `enabled`.
-    pub fn new(enabled: bool, label: &str) -> Bars {
+    pub(crate) fn new(enabled: bool, label: &str) -> Bars {
         let bar = enabled.then(|| {
             let b = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
             b.set_style(
@@ -32,17 +31,12 @@ impl Bars {
             b.set_prefix(label.to_string());
             b
         });
-        Bars { bar, label: label.to_string() }
+        Bars { bar }
     }
 
     /// Whether bars should be drawn: stderr is a terminal and the run is not quiet.
-    pub fn enabled(quiet: bool) -> bool {
+    pub(crate) fn enabled(quiet: bool) -> bool {
         !quiet && std::io::stderr().is_terminal()
-    }
-
-    /// The label.
-    pub fn label(&self) -> &str {
-        &self.label
     }
 }
 
@@ -79,7 +73,7 @@ impl Drop for Bars {
 }
 
 /// Bars for every target of a run, when `enabled` (see [`Bars::enabled`]).
-pub struct RunBars {
+pub(crate) struct RunBars {
     /// Whether to draw them.
     pub enabled: bool,
 }
@@ -95,7 +89,7 @@ static COLOR: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
 static VERBOSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Records `--color`.
-pub fn set_color(c: crate::cli::args::ColorChoice) {
+pub(crate) fn set_color(c: crate::cli::args::ColorChoice) {
     use crate::cli::args::ColorChoice;
     let v = match c {
         ColorChoice::Auto => 0,
@@ -106,18 +100,18 @@ pub fn set_color(c: crate::cli::args::ColorChoice) {
 }
 
 /// Records `-v/--verbose`.
-pub fn set_verbose(v: bool) {
+pub(crate) fn set_verbose(v: bool) {
     VERBOSE.store(v, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Whether `-v` was given.
-pub fn verbose() -> bool {
+pub(crate) fn verbose() -> bool {
     VERBOSE.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Whether stdout gets color and alignment: `--color always`, or `auto` with stdout a terminal
 /// and `NO_COLOR` unset or empty (<https://no-color.org>).
-pub fn color() -> bool {
+pub(crate) fn color() -> bool {
     match COLOR.load(std::sync::atomic::Ordering::Relaxed) {
         1 => true,
         2 => false,
@@ -126,13 +120,13 @@ pub fn color() -> bool {
 }
 
 /// The styles of printed text; plain when [`color`] is off.
-pub struct Paint {
+pub(crate) struct Paint {
     on: bool,
 }
 
 impl Paint {
     /// Styles for stdout now.
-    pub fn stdout() -> Paint {
+    pub(crate) fn stdout() -> Paint {
         Paint { on: color() }
     }
 
@@ -141,34 +135,29 @@ impl Paint {
     }
 
     /// Added lines, success.
-    pub fn green(&self, text: &str) -> String {
+    pub(crate) fn green(&self, text: &str) -> String {
         self.style(console::Style::new().green(), text)
     }
 
     /// Removed lines, problems.
-    pub fn red(&self, text: &str) -> String {
+    pub(crate) fn red(&self, text: &str) -> String {
         self.style(console::Style::new().red(), text)
     }
 
     /// Hunk headers.
-    pub fn cyan(&self, text: &str) -> String {
+    pub(crate) fn cyan(&self, text: &str) -> String {
         self.style(console::Style::new().cyan(), text)
     }
 
     /// Headings.
-    pub fn bold(&self, text: &str) -> String {
+    pub(crate) fn bold(&self, text: &str) -> String {
         self.style(console::Style::new().bold(), text)
-    }
-
-    /// Whether color is on (alignment follows it).
-    pub fn on(&self) -> bool {
-        self.on
     }
 }
 
 /// Writes `text` to stdout. A closed stdout (EPIPE: the reader has what it wanted) drops the
 /// rest quietly; any other failure to write is said once on stderr.
-pub fn print(text: impl Display) {
+pub(crate) fn print(text: impl Display) {
     let mut out = std::io::stdout().lock();
     match write!(out, "{text}").and_then(|()| out.flush()) {
         Ok(()) => {}
@@ -178,6 +167,6 @@ pub fn print(text: impl Display) {
 }
 
 /// [`print`] and a newline.
-pub fn println(text: impl Display) {
+pub(crate) fn println(text: impl Display) {
     print(format_args!("{text}\n"));
 }

@@ -16,7 +16,7 @@ use msd_core::fs::fsx;
 use msd_core::manifest::capability::SupportTier;
 
 /// Whether to ask: a person at a terminal (stdin and stderr), and nothing given that answers.
-pub fn should_ask(a: &InstallArgs) -> bool {
+pub(crate) fn should_ask(a: &InstallArgs) -> bool {
     let t = &a.target;
     let answered = !t.runtime.is_empty()
         || t.all
@@ -37,7 +37,7 @@ fn theme() -> ColorfulTheme {
 }
 
 /// Asks for the runtimes and the scope; returns `args` answered. `None` when nothing was chosen.
-pub fn ask(
+pub(crate) fn ask(
     args: &InstallArgs,
     runtimes: &[LoadedRuntime],
     env: &Environment,
@@ -71,6 +71,6 @@ pub fn ask(
 }
 
 /// Asks to go on after the plan's summary.
-pub fn confirm() -> Result<bool, Error> {
+pub(crate) fn confirm() -> Result<bool, Error> {
     Confirm::with_theme(&theme()).with_prompt("Install?").default(true).interact().map_err(io)
 }

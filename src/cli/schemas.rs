@@ -8,11 +8,8 @@
 
 use crate::cli::args::SchemaKind;
 
-/// The shape version of every `--json` document of msd-install.
-pub use crate::cli::versioned::SCHEMA_VERSION;
-
 /// The schema of `kind`, pretty-printed with a final newline.
-pub fn render(kind: SchemaKind) -> String {
+pub(crate) fn render(kind: SchemaKind) -> String {
     let mut s = match kind {
         SchemaKind::Capability => return msd_core::manifest::capability::json_schema(),
         SchemaKind::Version => pretty(schemars::schema_for!(crate::cli::version::VersionDoc)),

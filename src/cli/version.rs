@@ -4,16 +4,16 @@
 use serde::Serialize;
 
 /// The version of this build.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The short commit it was built from, or empty.
-pub const COMMIT: &str = env!("MSD_BUILD_COMMIT");
+pub(crate) const COMMIT: &str = env!("MSD_BUILD_COMMIT");
 /// The commit's date (YYYY-MM-DD), or empty.
-pub const DATE: &str = env!("MSD_BUILD_DATE");
+pub(crate) const DATE: &str = env!("MSD_BUILD_DATE");
 /// The target triple.
-pub const TARGET: &str = env!("MSD_BUILD_TARGET");
+pub(crate) const TARGET: &str = env!("MSD_BUILD_TARGET");
 
 /// `0.2.0 (abc1234 2026-12-03)`, or `0.2.0` without build facts.
-pub fn long() -> String {
+pub(crate) fn long() -> String {
     match (COMMIT.is_empty(), DATE.is_empty()) {
         (true, _) => VERSION.to_string(),
         (false, true) => format!("{VERSION} ({COMMIT})"),
@@ -23,7 +23,7 @@ pub fn long() -> String {
 
 /// `--version --json`.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct VersionDoc {
+pub(crate) struct VersionDoc {
     /// The version of this document's shape.
     pub schema_version: u32,
     /// The package name.
@@ -39,7 +39,7 @@ pub struct VersionDoc {
 }
 
 /// The `--version --json` document.
-pub fn doc() -> VersionDoc {
+pub(crate) fn doc() -> VersionDoc {
     let opt = |s: &'static str| (!s.is_empty()).then_some(s);
     VersionDoc {
         schema_version: super::versioned::SCHEMA_VERSION,

@@ -2,10 +2,10 @@
 //! documents here, and `cli::schemas` publishes the schemas of the same version.
 
 /// The version of every `--json` document's shape.
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// `doc` with `"schema_version"` as its first key (for documents assembled with `json!`).
-pub fn versioned(doc: serde_json::Value) -> serde_json::Value {
+pub(crate) fn versioned(doc: serde_json::Value) -> serde_json::Value {
     let mut out = serde_json::Map::new();
     out.insert("schema_version".into(), SCHEMA_VERSION.into());
     if let serde_json::Value::Object(m) = doc {

@@ -16,11 +16,11 @@ use msd_core::fs::fsx::{self, FileMode};
 use similar::TextDiff;
 
 use crate::pipeline::freshness::normalise;
-pub use crate::pipeline::freshness::{GenError, Output, Reason, diff, fix_command};
+pub(crate) use crate::pipeline::freshness::{GenError, Output, Reason, fix_command};
 
 /// What to do with generated files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Compare and fail on drift.
     Check,
     /// Write what differs.
@@ -31,7 +31,7 @@ pub enum Mode {
 
 /// One generated file: where it lives and what it should hold.
 #[derive(Debug, Clone)]
-pub struct Generated {
+pub(crate) struct Generated {
     /// Path (relative to the root the command runs in, for messages).
     pub path: PathBuf,
     /// Fresh contents.
@@ -40,7 +40,7 @@ pub struct Generated {
 
 /// What a run found.
 #[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// Files that were up to date.
     pub current: Vec<PathBuf>,
     /// Files that were stale (check) or rewritten (write).
@@ -50,7 +50,7 @@ pub struct Outcome {
 /// What [`apply`] produced: the outcome, and the text to show (the fresh files for
 /// [`Mode::Print`], the unified diffs of stale files for [`Mode::Check`]). The caller prints it.
 #[derive(Debug, Clone, Default)]
-pub struct Applied {
+pub(crate) struct Applied {
     /// Which files were current and which stale.
     pub outcome: Outcome,
     /// What to show.
@@ -59,14 +59,14 @@ pub struct Applied {
 
 impl Applied {
     /// Whether a check found stale files.
-    pub fn failed(&self, mode: Mode) -> bool {
+    pub(crate) fn failed(&self, mode: Mode) -> bool {
         mode == Mode::Check && !self.outcome.stale.is_empty()
     }
 }
 
 /// Applies `mode` to `files` under `root`. Nothing is printed: the caller shows
 /// [`Applied::text`] and fails a check that found stale files.
-pub fn apply(root: &Path, files: &[Generated], mode: Mode) -> Result<Applied, GenError> {
+pub(crate) fn apply(root: &Path, files: &[Generated], mode: Mode) -> Result<Applied, GenError> {
     let mut applied = Applied::default();
     let io = |full: &Path, what: &str, e: std::io::Error| GenError {
         reason: Reason::FailWriteError,

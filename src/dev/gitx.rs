@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 
 /// Errors of git access.
 #[derive(Debug, thiserror::Error)]
-pub enum GitError {
+pub(crate) enum GitError {
     /// `git` could not be run, or failed.
     #[error("git {args} (in {dir}): {message}")]
     Failed {
@@ -57,7 +57,7 @@ pub enum GitError {
 
 impl GitError {
     /// What to do about it.
-    pub fn hint(&self) -> String {
+    pub(crate) fn hint(&self) -> String {
         match self {
             GitError::Failed { .. } => "check that git is installed and the repository is readable".into(),
             GitError::NotARepo { .. } => {
@@ -76,7 +76,7 @@ impl GitError {
 
 /// A repository, by its top-level directory.
 #[derive(Debug, Clone)]
-pub struct Repo {
+pub(crate) struct Repo {
     /// The work tree's top level.
     pub root: PathBuf,
 }
@@ -110,7 +110,7 @@ fn ok_stdout(dir: &Path, args: &[&str]) -> Result<String, GitError> {
 
 impl Repo {
     /// The repository containing `dir`.
-    pub fn discover(dir: &Path) -> Result<Repo, GitError> {
+    pub(crate) fn discover(dir: &Path) -> Result<Repo, GitError> {
         let out = run(dir, &["rev-parse", "--show-toplevel"])?;
         if !out.status.success() {
             return Err(GitError::NotARepo { dir: dir.display().to_string() });
@@ -119,7 +119,7 @@ impl Repo {
     }
 
     /// The commit `rev` names.
-    pub fn resolve(&self, rev: &str) -> Result<String, GitError> {
+    pub(crate) fn resolve(&self, rev: &str) -> Result<String, GitError> {
         let spec = format!("{rev}^{{commit}}");
         let out = run(&self.root, &["rev-parse", "--verify", "--quiet", "--end-of-options", &spec])?;
         let sha = String::from_utf8_lossy(&out.stdout).trim().to_string();
@@ -130,7 +130,7 @@ impl Repo {
     }
 
     /// The merge-base of `rev` and HEAD.
-    pub fn merge_base(&self, rev: &str) -> Result<String, GitError> {
+    pub(crate) fn merge_base(&self, rev: &str) -> Result<String, GitError> {
         let out = run(&self.root, &["merge-base", rev, "HEAD"])?;
         let sha = String::from_utf8_lossy(&out.stdout).trim().to_string();
         if !out.status.success() || sha.is_empty() {
@@ -145,7 +145,7 @@ impl Repo {
 
     /// Every file under `dir` (repository-relative) at `rev`, repository-relative, with its text
     /// (non-UTF-8 bytes replaced).
-    pub fn files_at(&self, rev: &str, dir: &str) -> Result<Vec<(String, String)>, GitError> {
+    pub(crate) fn files_at(&self, rev: &str, dir: &str) -> Result<Vec<(String, String)>, GitError> {
         let list = ok_stdout(&self.root, &["ls-tree", "-r", "-z", "--name-only", rev, "--", &format!("{dir}/")])?;
         let mut out = Vec::new();
         for path in list.split('\0').filter(|p| !p.is_empty()) {
@@ -164,7 +164,7 @@ impl Repo {
 
     /// The values of trailer `key` on every commit of `from..HEAD`, as git parses trailers
     /// (unfolded).
-    pub fn trailers(&self, from: &str, key: &str) -> Result<Vec<String>, GitError> {
+    pub(crate) fn trailers(&self, from: &str, key: &str) -> Result<Vec<String>, GitError> {
         let format = format!("--format=%(trailers:key={key},valueonly=true,unfold=true,separator=%x00)%x1e");
         let text = ok_stdout(&self.root, &["log", &format, &format!("{from}..HEAD")])?;
         Ok(text
@@ -179,7 +179,7 @@ impl Repo {
 /// How a file differs from a base revision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum FileStatus {
+pub(crate) enum FileStatus {
     /// Present now, absent at the base.
     Added,
     /// Present at both, bytes or mode differ.
@@ -192,7 +192,7 @@ pub enum FileStatus {
 
 impl FileStatus {
     /// `added`, `modified`, `deleted`, `untracked`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             FileStatus::Added => "added",
             FileStatus::Modified => "modified",
@@ -210,7 +210,7 @@ impl Repo {
     /// Every file under `dirs` (repository-relative) at `rev`, path -> bytes, read in one
     /// `git cat-file --batch`. A symlink is an error (source trees hold files); submodules are
     /// skipped.
-    pub fn blobs_at(&self, rev: &str, dirs: &[&str]) -> Result<BTreeMap<String, Vec<u8>>, GitError> {
+    pub(crate) fn blobs_at(&self, rev: &str, dirs: &[&str]) -> Result<BTreeMap<String, Vec<u8>>, GitError> {
         let mut args = vec!["ls-tree", "-r", "-z", "--full-tree", rev, "--"];
         args.extend_from_slice(dirs);
         let out = run(&self.root, &args)?;
@@ -278,7 +278,7 @@ impl Repo {
     /// Every file that differs between `rev` and the work tree, repository-relative: tracked
     /// changes (a rename as a deletion and an addition), untracked files, and ignored files under
     /// `embedded` (trees a build embeds whole, stray files included).
-    pub fn changed_since(&self, rev: &str, embedded: &[&str]) -> Result<BTreeMap<String, FileStatus>, GitError> {
+    pub(crate) fn changed_since(&self, rev: &str, embedded: &[&str]) -> Result<BTreeMap<String, FileStatus>, GitError> {
         let mut out = BTreeMap::new();
         let diff = ok_bytes(&self.root, &["diff", "--name-status", "-z", "--no-renames", rev, "--"])?;
         let mut fields = diff.split(|&b| b == 0).filter(|f| !f.is_empty());

@@ -4,10 +4,10 @@
 //! base revisions), [`generated`] (the `--check` / `--write` idiom of generated files),
 //! [`references`] (every reference the content makes, checked).
 
-pub mod attribution;
-pub mod generated;
-pub mod gitx;
-pub mod partition;
+pub(crate) mod attribution;
+pub(crate) mod generated;
+pub(crate) mod gitx;
+pub(crate) mod partition;
 pub mod references;
-pub mod scale;
-pub mod tokens;
+pub(crate) mod scale;
+pub(crate) mod tokens;

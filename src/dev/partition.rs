@@ -31,16 +31,16 @@ use msd_core::manifest::caps::DETAIL_PART_CAP;
 use msd_core::markup::markers::{self, js_trim};
 
 /// The one gate, relative to the core dir.
-pub const GATE_PATH: &str = "references/compact-content-gate.md";
+pub(crate) const GATE_PATH: &str = "references/compact-content-gate.md";
 /// The trailer that declares a boundary move.
-pub const TRAILER_KEY: &str = "Boundary-Move-Declared";
+pub(crate) const TRAILER_KEY: &str = "Boundary-Move-Declared";
 /// Separates a trailer's spine from its reason.
-pub const TRAILER_DELIMITER: &str = " — ";
+pub(crate) const TRAILER_DELIMITER: &str = " — ";
 
 /// The five checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Check {
+pub(crate) enum Check {
     /// 1. A split carries every line of the spine it was made from.
     Completeness,
     /// 2. No line is in both halves.
@@ -55,11 +55,11 @@ pub enum Check {
 
 impl Check {
     /// Every check, in order.
-    pub const ALL: [Check; 5] =
+    pub(crate) const ALL: [Check; 5] =
         [Check::Completeness, Check::Disjointness, Check::Registration, Check::Protected, Check::BoundaryMoves];
 
     /// The stable name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Check::Completeness => "completeness",
             Check::Disjointness => "disjointness",
@@ -68,17 +68,12 @@ impl Check {
             Check::BoundaryMoves => "boundary_moves",
         }
     }
-
-    /// Whether the check needs a base revision.
-    pub fn needs_base(self) -> bool {
-        matches!(self, Check::Completeness | Check::BoundaryMoves)
-    }
 }
 
 /// What exactly is wrong. The set is closed; each kind belongs to one [`Check`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A line of the old spine is in neither the new spine nor a part.
     IncompleteSplit,
     /// The split did not make the spine smaller.
@@ -117,7 +112,7 @@ pub enum Kind {
 
 impl Kind {
     /// The check this kind belongs to.
-    pub fn check(self) -> Check {
+    pub(crate) fn check(self) -> Check {
         match self {
             Kind::IncompleteSplit | Kind::SpineNotSmaller => Check::Completeness,
             Kind::DuplicatedLine | Kind::GateRestated => Check::Disjointness,
@@ -136,7 +131,7 @@ impl Kind {
     }
 
     /// The stable snake_case name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Kind::IncompleteSplit => "incomplete_split",
             Kind::SpineNotSmaller => "spine_not_smaller",
@@ -159,7 +154,7 @@ impl Kind {
     }
 
     /// What to do about it.
-    pub fn hint(self) -> &'static str {
+    pub(crate) fn hint(self) -> &'static str {
         match self {
             Kind::IncompleteSplit => "move the line into the spine or a part; a split moves text, it never drops it",
             Kind::SpineNotSmaller => "a split must shrink the eagerly loaded spine; move elaborations out of it",
@@ -190,7 +185,7 @@ impl Kind {
 
 /// One violation.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Violation {
+pub(crate) struct Violation {
     /// The check.
     pub check: Check,
     /// The kind.
@@ -221,14 +216,14 @@ impl std::fmt::Display for Violation {
 
 /// Files of a workflows directory: path relative to it -> text.
 #[derive(Debug, Clone, Default)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// The files.
     pub files: BTreeMap<String, String>,
 }
 
 /// One registered split.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Split {
+pub(crate) struct Split {
     /// The workflow stem.
     pub name: String,
     /// `<name>.md`.
@@ -239,7 +234,7 @@ pub struct Split {
 
 /// Registered splits: every `<name>/detail/` directory holding at least one `*.md` directly.
 /// Deeper directories are not registered. Sorted by name.
-pub fn splits(snap: &Snapshot) -> Vec<Split> {
+pub(crate) fn splits(snap: &Snapshot) -> Vec<Split> {
     let mut by_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for path in snap.files.keys() {
         if let Some((name, rest)) = path.split_once("/detail/")
@@ -257,7 +252,7 @@ pub fn splits(snap: &Snapshot) -> Vec<Split> {
 /// 3+ `-`, bare `#` headings, bare labels (`Output:`), bare shell block syntax, a bare XML-ish
 /// open or close tag, and msd marker lines (structure, not text; the protected check follows
 /// sentinels on its own).
-pub fn is_trivial(t: &str) -> bool {
+pub(crate) fn is_trivial(t: &str) -> bool {
     if t.is_empty() || t.starts_with("```") || t.bytes().all(|b| b == b'#') {
         return true;
     }
@@ -291,13 +286,13 @@ fn is_bare_tag(t: &str) -> bool {
 
 /// Lines that legitimately recur across files (the helper's launcher call, a spawn call's first
 /// line); ignored by disjointness only.
-pub fn is_boilerplate(t: &str) -> bool {
+pub(crate) fn is_boilerplate(t: &str) -> bool {
     t.starts_with("~/.claude/msd-core/bin/msd_run ") || t.starts_with("Task(")
 }
 
 /// `(1-based line, trimmed text)` of every non-blank, non-trivial line. Lines split on `\n`
 /// (a `\r` before it is trimmed away); duplicates are kept.
-pub fn normalised_lines(text: &str) -> Vec<(usize, &str)> {
+pub(crate) fn normalised_lines(text: &str) -> Vec<(usize, &str)> {
     text.split('\n')
         .enumerate()
         .map(|(i, l)| (i + 1, js_trim(l)))
@@ -315,7 +310,7 @@ fn all_lines(text: &str) -> BTreeSet<&str> {
 
 /// A reference to a detail part found in a text: the literal and where it resolves.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PartRef {
+pub(crate) struct PartRef {
     /// 1-based line.
     pub line: usize,
     /// The text as written.
@@ -331,7 +326,7 @@ fn is_path_char(c: char) -> bool {
 /// Every substring shaped like `<path>/detail/<path>.md`, resolved against the workflows dir: a
 /// path containing `msd-core/workflows/` (the installed form, `~/.claude/msd-core/...`) is taken
 /// from there; a path starting `workflows/` from there; anything else as relative to it.
-pub fn part_refs(text: &str) -> Vec<PartRef> {
+pub(crate) fn part_refs(text: &str) -> Vec<PartRef> {
     let mut out = Vec::new();
     for (i, line) in text.split('\n').enumerate() {
         let mut from = 0;
@@ -365,7 +360,7 @@ pub fn part_refs(text: &str) -> Vec<PartRef> {
 
 /// The state at the merge-base, for checks 1, 4 and 5.
 #[derive(Debug, Clone, Default)]
-pub struct Base {
+pub(crate) struct Base {
     /// The workflows directory at the merge-base.
     pub snapshot: Snapshot,
     /// Repository-relative path of the workflows dir (`content/msd-core/workflows`), the prefix
@@ -377,7 +372,7 @@ pub struct Base {
 
 /// What a run checked and found.
 #[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     /// Registered splits now.
     pub splits: Vec<Split>,
     /// Splits that did not exist at the base.
@@ -400,7 +395,7 @@ fn v(kind: Kind, spine: &str, part: Option<&str>, line: Option<usize>, detail: i
 }
 
 /// Runs the checks: 2, 3 and the base-free half of 4 always; 1, the rest of 4 and 5 with a base.
-pub fn check(now: &Snapshot, gate: Option<&str>, base: Option<&Base>) -> Report {
+pub(crate) fn check(now: &Snapshot, gate: Option<&str>, base: Option<&Base>) -> Report {
     let splits = splits(now);
     let mut out = Vec::new();
     let text = |p: &str| now.files.get(p).map(String::as_str);
@@ -616,7 +611,7 @@ pub fn check(now: &Snapshot, gate: Option<&str>, base: Option<&Base>) -> Report 
 
 /// The spine keys declared by `trailers`. Malformed values, and keys given two different
 /// reasons (the key is then dropped), are reported into `errors`.
-pub fn declared(trailers: &[String], errors: &mut Vec<Violation>) -> BTreeSet<String> {
+pub(crate) fn declared(trailers: &[String], errors: &mut Vec<Violation>) -> BTreeSet<String> {
     let mut reasons: BTreeMap<String, String> = BTreeMap::new();
     let mut conflicted: BTreeSet<String> = BTreeSet::new();
     for raw in trailers {

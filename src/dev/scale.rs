@@ -27,7 +27,7 @@ const SINGLE: [&str; 6] =
 /// Why a tree cannot be scaled.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct ScaleError(pub String);
+pub(crate) struct ScaleError(pub String);
 
 fn stem_of<'a>(path: &'a str, dir: &str, ext: &str) -> Option<&'a str> {
     path.strip_prefix(dir)?.strip_suffix(ext).filter(|s| !s.contains('/'))
@@ -71,7 +71,7 @@ fn replacer(pairs: &[(String, String)]) -> (AhoCorasick, Vec<String>) {
 }
 
 /// Builds the scaled tree.
-pub fn scale(tree: &Tree, factor: usize) -> Result<Tree, ScaleError> {
+pub(crate) fn scale(tree: &Tree, factor: usize) -> Result<Tree, ScaleError> {
     if factor == 0 {
         return Err(ScaleError("the scale factor is at least 1".into()));
     }

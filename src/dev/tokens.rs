@@ -19,11 +19,11 @@ use crate::pipeline::load::Content;
 use msd_core::markup::markers;
 
 /// The label of the token counts.
-pub const TOKENIZER: &str = "o200k_base via tiktoken-rs 0.12.1 (proxy tokenizer)";
+pub(crate) const TOKENIZER: &str = "o200k_base via tiktoken-rs 0.12.1 (proxy tokenizer)";
 
 /// Bytes and tokens of one measurement.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Size {
+pub(crate) struct Size {
     /// UTF-8 bytes.
     pub bytes: u64,
     /// Proxy tokens.
@@ -39,7 +39,7 @@ impl std::ops::AddAssign for Size {
 
 /// One command.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Row {
+pub(crate) struct Row {
     /// The command stem.
     pub command: String,
     /// Core files its `@` lines include (relative to the core dir).
@@ -54,7 +54,7 @@ pub struct Row {
 
 /// The whole benchmark.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Bench {
+pub(crate) struct Bench {
     /// What counted the tokens.
     pub tokenizer: String,
     /// What is measured.
@@ -73,7 +73,7 @@ fn size(text: &str) -> Size {
 }
 
 /// Measures every command of `content`.
-pub fn measure(content: &Content) -> Bench {
+pub(crate) fn measure(content: &Content) -> Bench {
     let core: BTreeMap<&str, &str> =
         content.core.iter().filter_map(|f| f.text.as_deref().map(|t| (f.rel.as_str(), t))).collect();
     let mut rows = Vec::new();
@@ -123,7 +123,7 @@ fn pct(off: u64, on: u64) -> String {
 }
 
 /// The Markdown table: every command whose load differs between off and on, then the total.
-pub fn table(b: &Bench) -> String {
+pub(crate) fn table(b: &Bench) -> String {
     let mut s = format!(
         "Tokens: {}. Eager = the command file and its `@` includes; key off also reads the detail parts.\n\n",
         b.tokenizer

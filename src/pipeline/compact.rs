@@ -28,7 +28,7 @@ fn err(content: &Content, rel: &str, line: Option<usize>, message: String, hint:
 }
 
 /// Validates the config schema, the template and the compact agent variants of `content`.
-pub fn validate(content: &Content) -> Result<(), ContentError> {
+pub(crate) fn validate(content: &Content) -> Result<(), ContentError> {
     let core_text = |rel: &str| content.core.iter().find(|f| f.rel.as_str() == rel).and_then(|f| f.text.as_deref());
     if let Some(text) = core_text(SCHEMA_PATH) {
         let src = format!("msd-core/{SCHEMA_PATH}");
@@ -113,7 +113,7 @@ pub fn validate(content: &Content) -> Result<(), ContentError> {
 }
 
 /// The canonical payload copies: `(path relative to the core dir, text, content source)`.
-pub fn canonical_payloads(content: &Content) -> Vec<(RelPath, &str, &RelPath)> {
+pub(crate) fn canonical_payloads(content: &Content) -> Vec<(RelPath, &str, &RelPath)> {
     content
         .agents
         .iter()

@@ -105,7 +105,7 @@ fn source_of(path: &str) -> Option<RelPath> {
 }
 
 /// Emits with `emit`, composing every over-cap file with sections to fit its cap.
-pub fn fit<E: From<FitError>>(
+pub(crate) fn fit<E: From<FitError>>(
     content: &Content,
     cap: &Capability,
     scope: Scope,

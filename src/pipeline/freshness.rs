@@ -11,14 +11,15 @@ use serde::Serialize;
 use similar::TextDiff;
 
 /// Normalises newlines before comparing.
-pub fn normalise(s: &str) -> String {
+pub(crate) fn normalise(s: &str) -> String {
     s.replace("\r\n", "\n")
 }
 
 /// Why a generated file or its sources failed. Each generator uses a subset; tests lock them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Reason {
+#[allow(clippy::enum_variant_names)] // the names are the `reason` strings of --json (fail_...)
+pub(crate) enum Reason {
     /// A section names a steps file that does not exist.
     FailMissingStepFile,
     /// A steps file that no section and no reachable prose names.
@@ -51,7 +52,7 @@ pub enum Reason {
 
 impl Reason {
     /// The stable snake_case name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Reason::FailMissingStepFile => "fail_missing_step_file",
             Reason::FailOrphanStepFile => "fail_orphan_step_file",
@@ -80,7 +81,7 @@ impl std::fmt::Display for Reason {
 /// A failure of a generated file or of the sources it is built from, located.
 #[derive(Debug, thiserror::Error)]
 #[error("{path}{}: {reason}: {message}{}", line.map(|l| format!(":{l}")).unwrap_or_default(), detail.as_ref().map(|d| format!("\n{d}")).unwrap_or_default())]
-pub struct GenError {
+pub(crate) struct GenError {
     /// Why, stable.
     pub reason: Reason,
     /// The file at fault (display form).
@@ -97,7 +98,7 @@ pub struct GenError {
 
 /// Where a generated file lives and how its failures are named.
 #[derive(Debug, Clone)]
-pub struct Output {
+pub(crate) struct Output {
     /// The file on disk.
     pub path: PathBuf,
     /// The command that rewrites it.
@@ -111,7 +112,7 @@ pub struct Output {
 }
 
 /// A unified diff from `old` to `new`, labelled.
-pub fn diff(old: &str, new: &str, old_label: &str, new_label: &str) -> String {
+pub(crate) fn diff(old: &str, new: &str, old_label: &str, new_label: &str) -> String {
     TextDiff::from_lines(old, new).unified_diff().context_radius(2).header(old_label, new_label).to_string()
 }
 
@@ -129,7 +130,7 @@ impl Output {
 
     /// Compares the committed file on disk with `fresh`. `shape` says whether parsed JSON has
     /// the file's shape.
-    pub fn check(&self, fresh: &str, shape: impl Fn(&serde_json::Value) -> bool) -> Result<(), GenError> {
+    pub(crate) fn check(&self, fresh: &str, shape: impl Fn(&serde_json::Value) -> bool) -> Result<(), GenError> {
         match fsx::read_if_exists(&self.path) {
             Ok(committed) => self.compare(committed.as_deref(), fresh, shape),
             Err(e) => Err(self.err(self.unparseable, format!("cannot read it: {e}"), format!("run `{}`", self.fix))),
@@ -137,7 +138,7 @@ impl Output {
     }
 
     /// Compares `committed` (`None` when absent) with `fresh`.
-    pub fn compare(
+    pub(crate) fn compare(
         &self,
         committed: Option<&[u8]>,
         fresh: &str,
@@ -173,7 +174,7 @@ impl Output {
     }
 
     /// Writes `fresh` unless the file already holds it. Returns whether it wrote.
-    pub fn write(&self, fresh: &str) -> Result<bool, GenError> {
+    pub(crate) fn write(&self, fresh: &str) -> Result<bool, GenError> {
         if let Ok(Some(b)) = fsx::read_if_exists(&self.path)
             && b == fresh.as_bytes()
         {
@@ -187,7 +188,7 @@ impl Output {
 }
 
 /// `msd-install gen <name> --write`, plus `--content DIR` when a content dir was named.
-pub fn fix_command(name: &str, content: Option<&Path>) -> String {
+pub(crate) fn fix_command(name: &str, content: Option<&Path>) -> String {
     match content {
         Some(dir) => format!("msd-install gen {name} --write --content {}", dir.display()),
         None => format!("msd-install gen {name} --write"),

@@ -21,33 +21,28 @@ fn matcher(glob: &str) -> GlobMatcher {
 }
 
 /// The manifest's cap rules of one scope, compiled. The first matching rule wins.
-pub struct Rules<'c> {
+pub(crate) struct Rules<'c> {
     rules: Vec<(&'c CapRule, GlobMatcher)>,
 }
 
 impl<'c> Rules<'c> {
     /// The rules of `cap` that apply to `scope`.
-    pub fn new(cap: &'c Capability, scope: Scope) -> Rules<'c> {
+    pub(crate) fn new(cap: &'c Capability, scope: Scope) -> Rules<'c> {
         Rules { rules: cap.caps.iter().filter(|r| r.scopes.contains(&scope)).map(|r| (r, matcher(&r.glob))).collect() }
     }
 
     /// The index and rule that govern `path`, if any.
-    pub fn first_match(&self, path: &str) -> Option<(usize, &'c CapRule)> {
+    pub(crate) fn first_match(&self, path: &str) -> Option<(usize, &'c CapRule)> {
         self.rules.iter().position(|(_, m)| m.is_match(path)).map(|i| (i, self.rules[i].0))
     }
 
     /// How many rules there are.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.rules.len()
     }
 
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
-    }
-
     /// The `i`-th rule.
-    pub fn rule(&self, i: usize) -> &'c CapRule {
+    pub(crate) fn rule(&self, i: usize) -> &'c CapRule {
         self.rules[i].0
     }
 }
@@ -131,7 +126,7 @@ impl std::fmt::Display for Violation {
 pub struct GuardError(pub Vec<Violation>);
 
 /// Checks an emission against tier caps and the manifest's rules.
-pub fn check(emission: &Emission, cap: &Capability, tiers: &Tiers) -> Result<GuardReport, GuardError> {
+pub(crate) fn check(emission: &Emission, cap: &Capability, tiers: &Tiers) -> Result<GuardReport, GuardError> {
     let scope = emission.scope;
     let rt = emission.runtime.clone();
     let sc = scope.as_str().to_string();

@@ -6,15 +6,15 @@
 //! runs it per runtime in parallel; the content is loaded and parsed once and shared. Nothing is written
 //! until every selected runtime has been emitted, guarded and planned.
 
-pub mod compact;
+pub(crate) mod compact;
 pub mod convert;
-pub mod error;
-pub mod fit;
-pub mod freshness;
-pub mod guard;
+pub(crate) mod error;
+pub(crate) mod fit;
+pub(crate) mod freshness;
+pub(crate) mod guard;
 pub mod load;
-pub mod profile;
-pub mod section_manifest;
+pub(crate) mod profile;
+pub(crate) mod section_manifest;
 pub mod synth;
 pub mod target;
 

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use crate::pipeline::load::{Content, Profiles};
 
 /// The name `--minimal` is recorded under.
-pub const MINIMAL: &str = "minimal";
+pub(crate) const MINIMAL: &str = "minimal";
 
 /// A profile name that is not in the content.
 #[derive(Debug, thiserror::Error)]
@@ -25,13 +25,13 @@ pub struct ProfileError {
 
 /// The profile an install uses: `--minimal`, `--profile`, the one recorded in the target's
 /// state, else the content's default. `None` when the content has no profiles.
-pub fn choose(content: &Content, given: Option<&str>, recorded: Option<&str>) -> Option<String> {
+pub(crate) fn choose(content: &Content, given: Option<&str>, recorded: Option<&str>) -> Option<String> {
     let p = content.profiles.as_ref()?;
     Some(given.or(recorded).unwrap_or(&p.default).to_string())
 }
 
 /// The command stems of `name`, closed over `requires`.
-pub fn commands(p: &Profiles, name: &str) -> Result<BTreeSet<String>, ProfileError> {
+pub(crate) fn commands(p: &Profiles, name: &str) -> Result<BTreeSet<String>, ProfileError> {
     let unknown = || ProfileError {
         given: name.to_string(),
         valid: p.profiles.iter().map(|x| x.name.clone()).chain([MINIMAL.to_string()]).collect(),
@@ -60,7 +60,7 @@ pub fn commands(p: &Profiles, name: &str) -> Result<BTreeSet<String>, ProfileErr
 }
 
 /// `content` narrowed to the profile `name`.
-pub fn select(content: &Content, name: &str) -> Result<Content, ProfileError> {
+pub(crate) fn select(content: &Content, name: &str) -> Result<Content, ProfileError> {
     let Some(p) = &content.profiles else { return Ok(content.clone()) };
     let keep = commands(p, name)?;
     let agents = name != MINIMAL || p.minimal.agents;

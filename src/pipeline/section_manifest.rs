@@ -32,8 +32,8 @@ use msd_core::fs::relpath::RelPath;
 use msd_core::installed::invocation::{self};
 use msd_core::markup::markers;
 
-pub use msd_core::installed::section_manifest::{
-    CORE_PATH, Entry, INSTALLED_PREFIX, PATH, SCHEMA_VERSION, SectionManifest,
+pub(crate) use msd_core::installed::section_manifest::{
+    Entry, INSTALLED_PREFIX, PATH, SCHEMA_VERSION, SectionManifest,
 };
 
 fn steps_prefix(stem: &str) -> String {
@@ -52,7 +52,7 @@ fn text<'a>(tree: &'a Tree, rel: &RelPath, bytes: &'a [u8]) -> Result<&'a str, G
 }
 
 /// Builds the manifest of a content tree.
-pub fn build(tree: &Tree) -> Result<SectionManifest, GenError> {
+pub(crate) fn build(tree: &Tree) -> Result<SectionManifest, GenError> {
     let mut workflows: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
     let mut stems: BTreeMap<String, &str> = BTreeMap::new();
     let mut named: BTreeSet<String> = BTreeSet::new();
@@ -191,7 +191,7 @@ fn orphans(tree: &Tree, stems: &BTreeMap<String, &str>, named: &BTreeSet<String>
 }
 
 /// The output idiom for the manifest of a content dir on disk.
-pub fn output(content_dir: &std::path::Path, fix: String) -> Output {
+pub(crate) fn output(content_dir: &std::path::Path, fix: String) -> Output {
     Output {
         path: content_dir.join(PATH),
         fix,
@@ -203,7 +203,7 @@ pub fn output(content_dir: &std::path::Path, fix: String) -> Output {
 
 /// Install-time check: when any workflow has sections, the tree must carry a fresh manifest;
 /// when it carries one, the manifest must be fresh.
-pub fn verify_content(tree: &Tree) -> Result<(), GenError> {
+pub(crate) fn verify_content(tree: &Tree) -> Result<(), GenError> {
     let fresh = build(tree)?;
     let rel = RelPath::new(PATH).expect("static");
     let committed = tree.files.get(&rel);

@@ -51,7 +51,7 @@ fn runtime_info(core: &Path) -> Result<RuntimeInfo, RunError> {
 }
 
 /// Runs the query.
-pub fn run(core: Option<&Path>, a: &Args) -> Result<Answer, RunError> {
+pub(crate) fn run(core: Option<&Path>, a: &Args) -> Result<Answer, RunError> {
     let core = core_dir(core)?;
     let unknown = || RunError::Usage {
         message: format!("unknown agent `{}`", a.agent),

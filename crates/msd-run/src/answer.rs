@@ -31,13 +31,13 @@ use msd_core::fs::fsx;
 use crate::RunError;
 
 /// The environment variable that sets the spill threshold, in bytes.
-pub const SPILL_ENV: &str = "MSD_RUN_SPILL_BYTES";
+pub(crate) const SPILL_ENV: &str = "MSD_RUN_SPILL_BYTES";
 /// Answers longer than this many bytes spill to a file by default (50 KB).
-pub const DEFAULT_SPILL_BYTES: u64 = 50 * 1024;
+pub(crate) const DEFAULT_SPILL_BYTES: u64 = 50 * 1024;
 /// Spill files older than this are removed by the next call.
-pub const SPILL_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
+pub(crate) const SPILL_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 /// What the helper prints before the path of a spilled answer.
-pub const SPILL_PREFIX: &str = "@file:";
+pub(crate) const SPILL_PREFIX: &str = "@file:";
 
 /// The text a subcommand answers with, printed (or spilled) by [`deliver`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -72,7 +72,7 @@ impl Answer {
 }
 
 /// Prints `answer`, or spills it and prints its `@file:` line. Sweeps old spill files first.
-pub fn deliver(answer: &Answer) -> Result<(), RunError> {
+pub(crate) fn deliver(answer: &Answer) -> Result<(), RunError> {
     let threshold = threshold(std::env::var_os(SPILL_ENV))?;
     let dir = spill_dir();
     sweep(&dir, SystemTime::now());
@@ -101,7 +101,7 @@ fn threshold(value: Option<std::ffi::OsString>) -> Result<u64, RunError> {
 }
 
 /// `<temp dir>/msd_run-<uid>`: per user, so no one else's answers or files are ever touched.
-pub fn spill_dir() -> PathBuf {
+pub(crate) fn spill_dir() -> PathBuf {
     let name = match fsx::current_uid() {
         Some(uid) => format!("msd_run-{uid}"),
         None => "msd_run".to_string(),

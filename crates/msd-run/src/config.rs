@@ -27,7 +27,7 @@ use msd_core::fs::fsx::{self, FileMode};
 use msd_core::installed::config_keys::{self, KeySpec, SCHEMA_PATH, Schema};
 
 /// The project's config file, relative to the project root.
-pub const CONFIG: &str = ".planning/config.json";
+pub(crate) const CONFIG: &str = ".planning/config.json";
 
 /// `config-get` arguments.
 #[derive(Debug, clap::Args)]
@@ -50,7 +50,7 @@ pub struct SetArgs {
 }
 
 /// The installed schema.
-pub fn schema(core: &Path) -> Result<Schema, RunError> {
+pub(crate) fn schema(core: &Path) -> Result<Schema, RunError> {
     let path = core.join(SCHEMA_PATH).display().to_string();
     let text = read_core(core, SCHEMA_PATH)?.ok_or_else(|| RunError::Core {
         path: path.clone(),
@@ -65,7 +65,7 @@ pub fn schema(core: &Path) -> Result<Schema, RunError> {
 }
 
 /// Resolves `key` to its spec; unknown keys and unknown agents are usage errors.
-pub fn lookup<'s>(core: &Path, schema: &'s Schema, key: &str) -> Result<&'s KeySpec, RunError> {
+pub(crate) fn lookup<'s>(core: &Path, schema: &'s Schema, key: &str) -> Result<&'s KeySpec, RunError> {
     let (spec, agent) = schema.lookup(key).ok_or_else(|| RunError::Usage {
         message: format!("unknown config key `{key}`"),
         hint: format!("known keys: {}", schema.key_list()),
@@ -89,12 +89,12 @@ fn cwd_error(e: std::io::Error) -> RunError {
 }
 
 /// The project the current directory belongs to (found upwards, as the CLI does).
-pub fn find_project() -> Result<Option<Project>, RunError> {
+pub(crate) fn find_project() -> Result<Option<Project>, RunError> {
     Project::find().map_err(cwd_error)
 }
 
 /// The error of a command that needs a project, run outside one (exit 4).
-pub fn no_project(hint: String) -> RunError {
+pub(crate) fn no_project(hint: String) -> RunError {
     RunError::Project(crate::project::ProjectError {
         path: ".planning".into(),
         line: None,
@@ -106,7 +106,7 @@ pub fn no_project(hint: String) -> RunError {
 /// Reads the project's config (`.planning/config.json` of the project the current directory
 /// belongs to): `None` outside a project or when the file does not exist. The one parse of that
 /// file is `Project::config`.
-pub fn read_config() -> Result<Option<Map<String, Value>>, RunError> {
+pub(crate) fn read_config() -> Result<Option<Map<String, Value>>, RunError> {
     match find_project()? {
         Some(p) => Ok(p.config()?),
         None => Ok(None),
@@ -114,7 +114,7 @@ pub fn read_config() -> Result<Option<Map<String, Value>>, RunError> {
 }
 
 /// Runs `config-get`.
-pub fn get(core: Option<&Path>, a: &GetArgs) -> Result<Answer, RunError> {
+pub(crate) fn get(core: Option<&Path>, a: &GetArgs) -> Result<Answer, RunError> {
     let core = core_dir(core)?;
     let schema = schema(&core)?;
     let spec = lookup(&core, &schema, &a.key)?;
@@ -155,7 +155,7 @@ pub fn get(core: Option<&Path>, a: &GetArgs) -> Result<Answer, RunError> {
 }
 
 /// Runs `config-set`.
-pub fn set(core: Option<&Path>, a: &SetArgs) -> Result<Answer, RunError> {
+pub(crate) fn set(core: Option<&Path>, a: &SetArgs) -> Result<Answer, RunError> {
     let core = core_dir(core)?;
     let schema = schema(&core)?;
     let spec = lookup(&core, &schema, &a.key)?;

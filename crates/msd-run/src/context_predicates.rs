@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 /// Runs the query.
-pub fn run(core: Option<&Path>, args: &Args) -> Result<Answer, RunError> {
+pub(crate) fn run(core: Option<&Path>, args: &Args) -> Result<Answer, RunError> {
     let core = core_dir(core)?;
     let text = read_core(&core, "CONTEXT.md")?.ok_or_else(|| RunError::Core {
         path: core.join("CONTEXT.md").display().to_string(),

@@ -57,7 +57,7 @@ impl RunExit {
 }
 
 /// The exit-code table of `msd_run --help`.
-pub const EXIT_CODES: &str = "Exit codes (each means one thing, for every subcommand):
+pub(crate) const EXIT_CODES: &str = "Exit codes (each means one thing, for every subcommand):
   0  success
   1  config-get: the key is not set and no --default was given
   2  usage error (unknown query, workflow, key or agent; a flag without its value; a bad phase

@@ -48,7 +48,7 @@ fn workflows(core: &Path) -> Vec<String> {
 }
 
 /// Reads the installed section manifest, `None` when the install has none.
-pub fn manifest(core: &Path) -> Result<Option<SectionManifest>, RunError> {
+pub(crate) fn manifest(core: &Path) -> Result<Option<SectionManifest>, RunError> {
     let Some(text) = read_core(core, CORE_PATH)? else { return Ok(None) };
     serde_json::from_str(&text).map(Some).map_err(|e| RunError::Core {
         path: core.join(CORE_PATH).display().to_string(),
@@ -107,7 +107,7 @@ fn truthy(config: &Map<String, Value>, section: &str, key: &str) -> bool {
 }
 
 /// Runs `query init.<stem>`.
-pub fn run(core: Option<&Path>, stem: &str, args: &[String]) -> Result<Answer, RunError> {
+pub(crate) fn run(core: Option<&Path>, stem: &str, args: &[String]) -> Result<Answer, RunError> {
     let core = core_dir(core)?;
     if !is_stem(stem) || !msd_core::fs::fsx::is_file(&core.join(format!("workflows/{stem}.md"))) {
         return Err(RunError::Usage {
@@ -130,7 +130,7 @@ pub fn run(core: Option<&Path>, stem: &str, args: &[String]) -> Result<Answer, R
 }
 
 /// Builds the init document.
-pub fn answer(
+pub(crate) fn answer(
     core: &Path,
     project: &Project,
     stem: &str,

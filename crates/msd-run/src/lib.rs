@@ -16,6 +16,8 @@
 //! payloads). `--core DIR` or `MSD_CORE_DIR` override that, for tests and for running a build
 //! from `target/`. The project is the current directory.
 
+#![warn(unreachable_pub)]
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -23,18 +25,18 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use msd_core::installed::runtime_info::RuntimeInfo;
 
-pub mod agent_skills;
-pub mod answer;
-pub mod config;
-pub mod context_predicates;
-pub mod error;
-pub mod hook;
-pub mod init;
-pub mod project;
-pub mod prompt_budget;
+pub(crate) mod agent_skills;
+pub(crate) mod answer;
+pub(crate) mod config;
+pub(crate) mod context_predicates;
+pub(crate) mod error;
+pub(crate) mod hook;
+pub(crate) mod init;
+pub(crate) mod project;
+pub(crate) mod prompt_budget;
 pub mod query;
-pub mod task;
-pub mod update_check;
+pub(crate) mod task;
+pub(crate) mod update_check;
 
 pub use answer::Answer;
 pub use error::{RunError, RunExit};

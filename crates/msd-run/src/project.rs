@@ -24,14 +24,14 @@ use msd_core::installed::invocation::PhaseNumber;
 use msd_core::markup::markers::{fence_closes, fence_opener};
 
 /// Extensions that make a file source code.
-pub const SOURCE_EXTENSIONS: &[&str] = &[
+pub(crate) const SOURCE_EXTENSIONS: &[&str] = &[
     "c", "cc", "clj", "cpp", "cs", "cxx", "dart", "elm", "erl", "ex", "exs", "fs", "go", "h", "hpp", "hs", "java",
     "jl", "js", "jsx", "kt", "kts", "lua", "m", "mjs", "cjs", "ml", "mm", "php", "pl", "py", "r", "rb", "rs", "scala",
     "sh", "sql", "svelte", "swift", "ts", "tsx", "vue", "zig",
 ];
 
 /// Directories that hold dependencies or build output, never the project's own code.
-pub const SKIPPED_DIRS: &[&str] =
+pub(crate) const SKIPPED_DIRS: &[&str] =
     &["node_modules", "target", "vendor", "dist", "build", "out", "__pycache__", "venv", "bower_components"];
 
 /// A problem with a project file, located.
@@ -49,11 +49,11 @@ pub struct ProjectError {
 }
 
 /// The project's planning paths, relative to the root.
-pub const PLANNING: &str = ".planning";
+pub(crate) const PLANNING: &str = ".planning";
 
 /// A phase of ROADMAP.md.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RoadmapPhase {
+pub(crate) struct RoadmapPhase {
     /// Its number.
     pub number: PhaseNumber,
     /// Its name, without ` (INSERTED)`.
@@ -75,7 +75,7 @@ fn heading_level(line: &str) -> Option<(usize, &str)> {
 }
 
 /// Every `Phase <N>: <Name>` heading of a roadmap, in document order.
-pub fn roadmap_phases(text: &str) -> Vec<RoadmapPhase> {
+pub(crate) fn roadmap_phases(text: &str) -> Vec<RoadmapPhase> {
     let mut out: Vec<(RoadmapPhase, usize)> = Vec::new();
     let mut fence = None;
     let mut open: Option<usize> = None;
@@ -122,7 +122,7 @@ pub fn roadmap_phases(text: &str) -> Vec<RoadmapPhase> {
 }
 
 /// The directory slug of a phase name.
-pub fn slug(name: &str) -> String {
+pub(crate) fn slug(name: &str) -> String {
     let mut s = String::new();
     for c in name.chars() {
         if c.is_ascii_alphanumeric() {
@@ -140,7 +140,7 @@ pub fn slug(name: &str) -> String {
 
 /// A directory under `.planning/phases/`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PhaseDir {
+pub(crate) struct PhaseDir {
     /// Its phase number.
     pub number: PhaseNumber,
     /// The directory name.
@@ -149,7 +149,7 @@ pub struct PhaseDir {
 
 /// The project root and what it reads.
 #[derive(Debug, Clone)]
-pub struct Project {
+pub(crate) struct Project {
     /// The root (msd_run's current directory).
     pub root: PathBuf,
 }
@@ -166,13 +166,13 @@ fn io_err(path: &Path, e: std::io::Error) -> ProjectError {
 impl Project {
     /// The project the current directory belongs to: the nearest ancestor (itself included)
     /// holding `.planning/`, as the CLI finds it; `None` outside any project.
-    pub fn find() -> Result<Option<Project>, std::io::Error> {
+    pub(crate) fn find() -> Result<Option<Project>, std::io::Error> {
         let cwd = std::env::current_dir()?;
         Ok(cwd.ancestors().find(|d| fsx::is_dir(&d.join(PLANNING))).map(|d| Project { root: d.to_path_buf() }))
     }
 
     /// [`Project::find`], else the current directory (where a new project would start).
-    pub fn find_or_cwd() -> Result<Project, std::io::Error> {
+    pub(crate) fn find_or_cwd() -> Result<Project, std::io::Error> {
         match Project::find()? {
             Some(p) => Ok(p),
             None => Ok(Project { root: std::env::current_dir()? }),
@@ -180,17 +180,17 @@ impl Project {
     }
 
     /// The absolute path of a project-relative path.
-    pub fn abs(&self, rel: &str) -> PathBuf {
+    pub(crate) fn abs(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
     }
 
     /// Whether a project-relative path exists.
-    pub fn exists(&self, rel: &str) -> bool {
+    pub(crate) fn exists(&self, rel: &str) -> bool {
         fsx::exists(&self.abs(rel))
     }
 
     /// Reads a project-relative UTF-8 file, `None` when absent.
-    pub fn read(&self, rel: &str) -> Result<Option<String>, ProjectError> {
+    pub(crate) fn read(&self, rel: &str) -> Result<Option<String>, ProjectError> {
         let path = self.abs(rel);
         match fsx::read_if_exists(&path) {
             Ok(None) => Ok(None),
@@ -205,7 +205,7 @@ impl Project {
     }
 
     /// `.planning/config.json` as a JSON object, `None` when absent.
-    pub fn config(&self) -> Result<Option<serde_json::Map<String, serde_json::Value>>, ProjectError> {
+    pub(crate) fn config(&self) -> Result<Option<serde_json::Map<String, serde_json::Value>>, ProjectError> {
         let rel = format!("{PLANNING}/config.json");
         let Some(text) = self.read(&rel)? else { return Ok(None) };
         if let Some(d) = msd_core::fs::json::first_duplicate_key(&text) {
@@ -238,7 +238,7 @@ impl Project {
     }
 
     /// Every phase directory, in numeric order.
-    pub fn phase_dirs(&self) -> Result<Vec<PhaseDir>, ProjectError> {
+    pub(crate) fn phase_dirs(&self) -> Result<Vec<PhaseDir>, ProjectError> {
         let dir = self.abs(&format!("{PLANNING}/phases"));
         let mut out: Vec<PhaseDir> = fsx::list_dir(&dir)
             .map_err(|e| io_err(&dir, e))?
@@ -254,7 +254,7 @@ impl Project {
     }
 
     /// File names in a project-relative directory ending with `suffix`, sorted.
-    pub fn files_ending(&self, rel_dir: &str, suffix: &str) -> Result<Vec<String>, ProjectError> {
+    pub(crate) fn files_ending(&self, rel_dir: &str, suffix: &str) -> Result<Vec<String>, ProjectError> {
         let dir = self.abs(rel_dir);
         Ok(fsx::list_dir(&dir)
             .map_err(|e| io_err(&dir, e))?
@@ -265,7 +265,7 @@ impl Project {
     }
 
     /// Whether the project holds source code (see the module header).
-    pub fn has_source_files(&self) -> Result<bool, ProjectError> {
+    pub(crate) fn has_source_files(&self) -> Result<bool, ProjectError> {
         let mut queue: VecDeque<PathBuf> = VecDeque::from([self.root.clone()]);
         while let Some(dir) = queue.pop_front() {
             for e in fsx::list_dir(&dir).map_err(|e| io_err(&dir, e))? {

@@ -173,7 +173,7 @@ fn resolve(a: &PromptBudgetArgs) -> Result<(Sections, i64, BudgetOptions, PathBu
 }
 
 /// Runs the query: writes the prompt and its metadata, answers nothing on stdout.
-pub fn run(a: &PromptBudgetArgs) -> Result<Answer, RunError> {
+pub(crate) fn run(a: &PromptBudgetArgs) -> Result<Answer, RunError> {
     let (sections, budget, opts, out_prompt, out_meta) = resolve(a)?;
     let outcome = budget::apply(&sections, budget, &opts)
         .map_err(|e| usage(e.to_string(), "give each plan file a distinct name"))?;

@@ -60,7 +60,7 @@ pub struct ResolveArgs {
 }
 
 /// Runs a task subcommand.
-pub fn run(core: Option<&Path>, t: &Task) -> Result<Answer, RunError> {
+pub(crate) fn run(core: Option<&Path>, t: &Task) -> Result<Answer, RunError> {
     match t {
         Task::ResolveContent(a) => {
             let core = core_dir(core)?;
@@ -72,7 +72,7 @@ pub fn run(core: Option<&Path>, t: &Task) -> Result<Answer, RunError> {
 
 /// A `<task ...>` element of a plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaskTag {
+pub(crate) struct TaskTag {
     /// 1-based line of `<task`.
     pub line: usize,
     /// Attributes in order.
@@ -81,14 +81,14 @@ pub struct TaskTag {
 
 impl TaskTag {
     /// An attribute's value.
-    pub fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         self.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 }
 
 /// Every `<task ...>` opening tag outside fenced code blocks, in order. Tags whose attributes do
 /// not parse are skipped.
-pub fn tasks(text: &str) -> Vec<TaskTag> {
+pub(crate) fn tasks(text: &str) -> Vec<TaskTag> {
     let mut visible = String::with_capacity(text.len());
     let mut fence = None;
     for raw in text.split_inclusive('\n') {
@@ -169,7 +169,7 @@ fn project_err(path: &Path, line: Option<usize>, message: String, hint: &str) ->
 }
 
 /// Resolves one task, returning the stdout answer.
-pub fn resolve(core: &Path, a: &ResolveArgs) -> Result<Value, RunError> {
+pub(crate) fn resolve(core: &Path, a: &ResolveArgs) -> Result<Value, RunError> {
     let text = match msd_core::fs::fsx::read_if_exists(&a.plan) {
         Ok(Some(b)) => String::from_utf8(b)
             .map_err(|_| project_err(&a.plan, None, "not valid UTF-8".into(), "save the plan as UTF-8"))?,

@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 /// The first word of `text` that reads as a `MAJOR.MINOR.PATCH` version.
-pub fn version_in(text: &str) -> Option<String> {
+pub(crate) fn version_in(text: &str) -> Option<String> {
     text.split_whitespace()
         .map(|w| w.trim_start_matches('v'))
         .find(|w| update_cache::version_key(w).is_some_and(|k| k.len() >= 2))
@@ -39,7 +39,11 @@ pub fn version_in(text: &str) -> Option<String> {
 }
 
 /// The answer for `installed`, the `--available` text and the cached installer version.
-pub fn decide(installed: &str, argument: Option<&str>, cached: Option<&str>) -> Result<serde_json::Value, RunError> {
+pub(crate) fn decide(
+    installed: &str,
+    argument: Option<&str>,
+    cached: Option<&str>,
+) -> Result<serde_json::Value, RunError> {
     let argument = match argument {
         Some(text) => Some(version_in(text).ok_or_else(|| RunError::Usage {
             message: format!("--available {text:?} holds no version (MAJOR.MINOR.PATCH)"),
@@ -70,7 +74,7 @@ pub fn decide(installed: &str, argument: Option<&str>, cached: Option<&str>) -> 
 }
 
 /// Runs the query.
-pub fn run(args: &Args) -> Result<Answer, RunError> {
+pub(crate) fn run(args: &Args) -> Result<Answer, RunError> {
     let cached = update_cache::cache_dir_from_env()
         .map(|d| d.join(update_cache::CACHE_FILE))
         .and_then(|p: PathBuf| fsx::read_if_exists(&p).ok().flatten())

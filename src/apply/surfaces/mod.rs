@@ -33,7 +33,7 @@ use crate::pipeline::target::Target;
 
 /// `s` as one POSIX shell word: bare when it holds only safe characters, else single-quoted.
 // A local stand-in until msd-core's shared quoting function lands (the safety engineer's).
-pub fn sh_quote(s: &str) -> String {
+pub(crate) fn sh_quote(s: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%=,".contains(c);
     if !s.is_empty() && s.chars().all(safe) {
         return s.to_string();
@@ -41,17 +41,11 @@ pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
-/// The helper at `helper` as a POSIX shell word: relative to `$HOME` when `portable_home` is
-/// given and holds it (`"$HOME"/'.claude/msd-core/bin/msd_run'`), else absolute and quoted.
-pub fn helper_word(helper: &Path, portable_home: Option<&Path>) -> String {
-    helper_command(helper, portable_home, Shell::Posix).expect("a POSIX word quotes anything but a NUL")
-}
-
 /// The helper at `helper` as the start of a command string for `shell` (what `{{msd_run}}`
 /// expands to): quoted for it, called with `&` in PowerShell, and relative to the home when
 /// `portable_home` is given and holds it (`"$HOME"/...` in sh, `& "$HOME\..."` in PowerShell,
 /// `"%USERPROFILE%\..."` in cmd.exe).
-pub fn helper_command(
+pub(crate) fn helper_command(
     helper: &Path,
     portable_home: Option<&Path>,
     shell: Shell,
@@ -90,7 +84,7 @@ pub struct HookMode {
 
 /// The placeholder values of one target.
 #[derive(Debug, Clone)]
-pub struct Vars {
+pub(crate) struct Vars {
     home: String,
     core: String,
     core_ref: String,
@@ -104,7 +98,7 @@ impl Vars {
     /// The values for `target`, whose core dir is `core_dir`, on `os`, whose command strings
     /// `shell` runs; `user_home` is the user's `$HOME` (what `--portable-hooks` makes commands
     /// relative to).
-    pub fn new(
+    pub(crate) fn new(
         target: &Target,
         core_dir: &RelPath,
         mode: HookMode,
@@ -170,7 +164,7 @@ pub struct SettingsError {
 
 /// The outcome of editing one surface.
 #[derive(Debug, Clone, Default)]
-pub struct Edit {
+pub(crate) struct Edit {
     /// The new text; `None` when the file is to be removed.
     pub text: Option<String>,
     /// The new ledger.
@@ -267,7 +261,7 @@ fn rendered(spec: &SurfaceSpec, vars: &Vars) -> (Vec<Wanted>, Vec<WantedBlock>) 
 /// `display` names the file in errors. `adopt` claims items equal to ours that the ledger does
 /// not know: set when a previous install exists but its ledger is lost (an older layout, a
 /// damaged state), so that its entries are not orphaned (and left dangling by uninstall).
-pub fn upsert(
+pub(crate) fn upsert(
     spec: &SurfaceSpec,
     vars: &Vars,
     display: &str,
@@ -316,7 +310,7 @@ struct How {
 
 /// Removes every entry we own from `current` (uninstall). When the file still holds exactly
 /// what we last wrote, the text from before our first write is restored byte for byte.
-pub fn remove(
+pub(crate) fn remove(
     format: SurfaceFormat,
     display: &str,
     current: Option<&str>,

@@ -203,6 +203,12 @@ fn surfaces_a_lone_end_marker_is_an_error() {
     assert_eq!(e.line, Some(2));
 }
 
+/// The helper at `helper` as a POSIX shell word: relative to `$HOME` when `portable_home` is
+/// given and holds it (`"$HOME"/'.claude/msd-core/bin/msd_run'`), else absolute and quoted.
+fn helper_word(helper: &Path, portable_home: Option<&Path>) -> String {
+    helper_command(helper, portable_home, Shell::Posix).expect("a POSIX word quotes anything but a NUL")
+}
+
 #[test]
 fn surfaces_helper_word_quotes_or_goes_home_relative() {
     assert_eq!(sh_quote("/h/.claude/msd-core/bin/msd_run"), "/h/.claude/msd-core/bin/msd_run");

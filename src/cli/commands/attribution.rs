@@ -15,7 +15,7 @@ use crate::dev::attribution::{self, AckStatus, Change, Options, Report, Violatio
 use crate::pipeline::target::Environment;
 
 /// Runs `attribution`.
-pub fn run(args: &AttributionArgs) -> Result<(), Error> {
+pub(crate) fn run(args: &AttributionArgs) -> Result<(), Error> {
     let report = attribution::run(&Options {
         root: args.root.clone(),
         base: args.base.clone(),
@@ -85,7 +85,7 @@ fn range(deltas: impl Iterator<Item = (u64, u64)>) -> String {
 }
 
 /// The report for people.
-pub fn render(r: &Report) -> String {
+pub(crate) fn render(r: &Report) -> String {
     let o = &r.outcome;
     let c = &o.counts;
     let mut s = String::new();

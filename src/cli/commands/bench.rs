@@ -13,10 +13,10 @@ use crate::dev::tokens;
 use crate::pipeline;
 
 /// The committed baseline, relative to the repository root.
-pub const BASELINE: &str = "bench/tokens-baseline.json";
+pub(crate) const BASELINE: &str = "bench/tokens-baseline.json";
 
 /// Runs `bench`.
-pub fn run(args: &BenchArgs) -> Result<(), Error> {
+pub(crate) fn run(args: &BenchArgs) -> Result<(), Error> {
     match &args.what {
         BenchWhat::Tokens(o) => tokens(o),
         BenchWhat::Content(a) => content(a),

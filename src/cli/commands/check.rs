@@ -26,7 +26,7 @@ use msd_core::manifest::capability::Scope;
 const WORKFLOWS: &str = "msd-core/workflows";
 
 /// Runs `check`.
-pub fn run(args: &CheckArgs) -> Result<(), Error> {
+pub(crate) fn run(args: &CheckArgs) -> Result<(), Error> {
     match &args.what {
         CheckWhat::Partition(a) => partition(a),
         CheckWhat::References(a) => check_references(a),

@@ -16,7 +16,7 @@ use msd_core::fs::fsx;
 use msd_core::manifest::capability::Scope;
 
 /// Runs `diff`.
-pub fn run(args: &DiffArgs) -> Result<(), Error> {
+pub(crate) fn run(args: &DiffArgs) -> Result<(), Error> {
     let t = &args.target;
     let src = sources(&args.sources);
     let runtimes = pipeline::load_runtimes(&src)?;

@@ -12,7 +12,7 @@ use msd_core::fs::fsx;
 use msd_core::manifest::capability::Scope;
 
 /// Runs `emit`.
-pub fn run(args: &EmitArgs) -> Result<(), Error> {
+pub(crate) fn run(args: &EmitArgs) -> Result<(), Error> {
     let src = sources(&args.sources);
     let runtimes = pipeline::load_runtimes(&src)?;
     let rt = pipeline::select(&runtimes, std::slice::from_ref(&args.runtime), false)?[0];

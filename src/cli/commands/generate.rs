@@ -30,7 +30,7 @@ use msd_core::installed::predicates::{self, Index};
 use msd_core::manifest::capability::Scope;
 
 /// Runs `gen`.
-pub fn run(args: &GenArgs) -> Result<(), Error> {
+pub(crate) fn run(args: &GenArgs) -> Result<(), Error> {
     match &args.what {
         GenWhat::Golden(o) => {
             // Refuse before the work: the golden lists take every runtime x scope to compute.
@@ -56,7 +56,7 @@ fn mode(o: &GenOpts) -> Mode {
 
 /// Applies `mode` to `files` and shows the result: the fresh text on stdout (print), the diffs of
 /// stale files on stderr and a failure naming `fix` (check).
-pub fn apply_and_show(root: &Path, files: &[Generated], mode: Mode, fix: &str) -> Result<Outcome, Error> {
+pub(crate) fn apply_and_show(root: &Path, files: &[Generated], mode: Mode, fix: &str) -> Result<Outcome, Error> {
     let applied = generated::apply(root, files, mode)?;
     if mode == Mode::Print {
         crate::cli::output::print(&applied.text);
@@ -88,7 +88,7 @@ fn finish(o: &GenOpts, files: Vec<Generated>, fix: &str) -> Result<(), Error> {
 }
 
 /// The sorted emitted file list of every runtime x scope.
-pub fn golden(o: &GenOpts) -> Result<Vec<Generated>, Error> {
+pub(crate) fn golden(o: &GenOpts) -> Result<Vec<Generated>, Error> {
     let src = sources(&o.sources);
     let runtimes = pipeline::load_runtimes(&src)?;
     let content = pipeline::load_content(&src)?;
@@ -115,7 +115,7 @@ pub fn golden(o: &GenOpts) -> Result<Vec<Generated>, Error> {
 }
 
 /// The context index, relative to the content root.
-pub const CONTEXT_INDEX: &str = "CONTEXT-INDEX.json";
+pub(crate) const CONTEXT_INDEX: &str = "CONTEXT-INDEX.json";
 
 #[derive(Debug, Clone, Copy)]
 enum Target {

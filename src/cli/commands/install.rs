@@ -16,7 +16,7 @@ use msd_core::manifest::capability::Scope;
 
 /// Runs an install; on a terminal with no runtime or scope given, asks first
 /// ([`crate::cli::prompt`]).
-pub fn run(args: &InstallArgs) -> Result<(), Error> {
+pub(crate) fn run(args: &InstallArgs) -> Result<(), Error> {
     if !crate::cli::prompt::should_ask(args) {
         return execute(args, false);
     }

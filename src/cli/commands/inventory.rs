@@ -10,7 +10,7 @@ use crate::pipeline;
 use crate::pipeline::target::Environment;
 
 /// Runs `inventory`.
-pub fn run(args: &InventoryArgs) -> Result<(), Error> {
+pub(crate) fn run(args: &InventoryArgs) -> Result<(), Error> {
     let loaded = pipeline::load(&sources(&args.sources))?;
     let inv = inventory::build(&loaded.content, &loaded.runtimes, &Environment::golden())?;
     print(&(serde_json::to_string_pretty(&inv).expect("json") + "\n"));

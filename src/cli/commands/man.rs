@@ -6,7 +6,7 @@ use crate::cli::args::Cli;
 use crate::cli::error::Error;
 
 /// Runs `man`.
-pub fn run() -> Result<(), Error> {
+pub(crate) fn run() -> Result<(), Error> {
     let cmd = <Cli as clap::CommandFactory>::command();
     let mut buf = Vec::new();
     clap_mangen::Man::new(cmd)

@@ -13,20 +13,20 @@ use crate::pipeline::target::{self, Environment, Target};
 use msd_core::fs::fsx;
 use msd_core::manifest::capability::Scope;
 
-pub mod attribution;
-pub mod bench;
-pub mod check;
-pub mod diff;
-pub mod emit;
-pub mod generate;
-pub mod install;
-pub mod inventory;
-pub mod man;
-pub mod recover;
-pub mod runtimes;
-pub mod status;
-pub mod uninstall;
-pub mod verify;
+pub(crate) mod attribution;
+pub(crate) mod bench;
+pub(crate) mod check;
+pub(crate) mod diff;
+pub(crate) mod emit;
+pub(crate) mod generate;
+pub(crate) mod install;
+pub(crate) mod inventory;
+pub(crate) mod man;
+pub(crate) mod recover;
+pub(crate) mod runtimes;
+pub(crate) mod status;
+pub(crate) mod uninstall;
+pub(crate) mod verify;
 
 pub(crate) fn sources(s: &SourceArgs) -> Sources {
     Sources { content: s.content.clone(), runtimes: s.runtimes_dir.clone() }

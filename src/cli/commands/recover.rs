@@ -9,7 +9,7 @@ use crate::cli::args::RecoverArgs;
 use crate::cli::error::Error;
 
 /// Runs `recover`.
-pub fn run(args: &RecoverArgs) -> Result<(), Error> {
+pub(crate) fn run(args: &RecoverArgs) -> Result<(), Error> {
     let targets = resolve_targets(&args.target)?;
     let mut done = Vec::new();
     for (_, target) in &targets {

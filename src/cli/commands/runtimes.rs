@@ -13,7 +13,7 @@ use msd_core::manifest::capability::Scope;
 
 /// `runtimes --json`.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct RuntimesDoc {
+pub(crate) struct RuntimesDoc {
     /// The version of this document's shape.
     pub schema_version: u32,
     /// Every runtime, sorted by id.
@@ -22,7 +22,7 @@ pub struct RuntimesDoc {
 
 /// One runtime.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct RuntimeRow {
+pub(crate) struct RuntimeRow {
     /// The id `-r` takes.
     pub id: String,
     /// Its name.
@@ -46,7 +46,7 @@ pub struct RuntimeRow {
 }
 
 /// Runs `runtimes`.
-pub fn run(args: &ListArgs) -> Result<(), Error> {
+pub(crate) fn run(args: &ListArgs) -> Result<(), Error> {
     let runtimes = pipeline::load_runtimes(&sources(&args.sources))?;
     let env = env()?;
     let rows: Vec<RuntimeRow> = runtimes

@@ -21,7 +21,7 @@ use msd_core::manifest::capability::Scope;
 
 /// `status --json`.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct StatusDoc {
+pub(crate) struct StatusDoc {
     /// The version of this document's shape.
     pub schema_version: u32,
     /// The project whose local dirs were looked at.
@@ -34,7 +34,7 @@ pub struct StatusDoc {
 
 /// One install.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct StatusRow {
+pub(crate) struct StatusRow {
     /// Runtime id.
     pub runtime: String,
     /// `global` or `local`.
@@ -64,7 +64,7 @@ pub struct StatusRow {
 }
 
 /// Runs `status`.
-pub fn run(args: &StatusArgs) -> Result<(), Error> {
+pub(crate) fn run(args: &StatusArgs) -> Result<(), Error> {
     let doc = collect(args)?;
     if args.output.json {
         print(&format!("{}\n", serde_json::to_string_pretty(&doc).expect("json")));

@@ -10,7 +10,7 @@ use crate::cli::error::Error;
 use crate::cli::output::{Bars, RunBars};
 
 /// Runs `uninstall`.
-pub fn run(args: &UninstallArgs) -> Result<(), Error> {
+pub(crate) fn run(args: &UninstallArgs) -> Result<(), Error> {
     let targets = resolve_targets(&args.target)?;
     let mut reports = Vec::new();
     for (rt, target) in &targets {

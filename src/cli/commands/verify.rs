@@ -9,7 +9,7 @@ use crate::cli::args::VerifyArgs;
 use crate::cli::error::Error;
 
 /// Runs `verify`.
-pub fn run(args: &VerifyArgs) -> Result<(), Error> {
+pub(crate) fn run(args: &VerifyArgs) -> Result<(), Error> {
     let targets = resolve_targets(&args.target)?;
     let home = env()?.home;
     let mut reports = Vec::new();

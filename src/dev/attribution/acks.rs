@@ -25,22 +25,22 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use msd_core::fs::relpath::RelPath;
 
 /// Where fragments live, relative to the repository root.
-pub const ACK_DIR: &str = "tests/emitted-drift-acks";
+pub(crate) const ACK_DIR: &str = "tests/emitted-drift-acks";
 
 /// More fragments than this is an error: acknowledgements are for changes, not a ledger.
-pub const MAX_FRAGMENTS: usize = 500;
+pub(crate) const MAX_FRAGMENTS: usize = 500;
 
 /// Keys that mean something to JavaScript object prototypes; refused so a fragment reads the
 /// same to every tool that may process it.
-pub const RESERVED_KEYS: [&str; 3] = ["__proto__", "constructor", "prototype"];
+pub(crate) const RESERVED_KEYS: [&str; 3] = ["__proto__", "constructor", "prototype"];
 
 /// Characters that make two different strings look identical.
-pub const INVISIBLE: [char; 6] = ['\u{00AD}', '\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}'];
+pub(crate) const INVISIBLE: [char; 6] = ['\u{00AD}', '\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}'];
 
 /// A malformed fragment, located.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{file}:{line}:{col}: {message}")]
-pub struct AckError {
+pub(crate) struct AckError {
     /// The fragment (repository-relative).
     pub file: String,
     /// 1-based line.
@@ -55,7 +55,7 @@ pub struct AckError {
 
 /// One acknowledgement entry.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Ack {
+pub(crate) struct Ack {
     /// The fragment (repository-relative).
     pub file: String,
     /// The key: a repository path of a source.
@@ -116,7 +116,7 @@ fn invisible(s: &str) -> Option<char> {
 }
 
 /// Parses one fragment strictly: (key, reason) in file order.
-pub fn parse(file: &str, text: &str) -> Result<Vec<(String, String)>, AckError> {
+pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<(String, String)>, AckError> {
     const SHAPE: &str = "write {\"version\": 1, \"paths\": {\"<source path>\": {\"reason\": \"why\"}}}";
     let wire: Wire = serde_json::from_str(text).map_err(|e| AckError {
         file: file.to_string(),
@@ -192,7 +192,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<(String, String)>, AckError> 
 
 /// The keys of a fragment as it was at the base, read leniently: a fragment that was malformed
 /// there spends nothing (its entries are live now, and parsed strictly).
-pub fn keys_at_base(text: &[u8]) -> BTreeSet<String> {
+pub(crate) fn keys_at_base(text: &[u8]) -> BTreeSet<String> {
     let Ok(serde_json::Value::Object(doc)) = serde_json::from_slice::<serde_json::Value>(text) else {
         return BTreeSet::new();
     };
@@ -204,7 +204,7 @@ pub fn keys_at_base(text: &[u8]) -> BTreeSet<String> {
 
 /// Every entry of the fragments now (`file` -> text), each marked spent when its file had its
 /// key at the base (`base`: file -> bytes).
-pub fn load(now: &BTreeMap<String, String>, base: &BTreeMap<String, Vec<u8>>) -> Result<Vec<Ack>, AckError> {
+pub(crate) fn load(now: &BTreeMap<String, String>, base: &BTreeMap<String, Vec<u8>>) -> Result<Vec<Ack>, AckError> {
     if now.len() > MAX_FRAGMENTS {
         return Err(AckError {
             file: ACK_DIR.into(),

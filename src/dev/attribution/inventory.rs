@@ -22,14 +22,14 @@ use msd_core::fs::fsx;
 use msd_core::manifest::capability::Scope;
 
 /// The `format` field of an inventory document.
-pub const FORMAT: &str = "msd-emitted-inventory";
+pub(crate) const FORMAT: &str = "msd-emitted-inventory";
 /// The `version` field of an inventory document.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// Every emission of one content tree and set of manifests.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Inventory {
+pub(crate) struct Inventory {
     /// Always [`FORMAT`].
     pub format: String,
     /// Always [`VERSION`].
@@ -45,7 +45,7 @@ pub struct Inventory {
 /// What one runtime receives for one scope.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EmissionEntry {
+pub(crate) struct EmissionEntry {
     /// Runtime id.
     pub runtime: String,
     /// Scope.
@@ -57,7 +57,7 @@ pub struct EmissionEntry {
 /// One emitted file.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FileEntry {
+pub(crate) struct FileEntry {
     /// Path relative to the runtime's home (or project, for local).
     pub path: String,
     /// Length of the emitted bytes.
@@ -73,14 +73,14 @@ pub struct FileEntry {
 impl FileEntry {
     /// Whether the bytes are a built program's own ([`FileKind::Program`], the installed
     /// `msd_run`): no file of the repository explains them and any build changes them.
-    pub fn is_build_output(&self) -> bool {
+    pub(crate) fn is_build_output(&self) -> bool {
         self.kind == FileKind::Program
     }
 }
 
 impl Inventory {
     /// An inventory of nothing (a base without content or manifests).
-    pub fn empty(env: &Environment) -> Inventory {
+    pub(crate) fn empty(env: &Environment) -> Inventory {
         Inventory {
             format: FORMAT.into(),
             version: VERSION,
@@ -91,13 +91,17 @@ impl Inventory {
     }
 
     /// Every file, with its runtime and scope.
-    pub fn files(&self) -> impl Iterator<Item = (&str, Scope, &FileEntry)> {
+    pub(crate) fn files(&self) -> impl Iterator<Item = (&str, Scope, &FileEntry)> {
         self.emissions.iter().flat_map(|e| e.files.iter().map(move |f| (e.runtime.as_str(), e.scope, f)))
     }
 }
 
 /// Emits every runtime x scope (in parallel, per runtime).
-pub fn build(content: &Content, runtimes: &[LoadedRuntime], env: &Environment) -> Result<Inventory, PipelineError> {
+pub(crate) fn build(
+    content: &Content,
+    runtimes: &[LoadedRuntime],
+    env: &Environment,
+) -> Result<Inventory, PipelineError> {
     let per_runtime: Vec<Vec<EmissionEntry>> = runtimes
         .par_iter()
         .map(|rt| {

@@ -32,8 +32,8 @@
 //! whose bytes are a built program (kind [`FileKind::Program`], the installed `msd_run`) are
 //! left out: no repository file explains them and every build changes them.
 
-pub mod acks;
-pub mod inventory;
+pub(crate) mod acks;
+pub(crate) mod inventory;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -55,11 +55,11 @@ use msd_core::manifest::capability::Scope;
 use msd_core::manifest::caps::NEW_FILE_CAP;
 
 /// The source trees a build embeds, relative to the repository root.
-pub const SOURCE_DIRS: [&str; 2] = ["content", "runtimes"];
+pub(crate) const SOURCE_DIRS: [&str; 2] = ["content", "runtimes"];
 
 /// Errors of an attribution run (violations are not errors: they are in the [`Report`]).
 #[derive(Debug, thiserror::Error)]
-pub enum AttributionError {
+pub(crate) enum AttributionError {
     /// Git could not answer.
     #[error(transparent)]
     Git(#[from] GitError),
@@ -97,7 +97,7 @@ pub enum AttributionError {
 
 /// What to compare.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     /// A directory in the repository (`None`: the current one); `content/`, `runtimes/` and
     /// the acknowledgements are at the top of its work tree.
     pub root: Option<PathBuf>,
@@ -112,7 +112,7 @@ pub struct Options {
 /// How an emitted path moved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Change {
+pub(crate) enum Change {
     /// New at this path.
     Added,
     /// Gone from this path.
@@ -123,7 +123,7 @@ pub enum Change {
 
 impl Change {
     /// `added`, `removed`, `changed`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Change::Added => "added",
             Change::Removed => "removed",
@@ -134,7 +134,7 @@ impl Change {
 
 /// An acknowledgement that applied.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct AckRef {
+pub(crate) struct AckRef {
     /// The fragment.
     pub file: String,
     /// The key that matched.
@@ -145,7 +145,7 @@ pub struct AckRef {
 
 /// An emitted path whose bytes moved.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Moved {
+pub(crate) struct Moved {
     /// Runtime id.
     pub runtime: String,
     /// Scope.
@@ -170,7 +170,7 @@ pub struct Moved {
 
 /// A workflow or agent whose emitted size changed.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct SizeChange {
+pub(crate) struct SizeChange {
     /// The content path of the workflow or agent (the acknowledgement key).
     pub key: String,
     /// Runtime id.
@@ -189,7 +189,7 @@ pub struct SizeChange {
 
 /// An emitted file of a workflow or agent absent at the base, measured against `NEW_FILE_CAP`.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct NewFile {
+pub(crate) struct NewFile {
     /// The content path of the workflow or agent.
     pub key: String,
     /// Runtime id.
@@ -207,7 +207,7 @@ pub struct NewFile {
 /// What became of an acknowledgement entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum AckStatus {
+pub(crate) enum AckStatus {
     /// It covered at least one move or growth.
     Used,
     /// It covered nothing: a violation.
@@ -218,7 +218,7 @@ pub enum AckStatus {
 
 /// An acknowledgement entry and its fate.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct AckUse {
+pub(crate) struct AckUse {
     /// The fragment.
     pub file: String,
     /// The key.
@@ -234,7 +234,7 @@ pub struct AckUse {
 /// One broken rule.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Violation {
+pub(crate) enum Violation {
     /// A moved path with no changed source and no acknowledgement.
     Unattributable {
         /// Runtime id.
@@ -289,7 +289,7 @@ pub enum Violation {
 
 /// One emitted file an edit touched, as listed under its source.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Touch {
+pub(crate) struct Touch {
     /// Runtime id.
     pub runtime: String,
     /// Scope.
@@ -306,7 +306,7 @@ pub struct Touch {
 
 /// A changed source file and the emitted files it explains.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct SourceGroup {
+pub(crate) struct SourceGroup {
     /// How the source differs from the base.
     pub status: FileStatus,
     /// The emitted files it explains.
@@ -315,7 +315,7 @@ pub struct SourceGroup {
 
 /// Counts of the comparison.
 #[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct Counts {
+pub(crate) struct Counts {
     /// Runtime x scope emissions at the base.
     pub emissions_base: usize,
     /// Runtime x scope emissions now.
@@ -338,7 +338,7 @@ pub struct Counts {
 
 /// The comparison of two inventories under the rules.
 #[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// No violation.
     pub ok: bool,
     /// Counts.
@@ -361,7 +361,7 @@ pub struct Outcome {
 
 /// The base side as resolved.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct BaseInfo {
+pub(crate) struct BaseInfo {
     /// How it was chosen (`--base` as given, or the merge-base description).
     pub rev: String,
     /// The commit.
@@ -374,7 +374,7 @@ pub struct BaseInfo {
 
 /// The result of an attribution run.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     /// The base.
     pub base: BaseInfo,
     /// The msd-install version that emitted the working tree.
@@ -392,13 +392,13 @@ pub struct Report {
 /// reference into the runtime's own syntax only when the command exists, so adding or removing
 /// a command moves the bytes of every file that mentions it.
 #[derive(Debug, Clone, Default)]
-pub struct Refs {
+pub(crate) struct Refs {
     by_source: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl Refs {
     /// Scans every file of a side's content and runtimes trees.
-    pub fn scan(content: &Tree, runtimes: &Tree) -> Refs {
+    pub(crate) fn scan(content: &Tree, runtimes: &Tree) -> Refs {
         let commands: Vec<(String, String)> = content
             .files
             .keys()
@@ -434,7 +434,7 @@ impl Refs {
 
 /// One side of the comparison.
 #[derive(Debug, Clone, Copy)]
-pub struct Side<'a> {
+pub(crate) struct Side<'a> {
     /// Its emission.
     pub inventory: &'a Inventory,
     /// The commands its sources reference.
@@ -444,7 +444,7 @@ pub struct Side<'a> {
 /// The workflow or agent an emitted file is made from, by its content source: a file with one
 /// content source that is a top-level workflow (a core file) or an agent (an agent file, or the
 /// agent's canonical copy in the core tree that `msd_run query agent-skills` serves).
-pub fn subject(kind: FileKind, sources: &[String]) -> Option<&str> {
+pub(crate) fn subject(kind: FileKind, sources: &[String]) -> Option<&str> {
     let mut content = sources.iter().filter(|s| s.starts_with("content/"));
     let first = content.next()?;
     if content.next().is_some() {
@@ -471,7 +471,12 @@ fn push_unique(v: &mut Vec<String>, s: &str) {
 }
 
 /// Compares two emissions under the rules (pure).
-pub fn attribute(base: Side<'_>, current: Side<'_>, changed: &BTreeMap<String, FileStatus>, acks: &[Ack]) -> Outcome {
+pub(crate) fn attribute(
+    base: Side<'_>,
+    current: Side<'_>,
+    changed: &BTreeMap<String, FileStatus>,
+    acks: &[Ack],
+) -> Outcome {
     let before = index(base.inventory);
     let after = index(current.inventory);
     let mut run = Attribution {
@@ -830,7 +835,7 @@ fn base_inventory_from(
 
 /// The branches the default base is the merge-base with, in order of preference (a CI checkout
 /// has `origin/main` and no local `main`).
-pub const DEFAULT_BASE_REFS: [&str; 2] = ["refs/remotes/origin/main", "refs/heads/main"];
+pub(crate) const DEFAULT_BASE_REFS: [&str; 2] = ["refs/remotes/origin/main", "refs/heads/main"];
 
 /// The merge-base of HEAD with the first of [`DEFAULT_BASE_REFS`] that exists: (a label for
 /// people, the commit).
@@ -845,7 +850,7 @@ fn default_base(git: &Repo) -> Result<(String, String), AttributionError> {
 }
 
 /// Runs an attribution: resolve the base, emit both sides, compare, apply the rules.
-pub fn run(opts: &Options) -> Result<Report, AttributionError> {
+pub(crate) fn run(opts: &Options) -> Result<Report, AttributionError> {
     let git = Repo::discover(opts.root.as_deref().unwrap_or(Path::new(".")))?;
     let root = git.root.clone();
     let (rev, commit) = match &opts.base {

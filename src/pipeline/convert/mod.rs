@@ -161,7 +161,7 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    pub fn description(&self, d: &str) -> String {
+    pub(crate) fn description(&self, d: &str) -> String {
         match &self.cap.description_limit {
             Some(l) => limit_description(d, l),
             None => d.to_string(),
@@ -170,7 +170,7 @@ impl Ctx<'_> {
 
     /// Maps tool names through the manifest's table (MCP names by its `mcp_tools` rule),
     /// dropping `null`s and duplicates.
-    pub fn map_tools(&self, tools: &[String]) -> Vec<String> {
+    pub(crate) fn map_tools(&self, tools: &[String]) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for t in tools {
             let mapped = match (self.cap.tools.get(t), self.cap.mcp_tools.map(t)) {
@@ -187,17 +187,17 @@ impl Ctx<'_> {
     }
 
     /// A data file beside the manifest (validated to exist at load).
-    pub fn data_file(&self, name: &str) -> &str {
+    pub(crate) fn data_file(&self, name: &str) -> &str {
         self.data.get(name).map_or("", String::as_str)
     }
 
     /// Repository-relative path of a data file, for provenance.
-    pub fn data_source(&self, name: &str) -> String {
+    pub(crate) fn data_source(&self, name: &str) -> String {
         format!("runtimes/{}/{name}", self.cap.id)
     }
 
     /// `adapter + body` when the artifact has an adapter.
-    pub fn with_adapter(&self, spec: &ArtifactSpec, body: &str) -> String {
+    pub(crate) fn with_adapter(&self, spec: &ArtifactSpec, body: &str) -> String {
         match &spec.adapter {
             Some(a) => format!("{}\n{body}", self.data_file(a).trim_end()),
             None => body.to_string(),
@@ -205,7 +205,7 @@ impl Ctx<'_> {
     }
 
     /// Sources of an artifact: its content file(s), the manifest, and the adapter if any.
-    pub fn sources(&self, spec: Option<&ArtifactSpec>, content_sources: &[&RelPath]) -> Vec<String> {
+    pub(crate) fn sources(&self, spec: Option<&ArtifactSpec>, content_sources: &[&RelPath]) -> Vec<String> {
         let mut s: Vec<String> = content_sources.iter().map(|p| format!("content/{p}")).collect();
         s.push(self.manifest_source.clone());
         if let Some(a) = spec.and_then(|s| s.adapter.as_ref()) {
@@ -218,7 +218,7 @@ impl Ctx<'_> {
     }
 
     /// A rewritten text file.
-    pub fn file(
+    pub(crate) fn file(
         &self,
         path: String,
         text: &str,
@@ -230,13 +230,13 @@ impl Ctx<'_> {
         Ok(EmittedFile { path, bytes: self.rw.apply(text).into_bytes(), mode: FileMode::Regular, kind, sources })
     }
 
-    pub fn layout_error(&self, message: String) -> ConvertError {
+    pub(crate) fn layout_error(&self, message: String) -> ConvertError {
         ConvertError::Layout { runtime: self.cap.id.clone(), scope: self.target.scope.as_str().into(), message }
     }
 
     /// Applies the artifact's frontmatter rules to `source`: renames, keep-list, the emitted
     /// name (when the output keeps a name), the limited description, mapped tools, added keys.
-    pub fn frontmatter(
+    pub(crate) fn frontmatter(
         &self,
         spec: &ArtifactSpec,
         source: &Frontmatter,

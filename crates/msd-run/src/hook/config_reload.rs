@@ -4,7 +4,7 @@
 //! Advisory: silent for other files, a deleted file or an odd event.
 
 /// The message for a change of `changed` (a path) whose new text is `text`.
-pub fn decide(changed: &str, text: Option<&str>) -> Option<String> {
+pub(crate) fn decide(changed: &str, text: Option<&str>) -> Option<String> {
     let norm = changed.replace('\\', "/");
     if !(norm == ".planning/config.json" || norm.ends_with("/.planning/config.json")) {
         return None;

@@ -8,14 +8,14 @@
 use serde::{Deserialize, Serialize};
 
 /// Percent used at which the model is told to finish what it is doing.
-pub const WARN: f64 = 65.0;
+pub(crate) const WARN: f64 = 65.0;
 /// Percent used at which the model is told to pause now.
-pub const CRITICAL: f64 = 75.0;
+pub(crate) const CRITICAL: f64 = 75.0;
 
 /// The thresholds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Level {
+pub(crate) enum Level {
     /// Past [`WARN`].
     Warn,
     /// Past [`CRITICAL`].
@@ -24,20 +24,20 @@ pub enum Level {
 
 /// What one session was told so far (kept in the hooks' state dir per session).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Warned {
+pub(crate) struct Warned {
     /// Levels already told.
     pub levels: Vec<Level>,
 }
 
 /// The context usage the statusline saw last, per session (the bridge file).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Bridge {
+pub(crate) struct Bridge {
     /// Percent used.
     pub used_pct: f64,
 }
 
 /// The message for `used` percent, given what was told already; `None` when nothing new.
-pub fn decide(used: f64, warned: &Warned) -> Option<(Level, String)> {
+pub(crate) fn decide(used: f64, warned: &Warned) -> Option<(Level, String)> {
     let level = if used >= CRITICAL {
         Level::Critical
     } else if used >= WARN {

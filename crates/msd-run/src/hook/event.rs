@@ -17,7 +17,7 @@ use serde_json::Value;
 
 /// What the hooks need of one event, whichever runtime sent it.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Event {
+pub(crate) struct Event {
     /// The event's name as the runtime spelled it (`PreToolUse`, `BeforeTool`, ...).
     pub name: Option<String>,
     /// The project (the session's working directory or first workspace root).
@@ -38,7 +38,7 @@ pub struct Event {
 
 /// Stdin that is not one JSON object.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Malformed(pub String);
+pub(crate) struct Malformed(pub String);
 
 impl std::fmt::Display for Malformed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -59,7 +59,7 @@ fn first_str(v: &Value, paths: &[&[&str]]) -> Option<String> {
 }
 
 /// Reads an event from stdin's text.
-pub fn parse(text: &str) -> Result<Event, Malformed> {
+pub(crate) fn parse(text: &str) -> Result<Event, Malformed> {
     if text.trim().is_empty() {
         return Err(Malformed("no event on stdin".into()));
     }
@@ -111,7 +111,7 @@ pub fn parse(text: &str) -> Result<Event, Malformed> {
 
 impl Event {
     /// The file a tool writes or edits, from the argument names the runtimes use.
-    pub fn target(&self) -> Option<&str> {
+    pub(crate) fn target(&self) -> Option<&str> {
         ["file_path", "path", "notebook_path", "absolute_path", "filePath", "target_file"]
             .iter()
             .find_map(|k| self.input.get(*k).and_then(Value::as_str))
@@ -120,7 +120,7 @@ impl Event {
 
     /// The whole new text of a whole-file write (`Write`, Gemini `write_file`, Cline
     /// `write_to_file`, Copilot `create`), when this is one.
-    pub fn whole_file(&self) -> Option<&str> {
+    pub(crate) fn whole_file(&self) -> Option<&str> {
         let tool = self.tool.as_deref()?;
         let whole = ["Write", "write_file", "write_to_file", "create", "WriteFile", "save-file"];
         if !whole.iter().any(|t| t.eq_ignore_ascii_case(tool)) {
@@ -130,7 +130,7 @@ impl Event {
     }
 
     /// Every text the tool writes (a whole file, an edit's new string, each of a multi-edit's).
-    pub fn written_texts(&self) -> Vec<&str> {
+    pub(crate) fn written_texts(&self) -> Vec<&str> {
         let mut out = Vec::new();
         for k in ["content", "file_content", "file_text", "new_string", "new_str", "newText", "diff"] {
             if let Some(s) = self.input.get(k).and_then(Value::as_str) {

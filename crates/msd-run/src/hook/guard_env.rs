@@ -9,7 +9,7 @@ use std::path::Path;
 use super::reply::Reply;
 
 /// Whether `path` names a `.env` file an agent must not write.
-pub fn is_secret_env(path: &Path) -> bool {
+pub(crate) fn is_secret_env(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else { return false };
     let name = name.to_ascii_lowercase();
     if name == ".env" {
@@ -22,7 +22,7 @@ pub fn is_secret_env(path: &Path) -> bool {
 }
 
 /// The decision for a write to `named`, which resolves to `resolved` (when it exists).
-pub fn decide(named: &str, resolved: Option<&Path>) -> Reply {
+pub(crate) fn decide(named: &str, resolved: Option<&Path>) -> Reply {
     let hit = if is_secret_env(Path::new(named)) {
         Some(named.to_string())
     } else {

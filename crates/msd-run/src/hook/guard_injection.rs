@@ -31,7 +31,7 @@ const HIDDEN: &[char] = &[
 ];
 
 /// What in `text` looks like an injection, if anything.
-pub fn finding(text: &str) -> Option<String> {
+pub(crate) fn finding(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
     let squashed: String = lower.split_whitespace().collect::<Vec<_>>().join(" ");
     if let Some(p) = PHRASES.iter().find(|p| squashed.contains(*p)) {
@@ -41,7 +41,7 @@ pub fn finding(text: &str) -> Option<String> {
 }
 
 /// The decision for writing `texts` into `rel` (relative to the project; `None` outside it).
-pub fn decide(rel: Option<&str>, texts: &[&str]) -> Reply {
+pub(crate) fn decide(rel: Option<&str>, texts: &[&str]) -> Reply {
     let Some(rel) = rel.filter(|r| r.starts_with(".planning/")) else { return Reply::Pass };
     match texts.iter().find_map(|t| finding(t)) {
         Some(f) => Reply::Block(format!(

@@ -8,12 +8,12 @@ use std::path::{Component, Path, PathBuf};
 use super::reply::Reply;
 
 /// Whether `dot_git` (the text of a `.git` file) marks a linked worktree.
-pub fn is_worktree_link(dot_git: &str) -> bool {
+pub(crate) fn is_worktree_link(dot_git: &str) -> bool {
     dot_git.lines().next().and_then(|l| l.strip_prefix("gitdir:")).is_some_and(|d| d.contains("/worktrees/"))
 }
 
 /// `p` with `.` and `..` folded, lexically.
-pub fn normalize(p: &Path) -> PathBuf {
+pub(crate) fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
@@ -28,7 +28,7 @@ pub fn normalize(p: &Path) -> PathBuf {
 }
 
 /// The decision for writing `target` (absolute, resolved) when the worktree root is `root`.
-pub fn decide(root: Option<&Path>, target: &Path) -> Reply {
+pub(crate) fn decide(root: Option<&Path>, target: &Path) -> Reply {
     match root {
         Some(root) if !normalize(target).starts_with(root) => Reply::Block(format!(
             "msd: refusing to write {}: this session works in the git worktree {}; edit files inside it.",

@@ -6,13 +6,13 @@
 use super::reply::Reply;
 
 /// Files under this size may be rewritten freely.
-pub const MIN_GUARDED: usize = 1024;
+pub(crate) const MIN_GUARDED: usize = 1024;
 /// A rewrite keeping less than `1 / SHRINK` of the old bytes is refused.
-pub const SHRINK: usize = 4;
+pub(crate) const SHRINK: usize = 4;
 
 /// The decision for rewriting `rel` (relative to the project; `None` outside it) from `old`
 /// bytes to `new` bytes (`old` is `None` for a new file).
-pub fn decide(rel: Option<&str>, old: Option<usize>, new: usize) -> Reply {
+pub(crate) fn decide(rel: Option<&str>, old: Option<usize>, new: usize) -> Reply {
     let Some(rel) = rel.filter(|r| r.starts_with(".planning/")) else { return Reply::Pass };
     match old {
         Some(old) if old >= MIN_GUARDED && new * SHRINK < old => Reply::Block(format!(

@@ -27,19 +27,19 @@ use clap::ValueEnum;
 use msd_core::fs::fsx;
 use msd_core::installed::update_cache::{self, NoticeShown, UpdateCache};
 
-pub mod config_reload;
-pub mod context_monitor;
-pub mod event;
-pub mod guard_env;
-pub mod guard_injection;
-pub mod guard_worktree;
-pub mod guard_write;
-pub mod reply;
-pub mod session_start;
-pub mod statusline;
+pub(crate) mod config_reload;
+pub(crate) mod context_monitor;
+pub(crate) mod event;
+pub(crate) mod guard_env;
+pub(crate) mod guard_injection;
+pub(crate) mod guard_worktree;
+pub(crate) mod guard_write;
+pub(crate) mod reply;
+pub(crate) mod session_start;
+pub(crate) mod statusline;
 
 use event::{Event, Malformed};
-pub use reply::Protocol;
+pub(crate) use reply::Protocol;
 use reply::Reply;
 
 /// The hooks.
@@ -97,7 +97,7 @@ pub struct HookArgs {
 }
 
 /// Runs a hook.
-pub fn run(a: &HookArgs) -> ExitCode {
+pub(crate) fn run(a: &HookArgs) -> ExitCode {
     let h = a.name;
     let text = read_stdin();
     let parsed = event::parse(&text);
@@ -136,7 +136,7 @@ fn read_stdin() -> String {
 
 /// Where the hooks keep what outlives one call.
 #[derive(Debug, Clone)]
-pub struct Dirs {
+pub(crate) struct Dirs {
     /// Per-session files (the context bridge, what was told): `<temp>/msd-hooks`.
     pub state: PathBuf,
     /// The update cache's directory, when there is a home.
@@ -145,13 +145,13 @@ pub struct Dirs {
 
 impl Dirs {
     /// The directories of this process's environment.
-    pub fn from_env() -> Dirs {
+    pub(crate) fn from_env() -> Dirs {
         Dirs { state: std::env::temp_dir().join("msd-hooks"), cache: update_cache::cache_dir_from_env() }
     }
 }
 
 /// The decision of hook `h` for an event (the shell's reads included).
-pub fn decide(h: Hook, parsed: Result<Event, Malformed>, dirs: &Dirs) -> Reply {
+pub(crate) fn decide(h: Hook, parsed: Result<Event, Malformed>, dirs: &Dirs) -> Reply {
     let e = match parsed {
         Ok(e) => e,
         Err(m) if h.guards() => {
@@ -201,7 +201,7 @@ fn defers_to_local(cwd: &Path) -> bool {
 
 /// The path `exe` (a helper under `home`) would have in `project`'s local install; `None` when
 /// `exe` is not a global one (it is inside the project, or not under `home`).
-pub fn local_twin(exe: &Path, home: &Path, project: &Path) -> Option<PathBuf> {
+pub(crate) fn local_twin(exe: &Path, home: &Path, project: &Path) -> Option<PathBuf> {
     if exe.starts_with(project) || project == home {
         return None;
     }
@@ -334,7 +334,7 @@ fn worktree_root(project: &Path) -> Option<PathBuf> {
 
 /// The path from its last `.planning` component on (`.planning/STATE.md`), whichever project
 /// it lies in (a runtime that sends no working directory still names the file).
-pub fn planning_rel(path: &Path) -> Option<String> {
+pub(crate) fn planning_rel(path: &Path) -> Option<String> {
     let parts: Vec<&str> = path.iter().filter_map(|c| c.to_str()).collect();
     let i = parts.iter().rposition(|c| *c == ".planning")?;
     Some(parts[i..].join("/"))

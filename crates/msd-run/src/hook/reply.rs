@@ -19,7 +19,7 @@ use clap::ValueEnum;
 
 /// A hook's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reply {
+pub(crate) enum Reply {
     /// Nothing to say; let the tool call run.
     Pass,
     /// Text for the model's context.
@@ -34,7 +34,7 @@ pub enum Reply {
 }
 
 /// `r` with `path` to watch added.
-pub fn watching(r: Reply, path: String) -> Reply {
+pub(crate) fn watching(r: Reply, path: String) -> Reply {
     match r {
         Reply::Context(c) => Reply::Watch(c, vec![path]),
         Reply::Watch(c, mut w) => {
@@ -63,7 +63,7 @@ pub enum Protocol {
 
 /// What the process writes and exits with.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rendered {
+pub(crate) struct Rendered {
     /// Stdout.
     pub stdout: String,
     /// Stderr.
@@ -73,10 +73,10 @@ pub struct Rendered {
 }
 
 /// Exit code of the hook protocols that blocks the tool call.
-pub const BLOCK: u8 = 2;
+pub(crate) const BLOCK: u8 = 2;
 
 /// Renders `reply` to event `event` (the name the runtime sent, else the hook's own) in `p`.
-pub fn render(reply: &Reply, p: Protocol, event: &str) -> Rendered {
+pub(crate) fn render(reply: &Reply, p: Protocol, event: &str) -> Rendered {
     let ok = |stdout: String| Rendered { stdout, stderr: String::new(), code: 0 };
     match (reply, p) {
         (Reply::Pass, _) => ok(String::new()),

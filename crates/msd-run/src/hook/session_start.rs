@@ -7,11 +7,11 @@
 use msd_core::installed::update_cache::{self, NoticeShown, UpdateCache};
 
 /// Seconds between two update notices.
-pub const NOTICE_EVERY: u64 = 86_400;
+pub(crate) const NOTICE_EVERY: u64 = 86_400;
 
 /// The `## Current Position` fields of STATE.md that matter at a session's start.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Position {
+pub(crate) struct Position {
     /// `Phase: 2 of 4 (API)`'s value.
     pub phase: Option<String>,
     /// `Plan:`'s value.
@@ -23,7 +23,7 @@ pub struct Position {
 }
 
 /// Reads the position out of STATE.md's text.
-pub fn position(state_md: &str) -> Position {
+pub(crate) fn position(state_md: &str) -> Position {
     let mut p = Position::default();
     let mut in_position = false;
     for line in state_md.lines() {
@@ -46,7 +46,7 @@ pub fn position(state_md: &str) -> Position {
 }
 
 /// The msd command that moves a phase of `status` on.
-pub fn next_command(status: &str) -> &'static str {
+pub(crate) fn next_command(status: &str) -> &'static str {
     let s = status.to_ascii_lowercase();
     let table: &[(&str, &str)] = &[
         ("paused", "/msd:resume-work"),
@@ -66,7 +66,7 @@ pub fn next_command(status: &str) -> &'static str {
 }
 
 /// The summary of a position: one line, then the continuity lines.
-pub fn summary(p: &Position) -> Option<String> {
+pub(crate) fn summary(p: &Position) -> Option<String> {
     let mut parts = Vec::new();
     if let Some(ph) = &p.phase {
         parts.push(format!("phase {ph}"));
@@ -91,7 +91,12 @@ pub fn summary(p: &Position) -> Option<String> {
 
 /// The update notice for an install of version `own`, given the cache and the last notice, at
 /// `now` (Unix seconds); `None` when there is nothing to say or it was said within a day.
-pub fn update_notice(own: &str, cache: Option<&UpdateCache>, last: Option<NoticeShown>, now: u64) -> Option<String> {
+pub(crate) fn update_notice(
+    own: &str,
+    cache: Option<&UpdateCache>,
+    last: Option<NoticeShown>,
+    now: u64,
+) -> Option<String> {
     let c = cache?;
     if !update_cache::newer(&c.version, own) {
         return None;

@@ -7,17 +7,17 @@
 use super::session_start::Position;
 
 /// Cells of the usage bar.
-pub const BAR: usize = 10;
+pub(crate) const BAR: usize = 10;
 
 /// The usage bar for `pct` percent used.
-pub fn bar(pct: f64) -> String {
+pub(crate) fn bar(pct: f64) -> String {
     let pct = pct.clamp(0.0, 100.0);
     let full = ((pct / 100.0) * BAR as f64).round() as usize;
     format!("{}{} {}%", "█".repeat(full), "░".repeat(BAR - full), pct.round())
 }
 
 /// The line: `model │ phase 2 of 4 · executing │ dir │ bar`, parts that are unknown left out.
-pub fn render(model: Option<&str>, pos: &Position, dir: Option<&str>, used: Option<f64>) -> String {
+pub(crate) fn render(model: Option<&str>, pos: &Position, dir: Option<&str>, used: Option<f64>) -> String {
     let mut parts: Vec<String> = Vec::new();
     if let Some(m) = model {
         parts.push(m.to_string());
