@@ -410,9 +410,10 @@ impl<'w> Ran<'w> {
         )
     }
 
-    /// Stdout, lossily decoded.
+    /// Stdout, which must be UTF-8.
     pub fn stdout(&self) -> String {
-        String::from_utf8_lossy(&self.out.stdout).into_owned()
+        String::from_utf8(self.out.stdout.clone())
+            .unwrap_or_else(|e| panic!("stdout is not UTF-8 ({e})\n{}", self.describe()))
     }
 
     /// Stderr, lossily decoded.
@@ -463,13 +464,21 @@ impl<'w> Ran<'w> {
 
     /// Asserts stdout holds `needle`.
     pub fn stdout_has(self, needle: &str) -> Ran<'w> {
-        assert!(self.stdout().contains(needle), "stdout lacks {needle:?}\n{}", self.describe());
+        assert!(
+            String::from_utf8_lossy(&self.out.stdout).contains(needle),
+            "stdout lacks {needle:?}\n{}",
+            self.describe()
+        );
         self
     }
 
     /// Asserts stdout does not hold `needle`.
     pub fn stdout_lacks(self, needle: &str) -> Ran<'w> {
-        assert!(!self.stdout().contains(needle), "stdout holds {needle:?}\n{}", self.describe());
+        assert!(
+            !String::from_utf8_lossy(&self.out.stdout).contains(needle),
+            "stdout holds {needle:?}\n{}",
+            self.describe()
+        );
         self
     }
 
