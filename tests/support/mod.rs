@@ -210,6 +210,7 @@ pub struct Install<'w> {
     env_remove: Vec<String>,
     cwd: Option<PathBuf>,
     stdin: Option<Vec<u8>>,
+    note: Option<String>,
 }
 
 /// The world a run happens in: its own, or a test's.
@@ -255,6 +256,7 @@ impl<'w> Install<'w> {
             env_remove: Vec::new(),
             cwd: None,
             stdin: None,
+            note: None,
         }
     }
 
@@ -365,6 +367,12 @@ impl<'w> Install<'w> {
         self
     }
 
+    /// What this run is (a loop's case, say), printed first by every failing assertion.
+    pub fn note(mut self, note: impl std::fmt::Display) -> Install<'w> {
+        self.note = Some(note.to_string());
+        self
+    }
+
     /// Runs it.
     pub fn run(self) -> Ran<'w> {
         let mut cmd = self.world.spawnable(self.bin);
@@ -383,7 +391,7 @@ impl<'w> Install<'w> {
             cmd.write_stdin(bytes.clone());
         }
         let out = cmd.output().unwrap_or_else(|e| panic!("{} {} runs: {e}", self.bin, self.args.join(" ")));
-        Ran { world: self.world, bin: self.bin, args: self.args, env: self.env, out }
+        Ran { world: self.world, bin: self.bin, args: self.args, env: self.env, note: self.note, out }
     }
 }
 
@@ -393,6 +401,7 @@ pub struct Ran<'w> {
     pub bin: &'static str,
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
+    pub note: Option<String>,
     pub out: std::process::Output,
 }
 
@@ -400,8 +409,9 @@ impl<'w> Ran<'w> {
     /// The command, its exit code, stdout and stderr: every assertion's failure message.
     pub fn describe(&self) -> String {
         let env: String = self.env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
+        let note = self.note.as_ref().map(|n| format!("{n}\n")).unwrap_or_default();
         format!(
-            "{env}{} {}\nexit: {:?}\nstdout:\n{}\nstderr:\n{}",
+            "{note}{env}{} {}\nexit: {:?}\nstdout:\n{}\nstderr:\n{}",
             self.bin,
             self.args.join(" "),
             self.out.status.code(),
