@@ -234,7 +234,7 @@ fn settings_marked_block_in_an_instruction_file() {
     let mine = "# My instructions\n\nBe terse.";
     std::fs::write(claude.join("CLAUDE.md"), mine).unwrap();
     let args = ["--content", &s(&c), "--runtimes", &s(&rt)];
-    w.install().args(args).assert().success();
+    Install::in_world(&w).args(args).run().success();
     let after = std::fs::read_to_string(claude.join("CLAUDE.md")).unwrap();
     assert_eq!(
         after,
@@ -243,7 +243,7 @@ fn settings_marked_block_in_an_instruction_file() {
             claude.display()
         )
     );
-    w.install().args(args).assert().success();
+    Install::in_world(&w).args(args).run().success();
     assert_eq!(std::fs::read_to_string(claude.join("CLAUDE.md")).unwrap(), after, "no second block");
     Install::in_world(&w).uninstall().args(["--runtimes", &s(&rt)]).run().success();
     assert_eq!(std::fs::read_to_string(claude.join("CLAUDE.md")).unwrap(), mine);
