@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 
-use crate::support::{World, fixture, json, repo};
+use crate::support::{Install, World, fixture, json, repo};
 
 const GATE: &str =
     "Detail parts: follow `~/.claude/msd-core/references/compact-content-gate.md` for the parts named below.\n";
@@ -37,12 +37,11 @@ fn spine(body: &str, parts: &[&str]) -> String {
 
 /// Runs `check partition --json` and returns (exit code, violation kinds).
 fn partition(w: &World, content: &Path, base: Option<&str>) -> (i32, Vec<String>, serde_json::Value) {
-    let mut cmd = w.install();
-    cmd.args(["check", "partition", "--json", "--content", content.to_str().unwrap()]);
+    let mut cmd = Install::in_world(w).args(["check", "partition"]).json().content(content);
     if let Some(b) = base {
-        cmd.args(["--base", b]);
+        cmd = cmd.args(["--base", b]);
     }
-    let out = cmd.output().unwrap();
+    let out = cmd.run().out;
     let code = out.status.code().unwrap();
     if code > 1 {
         return (code, vec![], serde_json::Value::Null);
@@ -291,23 +290,17 @@ fn compact_boundary_moves_red_without_the_trailer_green_with_it() {
 fn compact_base_that_does_not_resolve_is_an_error_not_a_pass() {
     let w = World::new();
     let (_, content) = repo_with(&w, UNSPLIT);
-    let out = w
-        .install()
-        .args(["check", "partition", "--content", content.to_str().unwrap(), "--base", "no-such-branch"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("does not resolve"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    Install::in_world(&w)
+        .args(["check", "partition"])
+        .content(&content)
+        .args(["--base", "no-such-branch"])
+        .run()
+        .code(2)
+        .stderr_has("does not resolve");
     // Outside any repository, --base cannot be honoured either.
     let c = w.tmp.path().join("plain");
     tree(&c, &[("flow.md", "x\n")]);
-    let out =
-        w.install().args(["check", "partition", "--content", c.to_str().unwrap(), "--base", "HEAD"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    Install::in_world(&w).args(["check", "partition"]).content(&c).args(["--base", "HEAD"]).run().code(2);
 }
 
 #[test]
@@ -339,7 +332,7 @@ fn compact_shipped_content_passes_the_partition_check() {
 /// An installed Claude core from the shipped content, and a project with `.planning/`.
 fn installed() -> (World, PathBuf) {
     let w = World::new();
-    w.install().args(["-q"]).assert().success();
+    Install::in_world(&w).arg("-q").run().success();
     let core = w.home.join(".claude/msd-core");
     std::fs::create_dir_all(w.project.join(".planning")).unwrap();
     let w = w.env("MSD_CORE_DIR", &core);
@@ -351,9 +344,8 @@ fn installed() -> (World, PathBuf) {
 /// instructions; Claude and Gemini load `agents/<agent>.md` natively.
 fn installed_on(id: &str) -> (World, PathBuf) {
     let w = World::new();
-    let out = w.install().args(["-r", id, "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let core = PathBuf::from(json(&out)["runtimes"][0]["home"].as_str().unwrap()).join("msd-core");
+    let ran = Install::in_world(&w).args(["-r", id]).json().run().success();
+    let core = PathBuf::from(ran.json()["runtimes"][0]["home"].as_str().unwrap()).join("msd-core");
     std::fs::create_dir_all(w.project.join(".planning")).unwrap();
     let w = w.env("MSD_CORE_DIR", &core);
     (w, core)
@@ -434,11 +426,9 @@ fn compact_install_rejects_a_template_that_disagrees_with_the_schema() {
     )
     .unwrap();
     std::fs::write(c.join("msd-core/templates/config.json"), r#"{"workflow": {"compact_content": true}}"#).unwrap();
-    let out = w.install().args(["--content", c.to_str().unwrap()]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("must be present with its default false"));
+    Install::in_world(&w).content(&c).run().code(3).stderr_has("must be present with its default false");
     std::fs::write(c.join("msd-core/templates/config.json"), r#"{"workflow": {"compact_content": false}}"#).unwrap();
-    w.install().args(["--content", c.to_str().unwrap()]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
 }
 
 #[test]
@@ -453,9 +443,9 @@ fn compact_install_rejects_agent_variants_that_drop_protected_text_grow_or_have_
     let variants = c.join("msd-core/agents");
     std::fs::create_dir_all(&variants).unwrap();
     let install = |expect: Option<i32>| {
-        let out = w.install().args(["--dry-run", "--content", c.to_str().unwrap()]).output().unwrap();
-        assert_eq!(out.status.code(), expect, "{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stderr).into_owned()
+        let ran = Install::in_world(&w).dry_run().content(&c).run();
+        assert_eq!(ran.exit(), expect, "{}", ran.describe());
+        ran.stderr()
     };
     std::fs::write(variants.join("msd-planner.compact.md"), "Plan.\n").unwrap();
     assert!(install(Some(3)).contains("drops protected line"));
@@ -521,9 +511,7 @@ fn compact_agent_skills_payload_follows_the_key() {
     let compact = std::fs::read_to_string(core.join("agents/msd-ui-researcher.compact.md")).unwrap();
     assert!(compact.len() < canonical.len());
     let payload = |agent: &str| {
-        let out = w.run().args(["query", "agent-skills", agent, "--json"]).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        json(&out)
+        Install::in_world(&w).helper().args(["query", "agent-skills", agent, "--json"]).run().success().json()
     };
     // Off (unset): canonical, with no skills configured and saying so.
     let p = payload("msd-ui-researcher");
@@ -615,8 +603,8 @@ fn compact_mode_never_grows_an_agent_payload_and_every_agent_has_a_variant_under
     // Every shipped agent is served its own compact variant, never the disclosed substitute.
     for entry in std::fs::read_dir(repo().join("content/agents")).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().trim_end_matches(".md").to_string();
-        let out = w.run().args(["query", "agent-skills", &name, "--json"]).output().unwrap();
-        assert_eq!(json(&out)["variant"], "compact", "{name} has no compact variant");
+        let doc = Install::in_world(&w).helper().args(["query", "agent-skills", &name, "--json"]).run().json();
+        assert_eq!(doc["variant"], "compact", "{name} has no compact variant");
     }
 }
 
@@ -652,9 +640,8 @@ fn compact_payloads_exist_for_runtimes_whose_agents_are_not_markdown() {
     {
         let id = "hermes";
         let w = World::new();
-        let out = w.install().args(["-r", id, "--json"]).output().unwrap();
-        assert!(out.status.success());
-        let home = PathBuf::from(json(&out)["runtimes"][0]["home"].as_str().unwrap());
+        let ran = Install::in_world(&w).args(["-r", id]).json().run().success();
+        let home = PathBuf::from(ran.json()["runtimes"][0]["home"].as_str().unwrap());
         let core = home.join("msd-core");
         std::fs::create_dir_all(w.project.join(".planning")).unwrap();
         let w = w.env("MSD_CORE_DIR", &core);
@@ -675,9 +662,13 @@ fn compact_payload_is_the_skills_block_only_where_the_runtime_loads_agent_files(
         let canonical = std::fs::read_to_string(core.join("agents/msd-executor.md")).unwrap();
         for on in ["false", "true"] {
             run(&w, &["config-set", "workflow.compact_content", on]);
-            let out = w.run().args(["query", "agent-skills", "msd-executor", "--json"]).output().unwrap();
-            assert!(out.status.success(), "{id}: {}", String::from_utf8_lossy(&out.stderr));
-            let p = json(&out);
+            let p = Install::in_world(&w)
+                .helper()
+                .args(["query", "agent-skills", "msd-executor", "--json"])
+                .note(id)
+                .run()
+                .success()
+                .json();
             let text = p["payload"].as_str().unwrap();
             assert_eq!(p["instructions_included"], false, "{id}");
             assert!(!text.contains("<agent_instructions"), "{id}: the body is not repeated: {text}");
@@ -702,9 +693,7 @@ fn compact_payload_is_the_skills_block_only_where_the_runtime_loads_agent_files(
 fn compact_bench_tokens_check_is_green_twice_and_shows_the_reduction() {
     let w = World::new();
     for _ in 0..2 {
-        let out =
-            w.install().args(["bench", "tokens", "--check", "--root", repo().to_str().unwrap()]).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        Install::in_world(&w).args(["bench", "tokens", "--check", "--root"]).arg(repo()).run().success();
     }
     let baseline: serde_json::Value =
         serde_json::from_slice(&std::fs::read(repo().join("bench/tokens-baseline.json")).unwrap()).unwrap();
@@ -716,12 +705,9 @@ fn compact_bench_tokens_check_is_green_twice_and_shows_the_reduction() {
     }
     assert!(baseline["total_on"]["tokens"].as_u64() < baseline["total_off"]["tokens"].as_u64());
     // The README shows the table the command prints.
-    let table = w.install().args(["bench", "tokens"]).output().unwrap();
+    let table = Install::in_world(&w).args(["bench", "tokens"]).run().stdout();
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    assert!(
-        readme.contains(String::from_utf8_lossy(&table.stdout).trim()),
-        "README.md shows the current bench tokens table"
-    );
+    assert!(readme.contains(table.trim()), "README.md shows the current bench tokens table");
 }
 
 #[test]
@@ -730,9 +716,11 @@ fn compact_bench_tokens_check_fails_on_a_stale_baseline() {
     let root = w.tmp.path().join("r");
     std::fs::create_dir_all(root.join("bench")).unwrap();
     std::fs::write(root.join("bench/tokens-baseline.json"), "{}\n").unwrap();
-    let out = w.install().args(["bench", "tokens", "--check", "--root", root.to_str().unwrap()]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("bench tokens --write"));
+    Install::in_world(&w)
+        .args(["bench", "tokens", "--check", "--root", root.to_str().unwrap()])
+        .run()
+        .code(1)
+        .stderr_has("bench tokens --write");
 }
 
 /// Issue 15, item 2: parallel `config-set` calls on distinct keys lose nothing; a symlinked
