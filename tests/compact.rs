@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 
-use crate::support::{Install, World, fixture, json, repo};
+use crate::support::{Install, Ran, World, fixture, json, repo};
 
 const GATE: &str =
     "Detail parts: follow `~/.claude/msd-core/references/compact-content-gate.md` for the parts named below.\n";
@@ -351,22 +351,18 @@ fn installed_on(id: &str) -> (World, PathBuf) {
     (w, core)
 }
 
-fn run(w: &World, args: &[&str]) -> (i32, String, String) {
-    let out = w.run().args(args).output().unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+fn run<'w>(w: &'w World, args: &[&str]) -> Ran<'w> {
+    Install::in_world(w).helper().args(args).run()
 }
 
 #[test]
 fn compact_config_key_persists_and_reads_back() {
     let (w, _) = installed();
-    assert_eq!(run(&w, &["config-get", "workflow.compact_content"]).0, 1, "unset without --default");
-    assert_eq!(run(&w, &["config-get", "workflow.compact_content", "--default", "false"]).1, "false\n");
-    assert_eq!(run(&w, &["config-set", "workflow.compact_content", "true"]).0, 0);
-    assert_eq!(run(&w, &["config-get", "workflow.compact_content"]), (0, "true\n".into(), String::new()));
+    // Unset without --default.
+    run(&w, &["config-get", "workflow.compact_content"]).code(1);
+    run(&w, &["config-get", "workflow.compact_content", "--default", "false"]).stdout_is("false\n");
+    run(&w, &["config-set", "workflow.compact_content", "true"]).code(0);
+    run(&w, &["config-get", "workflow.compact_content"]).code(0).stdout_is("true\n").stderr_empty();
     run(&w, &["config-set", "mode", "yolo"]);
     run(&w, &["config-set", "agent_skills.msd-executor", r#"["skills/testing"]"#]);
     let doc: serde_json::Value =
@@ -376,8 +372,8 @@ fn compact_config_key_persists_and_reads_back() {
         serde_json::json!({"workflow": {"compact_content": true}, "mode": "yolo", "agent_skills": {"msd-executor": ["skills/testing"]}}),
         "dotted keys create nested objects"
     );
-    assert_eq!(run(&w, &["config-get", "mode"]).1, "yolo\n");
-    assert_eq!(run(&w, &["config-get", "agent_skills.msd-executor"]).1, "[\"skills/testing\"]\n");
+    run(&w, &["config-get", "mode"]).stdout_is("yolo\n");
+    run(&w, &["config-get", "agent_skills.msd-executor"]).stdout_is("[\"skills/testing\"]\n");
 }
 
 #[test]
@@ -395,22 +391,20 @@ fn compact_config_rejects_invalid_values_and_unknown_keys_leaving_the_file_untou
         ["config-set", "agent_skills.msd-executor", r#"["../outside"]"#],
         ["config-set", "agent_skills.msd-nobody", "[]"],
     ] {
-        let (code, _, err) = run(&w, &args);
-        assert_eq!(code, 2, "{args:?}: {err}");
-        assert!(err.contains("hint:"), "{err}");
+        run(&w, &args).code(2).stderr_has("hint:");
         assert_eq!(std::fs::read(&file).unwrap(), before, "{args:?} left the file as it was");
     }
-    assert_eq!(run(&w, &["config-get", "workflow.nope"]).0, 2);
+    run(&w, &["config-get", "workflow.nope"]).code(2);
     // A stored value of the wrong type fails config-get, even with --default.
     std::fs::write(&file, "{\"workflow\": {\"compact_content\": \"yes\"}}").unwrap();
-    assert_eq!(run(&w, &["config-get", "workflow.compact_content", "--default", "false"]).0, 4);
+    run(&w, &["config-get", "workflow.compact_content", "--default", "false"]).code(4);
     // A broken file is not overwritten.
     std::fs::write(&file, "{ not json").unwrap();
-    assert_eq!(run(&w, &["config-set", "mode", "yolo"]).0, 4);
+    run(&w, &["config-set", "mode", "yolo"]).code(4);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "{ not json");
     // No .planning/ here: nothing is created.
     std::fs::remove_dir_all(w.project.join(".planning")).unwrap();
-    assert_eq!(run(&w, &["config-set", "mode", "yolo"]).0, 4);
+    run(&w, &["config-set", "mode", "yolo"]).code(4);
     assert!(!w.project.join(".planning").exists());
 }
 
@@ -487,7 +481,7 @@ fn compact_installed_gate_and_parts_serve_the_key_off_and_on() {
     assert_eq!(parts.len(), 4, "{parts:?}");
 
     // Key off (unset, then false): the gate's call prints false, and every named part is there to read.
-    let gate_call = |w: &World| run(w, &["config-get", "workflow.compact_content", "--default", "false"]).1;
+    let gate_call = |w: &World| run(w, &["config-get", "workflow.compact_content", "--default", "false"]).stdout();
     assert_eq!(gate_call(&w), "false\n");
     run(&w, &["config-set", "workflow.compact_content", "false"]);
     assert_eq!(gate_call(&w), "false\n");
@@ -537,11 +531,10 @@ fn compact_agent_skills_payload_follows_the_key() {
     assert!(p["payload"].as_str().unwrap().contains("has no compact variant"));
 
     // Plain output is the payload itself; an unknown agent is an error.
-    let (code, out, _) = run(&w, &["query", "agent-skills", "msd-executor"]);
-    assert_eq!(code, 0);
+    let out = run(&w, &["query", "agent-skills", "msd-executor"]).code(0).stdout();
     assert!(!out.trim().is_empty());
-    assert_eq!(run(&w, &["query", "agent-skills", "msd-nobody"]).0, 2);
-    assert_eq!(run(&w, &["query", "agent-skills", "../etc"]).0, 2);
+    run(&w, &["query", "agent-skills", "msd-nobody"]).code(2);
+    run(&w, &["query", "agent-skills", "../etc"]).code(2);
 }
 
 /// The cap every compact variant stays under (NEW_FILE_CAP): 32,768 bytes fails.
@@ -561,7 +554,7 @@ fn compact_payload_violations(w: &World, core: &Path) -> Vec<String> {
     agents.sort();
     assert!(!agents.is_empty(), "no agents in {}", dir.display());
     let payloads = |on: bool| -> Vec<(String, usize)> {
-        assert_eq!(run(w, &["config-set", "workflow.compact_content", if on { "true" } else { "false" }]).0, 0);
+        run(w, &["config-set", "workflow.compact_content", if on { "true" } else { "false" }]).code(0);
         agents
             .iter()
             .map(|a| {
@@ -646,8 +639,7 @@ fn compact_payloads_exist_for_runtimes_whose_agents_are_not_markdown() {
         std::fs::create_dir_all(w.project.join(".planning")).unwrap();
         let w = w.env("MSD_CORE_DIR", &core);
         run(&w, &["config-set", "workflow.compact_content", "true"]);
-        let (code, text, err) = run(&w, &["query", "agent-skills", "msd-code-reviewer"]);
-        assert_eq!(code, 0, "{id}: {err}");
+        let text = run(&w, &["query", "agent-skills", "msd-code-reviewer"]).code(0).stdout();
         assert!(text.contains("variant=\"compact\"") && !text.contains("~/.claude"), "{id}: {text}");
     }
 }
@@ -680,8 +672,7 @@ fn compact_payload_is_the_skills_block_only_where_the_runtime_loads_agent_files(
     let (w, core) = installed_on("cline");
     let info = std::fs::read_to_string(core.join("runtime.json")).unwrap();
     assert!(info.contains("\"agents_native\": false"), "{info}");
-    let (code, text, err) = run(&w, &["query", "agent-skills", "msd-executor"]);
-    assert_eq!(code, 0, "{err}");
+    let text = run(&w, &["query", "agent-skills", "msd-executor"]).code(0).stdout();
     assert!(text.contains("<agent_instructions agent=\"msd-executor\" variant=\"canonical\">"), "{text}");
     // A general-purpose subagent receives it in place of the agent file: the payload says so.
     assert!(text.contains("no agent file for msd-executor: you are msd-executor"), "{text}");
@@ -760,7 +751,7 @@ fn compact_config_set_in_parallel_loses_no_key_and_keeps_links() {
     std::fs::write(&real, "{\"mode\": \"yolo\"}\n").unwrap();
     std::fs::remove_file(&file).unwrap();
     std::os::unix::fs::symlink(&real, &file).unwrap();
-    assert_eq!(run(&w, &["config-set", "commit_docs", "false"]).0, 0);
+    run(&w, &["config-set", "commit_docs", "false"]).code(0);
     assert!(std::fs::symlink_metadata(&file).unwrap().file_type().is_symlink(), "still a link");
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&real).unwrap()).unwrap();
     assert_eq!(doc, serde_json::json!({"mode": "yolo", "commit_docs": false}));
@@ -768,9 +759,7 @@ fn compact_config_set_in_parallel_loses_no_key_and_keeps_links() {
     std::fs::remove_file(&file).unwrap();
     std::fs::write(&file, "{\"mode\": \"yolo\",\n \"mode\": \"interactive\"}\n").unwrap();
     let before = std::fs::read(&file).unwrap();
-    let (code, _, err) = run(&w, &["config-set", "commit_docs", "true"]);
-    assert_eq!(code, 4, "{err}");
-    assert!(err.contains("config.json") && err.contains("`mode` occurs twice"), "{err}");
-    assert_eq!(run(&w, &["config-get", "mode"]).0, 4);
+    run(&w, &["config-set", "commit_docs", "true"]).code(4).stderr_has("config.json").stderr_has("`mode` occurs twice");
+    run(&w, &["config-get", "mode"]).code(4);
     assert_eq!(std::fs::read(&file).unwrap(), before);
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{Install, World, fixture, json, sha256};
+use crate::support::{Install, Ran, World, fixture, json, sha256};
 
 fn built_msd_run() -> Vec<u8> {
     std::fs::read(assert_cmd::cargo::cargo_bin("msd_run")).unwrap()
@@ -354,13 +354,8 @@ fn install_core(w: &World, id: &str) -> std::path::PathBuf {
     std::path::PathBuf::from(ran.json()["runtimes"][0]["home"].as_str().unwrap()).join("msd-core")
 }
 
-fn helper(w: &World, core: &Path, dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = w.run().env("MSD_CORE_DIR", core).current_dir(dir).args(args).output().unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+fn helper<'w>(w: &'w World, core: &Path, dir: &Path, args: &[&str]) -> Ran<'w> {
+    Install::in_world(w).helper().env("MSD_CORE_DIR", core).cwd(dir).args(args).run()
 }
 
 #[test]
@@ -370,15 +365,14 @@ fn helper_hints_name_commands_in_each_runtimes_own_syntax() {
     {
         let w = World::new();
         let core = install_core(&w, id);
-        let (code, _, err) = helper(&w, &core, &w.project, &["config-get", "mode"]);
-        assert_eq!(code, 4, "{id}: outside a project config-get is a project error: {err}");
-        assert!(err.contains(&format!("({command} creates one)")), "{id}: {err}");
-        assert!(!err.contains("{cmd:"), "{id}: {err}");
-        let (code, _, err) = helper(&w, &core, &w.project, &["config-set", "mode", "yolo"]);
-        assert_eq!(code, 4, "{id}: {err}");
-        assert!(err.contains(command), "{id}: {err}");
+        // Outside a project config-get is a project error.
+        helper(&w, &core, &w.project, &["config-get", "mode"])
+            .code(4)
+            .stderr_has(&format!("({command} creates one)"))
+            .stderr_lacks("{cmd:");
+        helper(&w, &core, &w.project, &["config-set", "mode", "yolo"]).code(4).stderr_has(command);
         // With --default there is nothing to fail: the fallback is printed.
-        assert_eq!(helper(&w, &core, &w.project, &["config-get", "mode", "--default", "x"]).1, "x\n");
+        helper(&w, &core, &w.project, &["config-get", "mode", "--default", "x"]).stdout_is("x\n");
     }
 }
 
@@ -390,9 +384,7 @@ fn helper_finds_the_project_root_from_a_subdirectory() {
     std::fs::write(w.project.join(".planning/ROADMAP.md"), "# Roadmap\n\n### Phase 1: Start\n**Goal:** a\n").unwrap();
     let sub = w.project.join("src/deep");
     std::fs::create_dir_all(&sub).unwrap();
-    let (code, out, err) = helper(&w, &core, &sub, &["query", "init.plan-phase", "1"]);
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = helper(&w, &core, &sub, &["query", "init.plan-phase", "1"]).code(0).json();
     assert_eq!(v["exists"]["planning"], true, "{v}");
     assert_eq!(v["exists"]["roadmap"], true);
     assert_eq!(v["phase"]["name"], "Start");
@@ -401,10 +393,10 @@ fn helper_finds_the_project_root_from_a_subdirectory() {
         w.project.canonicalize().unwrap()
     );
     // config-set from the subdirectory writes the root's config, and config-get reads it back.
-    assert_eq!(helper(&w, &core, &sub, &["config-set", "mode", "yolo"]).0, 0);
+    helper(&w, &core, &sub, &["config-set", "mode", "yolo"]).code(0);
     assert!(std::fs::read_to_string(w.project.join(".planning/config.json")).unwrap().contains("yolo"));
     assert!(!sub.join(".planning").exists());
-    assert_eq!(helper(&w, &core, &sub, &["config-get", "mode"]).1, "yolo\n");
+    helper(&w, &core, &sub, &["config-get", "mode"]).stdout_is("yolo\n");
 }
 
 #[test]
@@ -413,12 +405,12 @@ fn helper_init_rejects_the_invalid_config_config_get_rejects() {
     let core = install_core(&w, "gemini");
     std::fs::create_dir_all(w.project.join(".planning")).unwrap();
     std::fs::write(w.project.join(".planning/config.json"), r#"{"workflow": {"research": "yes"}}"#).unwrap();
-    let (code, _, err) = helper(&w, &core, &w.project, &["config-get", "workflow.research", "--default", "true"]);
-    assert_eq!(code, 4, "{err}");
-    let (code, _, err) = helper(&w, &core, &w.project, &["query", "init.plan-phase", "1"]);
-    assert_eq!(code, 4, "init passes no invalid config through: {err}");
-    assert!(err.contains("workflow.research"), "{err}");
-    assert!(err.contains("/msd:health"), "Gemini's syntax: {err}");
+    helper(&w, &core, &w.project, &["config-get", "workflow.research", "--default", "true"]).code(4);
+    // Init passes no invalid config through; the hint is in Gemini's syntax.
+    helper(&w, &core, &w.project, &["query", "init.plan-phase", "1"])
+        .code(4)
+        .stderr_has("workflow.research")
+        .stderr_has("/msd:health");
 }
 
 /// `/msd:update` asks the helper, which compares versions as numbers: the installed one (its

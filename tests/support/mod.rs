@@ -492,6 +492,12 @@ impl<'w> Ran<'w> {
         self
     }
 
+    /// Asserts stdout is exactly `expected`.
+    pub fn stdout_is(self, expected: &str) -> Ran<'w> {
+        assert_eq!(String::from_utf8_lossy(&self.out.stdout), expected, "{}", self.describe());
+        self
+    }
+
     /// Asserts stdout is empty.
     pub fn stdout_empty(self) -> Ran<'w> {
         assert!(self.out.stdout.is_empty(), "stdout is not empty\n{}", self.describe());
