@@ -344,7 +344,7 @@ fn installed() -> (World, PathBuf) {
 /// instructions; Claude and Gemini load `agents/<agent>.md` natively.
 fn installed_on(id: &str) -> (World, PathBuf) {
     let w = World::new();
-    let ran = Install::in_world(&w).args(["-r", id]).json().run().success();
+    let ran = Install::in_world(&w).runtime(id).json().run().success();
     let core = PathBuf::from(ran.json()["runtimes"][0]["home"].as_str().unwrap()).join("msd-core");
     std::fs::create_dir_all(w.project.join(".planning")).unwrap();
     let w = w.env("MSD_CORE_DIR", &core);
@@ -633,7 +633,7 @@ fn compact_payloads_exist_for_runtimes_whose_agents_are_not_markdown() {
     {
         let id = "hermes";
         let w = World::new();
-        let ran = Install::in_world(&w).args(["-r", id]).json().run().success();
+        let ran = Install::in_world(&w).runtime(id).json().run().success();
         let home = PathBuf::from(ran.json()["runtimes"][0]["home"].as_str().unwrap());
         let core = home.join("msd-core");
         std::fs::create_dir_all(w.project.join(".planning")).unwrap();

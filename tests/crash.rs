@@ -222,8 +222,7 @@ fn crash_two_concurrent_installs_one_target() {
 #[test]
 fn crash_all_failing_midway_names_what_stayed_installed() {
     let w = crate::support::World::new().env("MSD_INSTALL_FAIL_COMMIT", "2");
-    let ran = Install::in_world(&w).all().json().run().code(4);
-    let doc = ran.json();
+    let doc = Install::in_world(&w).all().json().run().code(4).json();
     let installed: Vec<String> = serde_json::from_value(doc["installed"].clone()).unwrap();
     let not_installed: Vec<String> = serde_json::from_value(doc["not_installed"].clone()).unwrap();
     assert_eq!(installed.len(), 2, "{doc}");
@@ -236,7 +235,7 @@ fn crash_all_failing_midway_names_what_stayed_installed() {
         .stderr_lacks("every change of this run was rolled back");
     // The installed ones really are, the failed one is not half-written; the next run completes.
     for id in installed.iter().map(|l| l.split(' ').next().unwrap()) {
-        Install::in_world(&w).verify().args(["-r", id]).run().success();
+        Install::in_world(&w).verify().runtime(id).run().success();
     }
     let w = w.env("MSD_INSTALL_FAIL_COMMIT", "999");
     Install::in_world(&w).all().run().success();
@@ -362,7 +361,7 @@ fn crash_kill_campaign() {
             let check: Vec<&str> =
                 if scenario == "all" { ids.iter().map(String::as_str).collect() } else { vec!["claude"] };
             for id in check {
-                Install::in_world(&w).verify().args(["-r", id]).note(format!("{at}: verify {id}")).run().success();
+                Install::in_world(&w).verify().runtime(id).note(format!("{at}: verify {id}")).run().success();
             }
         }
     }

@@ -340,7 +340,7 @@ fn helper_is_one_file_per_filesystem_and_one_uninstall_leaves_the_others() {
     for (h, r) in helpers[1..].iter().zip(&runtimes[1..]) {
         let out = std::process::Command::new(h).arg("--version").output().unwrap();
         assert!(out.status.success());
-        Install::in_world(&w).verify().args(["--runtime", r]).run().success();
+        Install::in_world(&w).verify().runtime(r).run().success();
     }
     // Reinstalling it (a new process) puts a whole file back and leaves the others untouched.
     Install::in_world(&w).runtime("claude").content(fixture("seams")).run().success();
@@ -350,7 +350,7 @@ fn helper_is_one_file_per_filesystem_and_one_uninstall_leaves_the_others() {
 
 /// A global install of `id` and its core dir.
 fn install_core(w: &World, id: &str) -> std::path::PathBuf {
-    let ran = Install::in_world(w).args(["-r", id]).json().run().success();
+    let ran = Install::in_world(w).runtime(id).json().run().success();
     std::path::PathBuf::from(ran.json()["runtimes"][0]["home"].as_str().unwrap()).join("msd-core")
 }
 

@@ -102,8 +102,7 @@ fn lifecycle_uninstall_removes_exactly_ours_and_keeps_edits() {
     std::fs::write(claude.join("settings.json"), settings).unwrap();
     Install::in_world(&w).content(&c).run().success();
     std::fs::write(claude.join("msd-core/references/rules.md"), "edited\n").unwrap();
-    let ran = Install::in_world(&w).uninstall().runtime("claude").json().run().success();
-    let doc = ran.json();
+    let doc = Install::in_world(&w).uninstall().runtime("claude").json().run().success().json();
     assert_eq!(doc["targets"][0]["kept_edited"], serde_json::json!(["msd-core/references/rules.md"]));
     let left = tree(&claude);
     let backup_dir = PathBuf::from(doc["targets"][0]["backup_dir"].as_str().unwrap());
@@ -168,8 +167,7 @@ fn lifecycle_verify_reports_modified_missing_extra() {
     std::fs::write(home.join("skills/msd-stray/SKILL.md"), "x\n").unwrap();
     std::fs::create_dir_all(home.join("skills/other")).unwrap();
     std::fs::write(home.join("skills/other/SKILL.md"), "not ours\n").unwrap();
-    let ran = Install::in_world(&w).verify().json().run().code(1);
-    let doc = ran.json();
+    let doc = Install::in_world(&w).verify().json().run().code(1).json();
     assert_eq!(doc["schema_version"], 1);
     assert_eq!(doc["ok"], false);
     let r = &doc["targets"][0];
@@ -264,8 +262,7 @@ fn lifecycle_status_lists_every_install_after_all_and_counts_drift() {
     Install::in_world(&w).all().arg("--quiet").content(&c).run().success();
     Install::in_world(&w).runtime("claude").local().arg("--quiet").content(&c).run().success();
     std::fs::write(w.home.join(".claude/msd-core/workflows/plan.md"), "edited\n").unwrap();
-    let ran = Install::in_world(&w).status().json().run().success();
-    let doc = ran.json();
+    let doc = Install::in_world(&w).status().json().run().success().json();
     assert_eq!(doc["schema_version"], 1);
     let rows = doc["installs"].as_array().unwrap();
     let runtimes = msd_install::pipeline::load_runtimes(&Default::default()).unwrap();
@@ -325,8 +322,7 @@ fn lifecycle_uninstall_all_leaves_no_msd_file() {
     Install::in_world(&w).all().arg("--quiet").content(&c).run().success();
     Install::in_world(&w).runtime("opencode").local().arg("--quiet").content(&c).run().success();
     assert!(!msd_files(&w.home).is_empty());
-    let ran = Install::in_world(&w).uninstall().all().json().run().success();
-    let doc = ran.json();
+    let doc = Install::in_world(&w).uninstall().all().json().run().success().json();
     assert_eq!(doc["schema_version"], 1);
     let n = msd_install::pipeline::load_runtimes(&Default::default()).unwrap().len();
     assert_eq!(doc["targets"].as_array().unwrap().len(), n);

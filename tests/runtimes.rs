@@ -385,7 +385,7 @@ fn runtimes_env_overrides_reach_paths_inside_content() {
         let w = World::new();
         let custom = w.tmp.path().join(format!("custom-{id}"));
         let w = w.env(var, &custom);
-        Install::in_world(&w).args(["-r", id]).run().success();
+        Install::in_world(&w).runtime(id).run().success();
         let files = tree(&custom);
         assert!(!files.is_empty(), "{id}: installed under {var}");
         let any_ref = files
@@ -540,7 +540,7 @@ fn runtimes_env_overrides_are_the_ones_the_tools_read() {
         let w = World::new();
         let custom = w.tmp.path().join(format!("custom-{id}"));
         let w = w.env(var, &custom);
-        Install::in_world(&w).args(["-r", id]).run().success();
+        Install::in_world(&w).runtime(id).run().success();
         assert!(custom.join("msd-core/VERSION").is_file(), "{id}: {var} moves the home");
         assert!(!w.home.join(default).exists(), "{id}: nothing in the default home");
     }
@@ -558,7 +558,7 @@ fn runtimes_env_overrides_are_the_ones_the_tools_read() {
         let w = World::new();
         let custom = w.tmp.path().join(format!("custom-{id}/config.json"));
         let w = w.env(var, &custom);
-        Install::in_world(&w).args(["-r", id]).run().success();
+        Install::in_world(&w).runtime(id).run().success();
         assert!(w.home.join(default).join("msd-core/VERSION").is_file(), "{id}: {var} is ignored, as the tool does");
         assert!(!w.tmp.path().join(format!("custom-{id}")).exists(), "{id}: nothing under {var}");
     }
@@ -569,7 +569,7 @@ fn runtimes_opencode_and_kilo_commands_carry_no_tools_key() {
     // Their command schema is template, description, agent, model, variant, subtask.
     for (id, dir) in [("opencode", ".config/opencode/commands"), ("kilo", ".config/kilo/command")] {
         let w = World::new();
-        Install::in_world(&w).args(["-r", id]).run().success();
+        Install::in_world(&w).runtime(id).run().success();
         let cmds = tree(&w.home.join(dir));
         assert!(!cmds.is_empty(), "{id}: commands written");
         for (path, bytes) in &cmds {
@@ -609,7 +609,7 @@ fn runtimes_mcp_tool_names_are_mapped_or_dropped_per_runtime() {
         fm.unwrap().get_list("tools").unwrap()
     };
     for id in ["claude", "gemini", "copilot", "qwen", "opencode", "kimi"] {
-        Install::in_world(&w).args(["-r", id]).content(c).run().success();
+        Install::in_world(&w).runtime(id).content(c).run().success();
     }
     let h = &w.home;
     // Claude and Qwen take Claude's form (qwen-code@0.24.4 exempts `mcp__` names).
@@ -652,7 +652,7 @@ fn runtimes_kimi_and_codex_never_see_each_others_skills_in_either_order() {
         // A user's own ~/.agents/skills (it used to send Kimi there).
         std::fs::create_dir_all(w.home.join(".agents/skills/mine")).unwrap();
         for id in order {
-            Install::in_world(&w).args(["-r", id]).run().success();
+            Install::in_world(&w).runtime(id).run().success();
         }
         let kimi = w.home.join(".kimi/skills/msd-help/SKILL.md");
         let codex = w.home.join(".codex/skills/msd-help/SKILL.md");
