@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::support::{World, fixture, plan_execute_tree};
+use crate::support::{Install, World, fixture, plan_execute_tree};
 
 const CAP: usize = 12_000;
 
@@ -20,20 +20,11 @@ fn s(p: &Path) -> String {
 fn emitted_plan_size(w: &World, content: &Path) -> usize {
     let out = w.tmp.path().join(format!("emit-{}", content.file_name().unwrap().to_string_lossy()));
     let runtimes = fixture("caps/windsurf-capped");
-    w.install()
-        .args([
-            "emit",
-            "-r",
-            "windsurf",
-            "--local",
-            "--runtimes",
-            &s(&runtimes),
-            "--content",
-            &s(content),
-            "--out",
-            &s(&out),
-        ])
-        .assert()
+    Install::in_world(w)
+        .args(["emit", "-r", "windsurf", "--local", "--runtimes", &s(&runtimes)])
+        .content(content)
+        .args(["--out", &s(&out)])
+        .run()
         .success();
     std::fs::read(out.join("workflows/msd-plan.md")).unwrap().len()
 }
@@ -46,22 +37,16 @@ fn caps_windsurf_glob_rule_at_cap_minus_one_cap_and_cap_plus_one() {
     for target in [CAP - 1, CAP, CAP + 1] {
         let w = World::new();
         let c = plan_execute_tree(&w, "c", &padded(target - size0));
-        let out = w
-            .install()
-            .args(["-r", "windsurf", "--local", "--runtimes", &s(&runtimes), "--content", &s(&c)])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let r =
+            Install::in_world(&w).args(["-r", "windsurf", "--local", "--runtimes", &s(&runtimes)]).content(&c).run();
         if target <= CAP {
-            assert!(out.status.success(), "{target}: {stderr}");
-            assert_eq!(std::fs::read(w.project.join(".windsurf/workflows/msd-plan.md")).unwrap().len(), target);
+            let r = r.success();
+            assert_eq!(r.read(".windsurf/workflows/msd-plan.md").len(), target, "{target}");
         } else {
-            assert_eq!(out.status.code(), Some(3), "{stderr}");
-            assert!(
-                stderr.contains("windsurf (local): workflows/msd-plan.md is 12001 bytes, over its cap of 12000 (glob workflows/*.md)"),
-                "{stderr}"
-            );
-            assert!(!w.project.join(".windsurf").exists(), "nothing is written");
+            // Nothing is written.
+            r.code(3)
+                .stderr_has("windsurf (local): workflows/msd-plan.md is 12001 bytes, over its cap of 12000 (glob workflows/*.md)")
+                .no_file(".windsurf");
         }
     }
 }
@@ -72,43 +57,30 @@ fn caps_rule_scoped_to_local_does_not_measure_a_global_install() {
     let w = World::new();
     let c = plan_execute_tree(&w, "c", &padded(20_000));
     let runtimes = fixture("caps/windsurf-capped");
-    w.install().args(["-r", "windsurf", "--runtimes", &s(&runtimes), "--content", &s(&c)]).assert().success();
+    Install::in_world(&w).args(["-r", "windsurf", "--runtimes", &s(&runtimes)]).content(&c).run().success();
 }
 
 #[test]
 fn caps_dead_rule_fails() {
-    let w = World::new();
     let runtimes = fixture("caps/dead-rule");
-    let out = w
-        .install()
-        .args(["-r", "windsurf", "--runtimes", &s(&runtimes), "--content", &s(&fixture("starter"))])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("windsurf (global): cap rule `workflows/*.md` matched no emitted file"), "{stderr}");
-    assert!(!w.home.join(".codeium").exists());
+    Install::new()
+        .args(["-r", "windsurf", "--runtimes", &s(&runtimes)])
+        .starter()
+        .run()
+        .code(3)
+        .stderr_has("windsurf (global): cap rule `workflows/*.md` matched no emitted file")
+        .no_file("~/.codeium");
 }
 
 #[test]
 fn caps_runtime_that_emits_nothing_fails() {
-    let w = World::new();
-    let out = w
-        .install()
-        .args([
-            "-r",
-            "empty",
-            "--runtimes",
-            &s(&fixture("caps/empty")),
-            "--content",
-            &s(&fixture("caps/commands-only")),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("empty (global): emitted no files from the content"), "{stderr}");
-    assert!(!w.home.join(".empty").exists());
+    Install::new()
+        .args(["-r", "empty", "--runtimes", &s(&fixture("caps/empty"))])
+        .content(fixture("caps/commands-only"))
+        .run()
+        .code(3)
+        .stderr_has("empty (global): emitted no files from the content")
+        .no_file("~/.empty");
 }
 
 #[test]
@@ -122,20 +94,16 @@ fn caps_workflow_tier_boundaries_through_install() {
         std::fs::write(c.join("tiers.json"), r#"{"workflows": {"big": "LARGE", "plan": "DEFAULT"}}"#).unwrap();
         let text = if crlf { format!("{}\r\n", "x".repeat(bytes - 2)) } else { format!("{}\n", "x".repeat(bytes - 1)) };
         std::fs::write(c.join("msd-core/workflows/big.md"), &text).unwrap();
-        let out = w.install().args(["-r", "claude", "--content", &s(&c)]).output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let r = Install::in_world(&w).runtime("claude").content(&c).run();
         if ok {
-            assert!(out.status.success(), "{bytes} crlf={crlf}: {stderr}");
-            assert_eq!(std::fs::read(w.home.join(".claude/msd-core/workflows/big.md")).unwrap().len(), bytes);
+            let r = r.success();
+            assert_eq!(r.read("~/.claude/msd-core/workflows/big.md").len(), bytes, "{bytes} crlf={crlf}");
         } else {
-            assert_eq!(out.status.code(), Some(3), "{stderr}");
-            assert!(
-                stderr.contains(&format!(
+            r.code(3)
+                .stderr_has(&format!(
                     "msd-core/workflows/big.md is {bytes} bytes, over its cap of 61440 (workflow tier LARGE)"
-                )),
-                "{stderr}"
-            );
-            assert!(!w.home.join(".claude").exists());
+                ))
+                .no_file("~/.claude");
         }
     }
 }

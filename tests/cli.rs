@@ -1,13 +1,10 @@
 //! The command lines themselves: help texts, versions, exit codes.
 
-use crate::support::World;
+use crate::support::{Install, World};
 
 #[test]
 fn cli_help_teaches_and_documents_exit_codes() {
-    let w = World::new();
-    let out = w.install().arg("--help").output().unwrap();
-    assert!(out.status.success());
-    let help = String::from_utf8(out.stdout).unwrap();
+    let mut r = Install::new().arg("--help").run().success();
     for needle in [
         "--runtime",
         "--local",
@@ -21,38 +18,32 @@ fn cli_help_teaches_and_documents_exit_codes() {
         "uninstall",
         "verify",
     ] {
-        assert!(help.contains(needle), "help lacks {needle}:\n{help}");
+        r = r.stdout_has(needle);
     }
 }
 
 #[test]
 fn cli_msd_run_answers_version_and_help() {
     let w = World::new();
-    let out = w.run().arg("--version").output().unwrap();
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains(env!("CARGO_PKG_VERSION")));
-    assert!(w.run().arg("--help").output().unwrap().status.success());
+    Install::in_world(&w).helper().arg("--version").run().success().stdout_has(env!("CARGO_PKG_VERSION"));
+    Install::in_world(&w).helper().arg("--help").run().success();
 }
 
 #[test]
 fn cli_usage_errors_exit_two() {
-    let w = World::new();
-    let out = w.install().args(["--local", "--global"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    Install::new().args(["--local", "--global"]).run().code(2);
 }
 
 #[test]
 fn cli_version_names_the_commit_and_date_it_was_built_from() {
     let w = World::new();
-    let out = w.install().arg("--version").output().unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = Install::in_world(&w).arg("--version").run().success().stdout();
     let rest =
         text.strip_prefix(&format!("msd-install {} (", env!("CARGO_PKG_VERSION"))).unwrap_or_else(|| panic!("{text}"));
     let (commit, date) = rest.trim_end().trim_end_matches(')').split_once(' ').unwrap_or_else(|| panic!("{text}"));
     assert!(commit.len() >= 7 && commit.chars().all(|c| c.is_ascii_hexdigit()), "{text}");
     assert!(date.len() == 10 && date.as_bytes()[4] == b'-' && date.as_bytes()[7] == b'-', "{text}");
-    let doc = crate::support::json(&w.install().args(["--version", "--json"]).output().unwrap());
+    let doc = Install::in_world(&w).arg("--version").json().run().json();
     assert_eq!(doc["schema_version"], 1);
     assert_eq!(doc["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(doc["commit"], commit);
@@ -65,28 +56,23 @@ fn cli_version_names_the_commit_and_date_it_was_built_from() {
 #[test]
 fn cli_runtime_ids_are_case_insensitive_and_a_typo_gets_a_suggestion() {
     let w = World::new();
-    let out = w.install().args(["-r", "Claud", "--dry-run"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("did you mean `claude`?"), "{err}");
+    let r = Install::in_world(&w).args(["-r", "Claud"]).dry_run().run().code(2).stderr_has("did you mean `claude`?");
+    let err = r.stderr();
     let hint = err.lines().find(|l| l.starts_with("hint:")).unwrap();
     assert!(hint.contains("opencode, qwen"), "the rest on one line: {err}");
-    let out = w.install().args(["-r", "zzzz", "--dry-run"]).output().unwrap();
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("did you mean"), "no suggestion for nothing close");
-    let out = w.install().args(["-r", "CLAUDE", "--dry-run", "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(crate::support::json(&out)["runtimes"][0]["runtime"], "claude");
-    let out = w.install().args(["verify", "-r", "Opencode"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "verify knows the id too (not installed is drift)");
+    Install::in_world(&w).args(["-r", "zzzz"]).dry_run().run().stderr_lacks("did you mean");
+    let doc = Install::in_world(&w).args(["-r", "CLAUDE"]).dry_run().json().run().success().json();
+    assert_eq!(doc["runtimes"][0]["runtime"], "claude");
+    // verify knows the id too (not installed is drift)
+    Install::in_world(&w).verify().args(["-r", "Opencode"]).run().code(1);
 }
 
 #[test]
 fn cli_completions_parse_in_bash_and_the_man_page_renders() {
     let w = World::new();
-    let out = w.install().args(["completions", "bash"]).output().unwrap();
-    assert!(out.status.success());
+    let r = Install::in_world(&w).args(["completions", "bash"]).run().success();
     let script = w.tmp.path().join("msd-install.bash");
-    std::fs::write(&script, &out.stdout).unwrap();
+    std::fs::write(&script, &r.out.stdout).unwrap();
     let bash = std::process::Command::new("bash")
         .arg("-c")
         .arg(format!("set -e; source {}; complete -p msd-install", script.display()))
@@ -95,19 +81,15 @@ fn cli_completions_parse_in_bash_and_the_man_page_renders() {
     assert!(bash.status.success(), "bash sources it: {}", String::from_utf8_lossy(&bash.stderr));
     assert!(String::from_utf8_lossy(&bash.stdout).contains("msd-install"));
     for shell in ["zsh", "fish", "powershell", "elvish"] {
-        let out = w.install().args(["completions", shell]).output().unwrap();
-        assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("msd-install"), "{shell}");
+        Install::in_world(&w).args(["completions", shell]).run().success().stdout_has("msd-install");
     }
-    let man = w.install().arg("man").output().unwrap();
-    assert!(man.status.success());
-    let man = String::from_utf8(man.stdout).unwrap();
+    let man = Install::in_world(&w).arg("man").run().success().stdout();
     assert!(man.starts_with(".ie") || man.contains(".TH msd-install"), "{}", &man[..200.min(man.len())]);
 }
 
 #[test]
 fn cli_help_lists_maintainer_commands_apart() {
-    let w = World::new();
-    let help = String::from_utf8(w.install().arg("--help").output().unwrap().stdout).unwrap();
+    let help = Install::new().arg("--help").run().stdout();
     let commands = &help[help.find("Commands:").unwrap()..help.find("Options:").unwrap()];
     for user in ["install", "status", "diff", "uninstall", "verify", "completions"] {
         assert!(commands.contains(&format!("  {user} ")), "{user} among the user's commands:\n{commands}");
@@ -123,39 +105,32 @@ fn cli_help_lists_maintainer_commands_apart() {
 fn cli_maintainer_writes_refuse_outside_the_repository() {
     let w = World::new();
     for args in [&["gen", "golden", "--write"][..], &["bench", "tokens", "--write"][..]] {
-        let out = w.install().args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("is not the msd-install repository"), "{err}");
+        Install::in_world(&w).args(args).run().code(2).stderr_has("is not the msd-install repository");
         assert!(crate::support::tree(&w.project).is_empty(), "{args:?} wrote nothing here");
     }
     // A directory with a content/ but another project's Cargo.toml is not it either.
     std::fs::create_dir_all(w.project.join("content")).unwrap();
     std::fs::write(w.project.join("Cargo.toml"), "[package]\nname = \"other\"\n").unwrap();
-    let out = w.install().args(["gen", "golden", "--write"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(!w.project.join("tests").exists());
+    Install::in_world(&w).args(["gen", "golden", "--write"]).run().code(2).no_file("tests");
 }
 
 #[test]
 fn cli_every_json_schema_is_published() {
     let w = World::new();
     for kind in ["capability", "version", "status", "runtimes", "install-result", "verify", "uninstall", "recover"] {
-        let out = w.install().args(["schema", "--kind", kind]).output().unwrap();
-        assert!(out.status.success(), "{kind}");
-        let schema = crate::support::json(&out);
+        let r = Install::in_world(&w).args(["schema", "--kind", kind]).run().success();
+        let schema = r.json();
         assert!(schema.is_object(), "{kind}");
         if kind != "capability" {
-            insta::assert_snapshot!(format!("schema-{kind}"), String::from_utf8(out.stdout).unwrap());
+            insta::assert_snapshot!(format!("schema-{kind}"), r.stdout());
             let required: Vec<&str> =
                 schema["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
             assert!(required.contains(&"schema_version"), "{kind} requires schema_version");
         }
     }
     // The hand-written schemas name exactly the top-level keys of the real documents.
-    let c = crate::support::fixture("starter").display().to_string();
-    let doc = crate::support::json(&w.install().args(["--json", "--dry-run", "--content", &c]).output().unwrap());
-    let schema = crate::support::json(&w.install().args(["schema", "--kind", "install-result"]).output().unwrap());
+    let doc = Install::in_world(&w).json().dry_run().starter().run().json();
+    let schema = Install::in_world(&w).args(["schema", "--kind", "install-result"]).run().json();
     let props = schema["properties"].as_object().unwrap();
     for k in doc.as_object().unwrap().keys() {
         assert!(props.contains_key(k), "install-result schema lacks {k}");
@@ -210,7 +185,7 @@ fn cli_install_sh_dry_run_leaves_the_bin_dir_untouched() {
 #[test]
 fn cli_every_command_exits_quietly_on_a_closed_stdout() {
     let w = World::new();
-    w.install().arg("-q").assert().success();
+    Install::in_world(&w).arg("-q").run().success();
     let core = w.home.join(".claude/msd-core");
     let install: &[&[&str]] = &[
         &["--json"],

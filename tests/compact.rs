@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 
-use crate::support::{World, fixture, json, repo};
+use crate::support::{Install, Ran, World, fixture, json, repo};
 
 const GATE: &str =
     "Detail parts: follow `~/.claude/msd-core/references/compact-content-gate.md` for the parts named below.\n";
@@ -37,12 +37,11 @@ fn spine(body: &str, parts: &[&str]) -> String {
 
 /// Runs `check partition --json` and returns (exit code, violation kinds).
 fn partition(w: &World, content: &Path, base: Option<&str>) -> (i32, Vec<String>, serde_json::Value) {
-    let mut cmd = w.install();
-    cmd.args(["check", "partition", "--json", "--content", content.to_str().unwrap()]);
+    let mut cmd = Install::in_world(w).args(["check", "partition"]).json().content(content);
     if let Some(b) = base {
-        cmd.args(["--base", b]);
+        cmd = cmd.args(["--base", b]);
     }
-    let out = cmd.output().unwrap();
+    let out = cmd.run().out;
     let code = out.status.code().unwrap();
     if code > 1 {
         return (code, vec![], serde_json::Value::Null);
@@ -291,23 +290,17 @@ fn compact_boundary_moves_red_without_the_trailer_green_with_it() {
 fn compact_base_that_does_not_resolve_is_an_error_not_a_pass() {
     let w = World::new();
     let (_, content) = repo_with(&w, UNSPLIT);
-    let out = w
-        .install()
-        .args(["check", "partition", "--content", content.to_str().unwrap(), "--base", "no-such-branch"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("does not resolve"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    Install::in_world(&w)
+        .args(["check", "partition"])
+        .content(&content)
+        .args(["--base", "no-such-branch"])
+        .run()
+        .code(2)
+        .stderr_has("does not resolve");
     // Outside any repository, --base cannot be honoured either.
     let c = w.tmp.path().join("plain");
     tree(&c, &[("flow.md", "x\n")]);
-    let out =
-        w.install().args(["check", "partition", "--content", c.to_str().unwrap(), "--base", "HEAD"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    Install::in_world(&w).args(["check", "partition"]).content(&c).args(["--base", "HEAD"]).run().code(2);
 }
 
 #[test]
@@ -339,7 +332,7 @@ fn compact_shipped_content_passes_the_partition_check() {
 /// An installed Claude core from the shipped content, and a project with `.planning/`.
 fn installed() -> (World, PathBuf) {
     let w = World::new();
-    w.install().args(["-q"]).assert().success();
+    Install::in_world(&w).arg("-q").run().success();
     let core = w.home.join(".claude/msd-core");
     std::fs::create_dir_all(w.project.join(".planning")).unwrap();
     let w = w.env("MSD_CORE_DIR", &core);
@@ -351,30 +344,25 @@ fn installed() -> (World, PathBuf) {
 /// instructions; Claude and Gemini load `agents/<agent>.md` natively.
 fn installed_on(id: &str) -> (World, PathBuf) {
     let w = World::new();
-    let out = w.install().args(["-r", id, "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let core = PathBuf::from(json(&out)["runtimes"][0]["home"].as_str().unwrap()).join("msd-core");
+    let ran = Install::in_world(&w).runtime(id).json().run().success();
+    let core = PathBuf::from(ran.json()["runtimes"][0]["home"].as_str().unwrap()).join("msd-core");
     std::fs::create_dir_all(w.project.join(".planning")).unwrap();
     let w = w.env("MSD_CORE_DIR", &core);
     (w, core)
 }
 
-fn run(w: &World, args: &[&str]) -> (i32, String, String) {
-    let out = w.run().args(args).output().unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+fn run<'w>(w: &'w World, args: &[&str]) -> Ran<'w> {
+    Install::in_world(w).helper().args(args).run()
 }
 
 #[test]
 fn compact_config_key_persists_and_reads_back() {
     let (w, _) = installed();
-    assert_eq!(run(&w, &["config-get", "workflow.compact_content"]).0, 1, "unset without --default");
-    assert_eq!(run(&w, &["config-get", "workflow.compact_content", "--default", "false"]).1, "false\n");
-    assert_eq!(run(&w, &["config-set", "workflow.compact_content", "true"]).0, 0);
-    assert_eq!(run(&w, &["config-get", "workflow.compact_content"]), (0, "true\n".into(), String::new()));
+    // Unset without --default.
+    run(&w, &["config-get", "workflow.compact_content"]).code(1);
+    run(&w, &["config-get", "workflow.compact_content", "--default", "false"]).stdout_is("false\n");
+    run(&w, &["config-set", "workflow.compact_content", "true"]).code(0);
+    run(&w, &["config-get", "workflow.compact_content"]).code(0).stdout_is("true\n").stderr_empty();
     run(&w, &["config-set", "mode", "yolo"]);
     run(&w, &["config-set", "agent_skills.msd-executor", r#"["skills/testing"]"#]);
     let doc: serde_json::Value =
@@ -384,8 +372,8 @@ fn compact_config_key_persists_and_reads_back() {
         serde_json::json!({"workflow": {"compact_content": true}, "mode": "yolo", "agent_skills": {"msd-executor": ["skills/testing"]}}),
         "dotted keys create nested objects"
     );
-    assert_eq!(run(&w, &["config-get", "mode"]).1, "yolo\n");
-    assert_eq!(run(&w, &["config-get", "agent_skills.msd-executor"]).1, "[\"skills/testing\"]\n");
+    run(&w, &["config-get", "mode"]).stdout_is("yolo\n");
+    run(&w, &["config-get", "agent_skills.msd-executor"]).stdout_is("[\"skills/testing\"]\n");
 }
 
 #[test]
@@ -403,22 +391,20 @@ fn compact_config_rejects_invalid_values_and_unknown_keys_leaving_the_file_untou
         ["config-set", "agent_skills.msd-executor", r#"["../outside"]"#],
         ["config-set", "agent_skills.msd-nobody", "[]"],
     ] {
-        let (code, _, err) = run(&w, &args);
-        assert_eq!(code, 2, "{args:?}: {err}");
-        assert!(err.contains("hint:"), "{err}");
+        run(&w, &args).code(2).stderr_has("hint:");
         assert_eq!(std::fs::read(&file).unwrap(), before, "{args:?} left the file as it was");
     }
-    assert_eq!(run(&w, &["config-get", "workflow.nope"]).0, 2);
+    run(&w, &["config-get", "workflow.nope"]).code(2);
     // A stored value of the wrong type fails config-get, even with --default.
     std::fs::write(&file, "{\"workflow\": {\"compact_content\": \"yes\"}}").unwrap();
-    assert_eq!(run(&w, &["config-get", "workflow.compact_content", "--default", "false"]).0, 4);
+    run(&w, &["config-get", "workflow.compact_content", "--default", "false"]).code(4);
     // A broken file is not overwritten.
     std::fs::write(&file, "{ not json").unwrap();
-    assert_eq!(run(&w, &["config-set", "mode", "yolo"]).0, 4);
+    run(&w, &["config-set", "mode", "yolo"]).code(4);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "{ not json");
     // No .planning/ here: nothing is created.
     std::fs::remove_dir_all(w.project.join(".planning")).unwrap();
-    assert_eq!(run(&w, &["config-set", "mode", "yolo"]).0, 4);
+    run(&w, &["config-set", "mode", "yolo"]).code(4);
     assert!(!w.project.join(".planning").exists());
 }
 
@@ -434,11 +420,9 @@ fn compact_install_rejects_a_template_that_disagrees_with_the_schema() {
     )
     .unwrap();
     std::fs::write(c.join("msd-core/templates/config.json"), r#"{"workflow": {"compact_content": true}}"#).unwrap();
-    let out = w.install().args(["--content", c.to_str().unwrap()]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("must be present with its default false"));
+    Install::in_world(&w).content(&c).run().code(3).stderr_has("must be present with its default false");
     std::fs::write(c.join("msd-core/templates/config.json"), r#"{"workflow": {"compact_content": false}}"#).unwrap();
-    w.install().args(["--content", c.to_str().unwrap()]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
 }
 
 #[test]
@@ -453,9 +437,9 @@ fn compact_install_rejects_agent_variants_that_drop_protected_text_grow_or_have_
     let variants = c.join("msd-core/agents");
     std::fs::create_dir_all(&variants).unwrap();
     let install = |expect: Option<i32>| {
-        let out = w.install().args(["--dry-run", "--content", c.to_str().unwrap()]).output().unwrap();
-        assert_eq!(out.status.code(), expect, "{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stderr).into_owned()
+        let ran = Install::in_world(&w).dry_run().content(&c).run();
+        assert_eq!(ran.exit(), expect, "{}", ran.describe());
+        ran.stderr()
     };
     std::fs::write(variants.join("msd-planner.compact.md"), "Plan.\n").unwrap();
     assert!(install(Some(3)).contains("drops protected line"));
@@ -497,7 +481,7 @@ fn compact_installed_gate_and_parts_serve_the_key_off_and_on() {
     assert_eq!(parts.len(), 4, "{parts:?}");
 
     // Key off (unset, then false): the gate's call prints false, and every named part is there to read.
-    let gate_call = |w: &World| run(w, &["config-get", "workflow.compact_content", "--default", "false"]).1;
+    let gate_call = |w: &World| run(w, &["config-get", "workflow.compact_content", "--default", "false"]).stdout();
     assert_eq!(gate_call(&w), "false\n");
     run(&w, &["config-set", "workflow.compact_content", "false"]);
     assert_eq!(gate_call(&w), "false\n");
@@ -521,9 +505,7 @@ fn compact_agent_skills_payload_follows_the_key() {
     let compact = std::fs::read_to_string(core.join("agents/msd-ui-researcher.compact.md")).unwrap();
     assert!(compact.len() < canonical.len());
     let payload = |agent: &str| {
-        let out = w.run().args(["query", "agent-skills", agent, "--json"]).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        json(&out)
+        Install::in_world(&w).helper().args(["query", "agent-skills", agent, "--json"]).run().success().json()
     };
     // Off (unset): canonical, with no skills configured and saying so.
     let p = payload("msd-ui-researcher");
@@ -549,11 +531,10 @@ fn compact_agent_skills_payload_follows_the_key() {
     assert!(p["payload"].as_str().unwrap().contains("has no compact variant"));
 
     // Plain output is the payload itself; an unknown agent is an error.
-    let (code, out, _) = run(&w, &["query", "agent-skills", "msd-executor"]);
-    assert_eq!(code, 0);
+    let out = run(&w, &["query", "agent-skills", "msd-executor"]).code(0).stdout();
     assert!(!out.trim().is_empty());
-    assert_eq!(run(&w, &["query", "agent-skills", "msd-nobody"]).0, 2);
-    assert_eq!(run(&w, &["query", "agent-skills", "../etc"]).0, 2);
+    run(&w, &["query", "agent-skills", "msd-nobody"]).code(2);
+    run(&w, &["query", "agent-skills", "../etc"]).code(2);
 }
 
 /// The cap every compact variant stays under (NEW_FILE_CAP): 32,768 bytes fails.
@@ -573,7 +554,7 @@ fn compact_payload_violations(w: &World, core: &Path) -> Vec<String> {
     agents.sort();
     assert!(!agents.is_empty(), "no agents in {}", dir.display());
     let payloads = |on: bool| -> Vec<(String, usize)> {
-        assert_eq!(run(w, &["config-set", "workflow.compact_content", if on { "true" } else { "false" }]).0, 0);
+        run(w, &["config-set", "workflow.compact_content", if on { "true" } else { "false" }]).code(0);
         agents
             .iter()
             .map(|a| {
@@ -615,8 +596,8 @@ fn compact_mode_never_grows_an_agent_payload_and_every_agent_has_a_variant_under
     // Every shipped agent is served its own compact variant, never the disclosed substitute.
     for entry in std::fs::read_dir(repo().join("content/agents")).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().trim_end_matches(".md").to_string();
-        let out = w.run().args(["query", "agent-skills", &name, "--json"]).output().unwrap();
-        assert_eq!(json(&out)["variant"], "compact", "{name} has no compact variant");
+        let doc = Install::in_world(&w).helper().args(["query", "agent-skills", &name, "--json"]).run().json();
+        assert_eq!(doc["variant"], "compact", "{name} has no compact variant");
     }
 }
 
@@ -652,15 +633,13 @@ fn compact_payloads_exist_for_runtimes_whose_agents_are_not_markdown() {
     {
         let id = "hermes";
         let w = World::new();
-        let out = w.install().args(["-r", id, "--json"]).output().unwrap();
-        assert!(out.status.success());
-        let home = PathBuf::from(json(&out)["runtimes"][0]["home"].as_str().unwrap());
+        let ran = Install::in_world(&w).runtime(id).json().run().success();
+        let home = PathBuf::from(ran.json()["runtimes"][0]["home"].as_str().unwrap());
         let core = home.join("msd-core");
         std::fs::create_dir_all(w.project.join(".planning")).unwrap();
         let w = w.env("MSD_CORE_DIR", &core);
         run(&w, &["config-set", "workflow.compact_content", "true"]);
-        let (code, text, err) = run(&w, &["query", "agent-skills", "msd-code-reviewer"]);
-        assert_eq!(code, 0, "{id}: {err}");
+        let text = run(&w, &["query", "agent-skills", "msd-code-reviewer"]).code(0).stdout();
         assert!(text.contains("variant=\"compact\"") && !text.contains("~/.claude"), "{id}: {text}");
     }
 }
@@ -675,9 +654,13 @@ fn compact_payload_is_the_skills_block_only_where_the_runtime_loads_agent_files(
         let canonical = std::fs::read_to_string(core.join("agents/msd-executor.md")).unwrap();
         for on in ["false", "true"] {
             run(&w, &["config-set", "workflow.compact_content", on]);
-            let out = w.run().args(["query", "agent-skills", "msd-executor", "--json"]).output().unwrap();
-            assert!(out.status.success(), "{id}: {}", String::from_utf8_lossy(&out.stderr));
-            let p = json(&out);
+            let p = Install::in_world(&w)
+                .helper()
+                .args(["query", "agent-skills", "msd-executor", "--json"])
+                .note(id)
+                .run()
+                .success()
+                .json();
             let text = p["payload"].as_str().unwrap();
             assert_eq!(p["instructions_included"], false, "{id}");
             assert!(!text.contains("<agent_instructions"), "{id}: the body is not repeated: {text}");
@@ -689,8 +672,7 @@ fn compact_payload_is_the_skills_block_only_where_the_runtime_loads_agent_files(
     let (w, core) = installed_on("cline");
     let info = std::fs::read_to_string(core.join("runtime.json")).unwrap();
     assert!(info.contains("\"agents_native\": false"), "{info}");
-    let (code, text, err) = run(&w, &["query", "agent-skills", "msd-executor"]);
-    assert_eq!(code, 0, "{err}");
+    let text = run(&w, &["query", "agent-skills", "msd-executor"]).code(0).stdout();
     assert!(text.contains("<agent_instructions agent=\"msd-executor\" variant=\"canonical\">"), "{text}");
     // A general-purpose subagent receives it in place of the agent file: the payload says so.
     assert!(text.contains("no agent file for msd-executor: you are msd-executor"), "{text}");
@@ -702,9 +684,7 @@ fn compact_payload_is_the_skills_block_only_where_the_runtime_loads_agent_files(
 fn compact_bench_tokens_check_is_green_twice_and_shows_the_reduction() {
     let w = World::new();
     for _ in 0..2 {
-        let out =
-            w.install().args(["bench", "tokens", "--check", "--root", repo().to_str().unwrap()]).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        Install::in_world(&w).args(["bench", "tokens", "--check", "--root"]).arg(repo()).run().success();
     }
     let baseline: serde_json::Value =
         serde_json::from_slice(&std::fs::read(repo().join("bench/tokens-baseline.json")).unwrap()).unwrap();
@@ -716,12 +696,9 @@ fn compact_bench_tokens_check_is_green_twice_and_shows_the_reduction() {
     }
     assert!(baseline["total_on"]["tokens"].as_u64() < baseline["total_off"]["tokens"].as_u64());
     // The README shows the table the command prints.
-    let table = w.install().args(["bench", "tokens"]).output().unwrap();
+    let table = Install::in_world(&w).args(["bench", "tokens"]).run().stdout();
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    assert!(
-        readme.contains(String::from_utf8_lossy(&table.stdout).trim()),
-        "README.md shows the current bench tokens table"
-    );
+    assert!(readme.contains(table.trim()), "README.md shows the current bench tokens table");
 }
 
 #[test]
@@ -730,9 +707,11 @@ fn compact_bench_tokens_check_fails_on_a_stale_baseline() {
     let root = w.tmp.path().join("r");
     std::fs::create_dir_all(root.join("bench")).unwrap();
     std::fs::write(root.join("bench/tokens-baseline.json"), "{}\n").unwrap();
-    let out = w.install().args(["bench", "tokens", "--check", "--root", root.to_str().unwrap()]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("bench tokens --write"));
+    Install::in_world(&w)
+        .args(["bench", "tokens", "--check", "--root", root.to_str().unwrap()])
+        .run()
+        .code(1)
+        .stderr_has("bench tokens --write");
 }
 
 /// Issue 15, item 2: parallel `config-set` calls on distinct keys lose nothing; a symlinked
@@ -772,7 +751,7 @@ fn compact_config_set_in_parallel_loses_no_key_and_keeps_links() {
     std::fs::write(&real, "{\"mode\": \"yolo\"}\n").unwrap();
     std::fs::remove_file(&file).unwrap();
     std::os::unix::fs::symlink(&real, &file).unwrap();
-    assert_eq!(run(&w, &["config-set", "commit_docs", "false"]).0, 0);
+    run(&w, &["config-set", "commit_docs", "false"]).code(0);
     assert!(std::fs::symlink_metadata(&file).unwrap().file_type().is_symlink(), "still a link");
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&real).unwrap()).unwrap();
     assert_eq!(doc, serde_json::json!({"mode": "yolo", "commit_docs": false}));
@@ -780,9 +759,7 @@ fn compact_config_set_in_parallel_loses_no_key_and_keeps_links() {
     std::fs::remove_file(&file).unwrap();
     std::fs::write(&file, "{\"mode\": \"yolo\",\n \"mode\": \"interactive\"}\n").unwrap();
     let before = std::fs::read(&file).unwrap();
-    let (code, _, err) = run(&w, &["config-set", "commit_docs", "true"]);
-    assert_eq!(code, 4, "{err}");
-    assert!(err.contains("config.json") && err.contains("`mode` occurs twice"), "{err}");
-    assert_eq!(run(&w, &["config-get", "mode"]).0, 4);
+    run(&w, &["config-set", "commit_docs", "true"]).code(4).stderr_has("config.json").stderr_has("`mode` occurs twice");
+    run(&w, &["config-get", "mode"]).code(4);
     assert_eq!(std::fs::read(&file).unwrap(), before);
 }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::support::{World, fixture, json, plan_execute_tree, tree};
+use crate::support::{Install, World, fixture, plan_execute_tree, tree};
 
 fn s(p: &Path) -> String {
     p.display().to_string()
@@ -28,8 +28,8 @@ const MARKER_TEXT: [&str; 9] = [
 fn compose_no_marker_survives_in_any_runtime() {
     let w = World::new();
     let content = fixture("composer");
-    w.install().args(["--all", "--content", &s(&content)]).assert().success();
-    w.install().args(["--all", "--local", "--content", &s(&content)]).assert().success();
+    Install::in_world(&w).all().content(&content).run().success();
+    Install::in_world(&w).all().local().content(&content).run().success();
     let mut files = 0;
     let mut workflows = Vec::new();
     for root in [&w.home, &w.project] {
@@ -75,10 +75,7 @@ fn compose_no_marker_survives_in_any_runtime() {
 
 #[test]
 fn compose_report_is_in_install_json() {
-    let w = World::new();
-    let out = w.install().args(["-r", "claude", "--content", &s(&fixture("composer")), "--json"]).output().unwrap();
-    assert!(out.status.success());
-    let doc = json(&out);
+    let doc = Install::new().args(["-r", "claude"]).content(fixture("composer")).json().run().success().json();
     let compose = doc["runtimes"][0]["compose"].as_array().unwrap();
     let review = compose.iter().find(|c| c["path"] == "msd-core/workflows/review.md").unwrap();
     assert_eq!(review["source"], "content/msd-core/workflows/review.md");
@@ -109,14 +106,10 @@ fn compose_fits_a_file_over_its_manifest_cap() {
     );
     let c = plan_execute_tree(&w, "c", &body);
     let runtimes = fixture("caps/windsurf-capped");
-    let out = w
-        .install()
-        .args(["-r", "windsurf", "--local", "--runtimes", &s(&runtimes), "--content", &s(&c), "--json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let doc = json(&out);
-    let plan = std::fs::read_to_string(w.project.join(".windsurf/workflows/msd-plan.md")).unwrap();
+    let capped = || Install::in_world(&w).args(["-r", "windsurf", "--local", "--runtimes", &s(&runtimes)]).content(&c);
+    let r = capped().json().run().success();
+    let doc = r.json();
+    let plan = r.read(".windsurf/workflows/msd-plan.md");
     assert!(plan.len() <= 12_000 && plan.len() > 11_900, "{} bytes", plan.len());
     assert!(plan.contains("Intro: plan the phase.\nnote 0000"), "verbatim text and the head of the notes stay");
     assert!(plan.ends_with("\nTail: hand over to execute.\n"), "the cut section gets its line end back");
@@ -135,16 +128,14 @@ fn compose_fits_a_file_over_its_manifest_cap() {
     assert_eq!(entry["report"]["omitted"], serde_json::json!(["examples"]));
     assert_eq!(entry["report"]["truncated"], serde_json::json!(["notes"]));
     // The text summary says so too.
-    let out = w
-        .install()
-        .args(["-r", "windsurf", "--local", "--runtimes", &s(&runtimes), "--content", &s(&c), "--dry-run"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("composed workflows/msd-plan.md to"), "{stdout}");
+    capped().dry_run().run().stdout_has("composed workflows/msd-plan.md to");
     // A runtime without the cap gets the whole text.
-    w.install().args(["-r", "claude", "--local", "--content", &s(&c)]).assert().success();
-    let whole = std::fs::read_to_string(w.project.join(".claude/commands/msd-plan.md")).unwrap();
+    let whole = Install::in_world(&w)
+        .args(["-r", "claude", "--local"])
+        .content(&c)
+        .run()
+        .success()
+        .read(".claude/commands/msd-plan.md");
     assert!(whole.contains("example 0059") && whole.contains("note 0239"));
 }
 
@@ -164,33 +155,23 @@ fn compose_fails_when_the_unshrinkable_parts_exceed_the_cap() {
     std::fs::create_dir_all(uncapped.join("windsurf")).unwrap();
     std::fs::write(uncapped.join("windsurf/capability.json"), manifest.to_string()).unwrap();
     let out_dir = w.tmp.path().join("bare-out");
-    w.install()
-        .args([
-            "emit",
-            "-r",
-            "windsurf",
-            "--local",
-            "--runtimes",
-            &s(&uncapped),
-            "--content",
-            &s(&bare),
-            "--out",
-            &s(&out_dir),
-        ])
-        .assert()
+    Install::in_world(&w)
+        .args(["emit", "-r", "windsurf", "--local", "--runtimes", &s(&uncapped)])
+        .content(&bare)
+        .args(["--out", &s(&out_dir)])
+        .run()
         .success();
     let smallest = std::fs::read(out_dir.join("workflows/msd-plan.md")).unwrap().len();
     let runtimes = fixture("caps/windsurf-capped");
-    let out = w
-        .install()
-        .args(["-r", "windsurf", "--local", "--runtimes", &s(&runtimes), "--content", &s(&c)])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("windsurf (local): workflows/msd-plan.md (from content/commands/msd/plan.md)"), "{stderr}");
-    assert!(stderr.contains("over its cap of 12000 (glob workflows/*.md)"), "{stderr}");
-    assert!(stderr.contains(&format!("it is still {smallest} bytes (section budget ")), "{stderr}");
-    assert!(stderr.contains("hint: mark more of content/commands/msd/plan.md shrinkable"), "{stderr}");
-    assert!(!w.project.join(".windsurf").exists(), "nothing is written");
+    // Nothing is written.
+    Install::in_world(&w)
+        .args(["-r", "windsurf", "--local", "--runtimes", &s(&runtimes)])
+        .content(&c)
+        .run()
+        .code(3)
+        .stderr_has("windsurf (local): workflows/msd-plan.md (from content/commands/msd/plan.md)")
+        .stderr_has("over its cap of 12000 (glob workflows/*.md)")
+        .stderr_has(&format!("it is still {smallest} bytes (section budget "))
+        .stderr_has("hint: mark more of content/commands/msd/plan.md shrinkable")
+        .no_file(".windsurf");
 }

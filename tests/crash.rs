@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::lifecycle::{assert_whole, assert_whole_except, content_copy, regen, s};
-use crate::support::{World, copy_tree, tree};
+use crate::support::{Install, World, copy_tree, tree};
 
 /// The home's files with backup timestamps normalised (they name the second of the run).
 fn snapshot(home: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -46,7 +46,7 @@ fn crash_every_fault_point_leaves_old_or_new_whole() {
     let home = w.home.join(".claude");
     std::fs::create_dir_all(&home).unwrap();
     std::fs::write(home.join("settings.json"), "{\n  // mine\n  \"theme\": \"dark\"\n}\n").unwrap();
-    w.install().args(["--content", &s(&v1)]).assert().success();
+    Install::in_world(&w).content(&v1).run().success();
     // The user's work between the versions: an edit the upgrade must back up, a file of theirs.
     std::fs::write(home.join("skills/msd-execute/SKILL.md"), "my execute\n").unwrap();
     std::fs::write(home.join("msd-core/notes.md"), "notes\n").unwrap();
@@ -54,19 +54,18 @@ fn crash_every_fault_point_leaves_old_or_new_whole() {
     copy_tree(&home, &template);
     let old = snapshot(&home);
     // The reference outcome: the upgrade run uninterrupted.
-    w.install().args(["--content", &s(&v2)]).assert().success();
+    Install::in_world(&w).content(&v2).run().success();
     let new = snapshot(&home);
     assert_ne!(old, new);
     let mut n = 0;
     loop {
         reset(&home, &template);
-        let out =
-            w.install().args(["--content", &s(&v2)]).env("MSD_INSTALL_FAULT_AFTER", n.to_string()).output().unwrap();
-        if out.status.success() {
+        let ran = Install::in_world(&w).content(&v2).env("MSD_INSTALL_FAULT_AFTER", n.to_string()).run();
+        if ran.out.status.success() {
             assert_eq!(snapshot(&home), new, "N={n}: a complete run gives the new tree");
             break;
         }
-        assert!(killed(&out), "N={n}: the hook aborts the process: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(killed(&ran.out), "N={n}: the hook aborts the process\n{}", ran.describe());
         // Before recovery: the old tree untouched, or a journaled run in flight.
         let journal = home.join(".msd-install/journal.json").exists();
         let now = snapshot(&home);
@@ -74,13 +73,12 @@ fn crash_every_fault_point_leaves_old_or_new_whole() {
             now.iter().filter(|(k, _)| !k.starts_with(".msd-install/")).map(|(k, v)| (k.clone(), v.clone())).collect();
         assert!(journal || visible == old || visible == new, "N={n}: a torn tree without a journal");
         // Recovery alone makes it whole: exactly the old or exactly the new tree.
-        let rec = w.install().args(["recover"]).output().unwrap();
-        assert!(rec.status.success(), "N={n}: {}", String::from_utf8_lossy(&rec.stderr));
+        Install::in_world(&w).recover().note(format!("N={n}")).run().success();
         let after = snapshot(&home);
         assert!(after == old || after == new, "N={n}: after recovery the tree is neither old nor new");
         assert_whole_except(&home, &["skills/msd-execute/SKILL.md"]);
         // And the next run succeeds with the new tree.
-        w.install().args(["--content", &s(&v2)]).assert().success();
+        Install::in_world(&w).content(&v2).run().success();
         assert_eq!(snapshot(&home), new, "N={n}");
         n += 1;
         assert!(n < 500, "the writer never completed");
@@ -94,18 +92,17 @@ fn crash_fault_during_recovery_is_recovered_by_the_next_run() {
     let v1 = content_copy(&w, "v1");
     let v2 = content_copy(&w, "v2");
     std::fs::write(v2.join("msd-core/references/rules.md"), "# Rules v2\n").unwrap();
-    w.install().args(["--content", &s(&v1)]).assert().success();
+    Install::in_world(&w).content(&v1).run().success();
     let home = w.home.join(".claude");
     // Stop after staging and the journal, then stop the recovery itself half-way.
-    let out = w.install().args(["--content", &s(&v2)]).env("MSD_INSTALL_FAULT_AFTER", "3").output().unwrap();
-    assert!(killed(&out));
-    let out = w.install().args(["recover"]).env("MSD_INSTALL_FAULT_AFTER", "1").output().unwrap();
-    assert!(killed(&out) || out.status.success());
-    let out = w.install().args(["--content", &s(&v2), "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ran = Install::in_world(&w).content(&v2).env("MSD_INSTALL_FAULT_AFTER", "3").run();
+    assert!(killed(&ran.out), "{}", ran.describe());
+    let ran = Install::in_world(&w).recover().env("MSD_INSTALL_FAULT_AFTER", "1").run();
+    assert!(killed(&ran.out) || ran.out.status.success(), "{}", ran.describe());
+    Install::in_world(&w).content(&v2).json().run().success();
     assert_eq!(std::fs::read(home.join("msd-core/references/rules.md")).unwrap(), b"# Rules v2\n");
     assert_whole(&home);
-    w.install().args(["verify"]).assert().success();
+    Install::in_world(&w).verify().run().success();
 }
 
 /// A content tree big enough that an install takes a while: the starter plus `n` references.
@@ -144,7 +141,7 @@ fn crash_sigkill_during_a_large_install() {
     let w = World::new();
     let v1 = large_content(&w, "v1", 1200, "one");
     let v2 = large_content(&w, "v2", 1200, "two");
-    w.install().args(["--content", &s(&v1), "--quiet"]).assert().success();
+    Install::in_world(&w).content(&v1).arg("--quiet").run().success();
     let home = w.home.join(".claude");
     let old = tree(&home);
     // Kill once while staging and once while applying (after the journal is written).
@@ -153,7 +150,7 @@ fn crash_sigkill_during_a_large_install() {
         let seen = wait_for(&mut child, &marker);
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
-        w.install().args(["recover"]).assert().success();
+        Install::in_world(&w).recover().run().success();
         let after = tree(&home);
         let new_whole = after
             .get("msd-core/references/bulk/ref-00000.md")
@@ -169,12 +166,12 @@ fn crash_sigkill_during_a_large_install() {
             assert_eq!(after, old, "killed at {} (seen: {seen}): the old tree whole", marker.display());
         }
         assert_whole(&home);
-        w.install().args(["--content", &s(&v1), "--quiet"]).assert().success();
+        Install::in_world(&w).content(&v1).arg("--quiet").run().success();
         assert_eq!(tree(&home), old);
     }
-    w.install().args(["--content", &s(&v2), "--quiet"]).assert().success();
+    Install::in_world(&w).content(&v2).arg("--quiet").run().success();
     assert_whole(&home);
-    w.install().args(["verify", "--quiet"]).assert().success();
+    Install::in_world(&w).verify().arg("--quiet").run().success();
 }
 
 #[test]
@@ -184,17 +181,17 @@ fn crash_a_held_lock_stops_a_second_run_with_exit_5() {
     let home = w.home.join(".claude");
     std::fs::create_dir_all(&home).unwrap();
     let lock = msd_core::fs::fsx::Lock::acquire(&home).unwrap();
-    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(5));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("another msd-install run is working on"), "{err}");
-    assert!(err.contains("hint: wait for the other run"), "{err}");
+    Install::in_world(&w)
+        .content(&c)
+        .run()
+        .code(5)
+        .stderr_has("another msd-install run is working on")
+        .stderr_has("hint: wait for the other run");
     assert!(!home.join("msd-core").exists(), "nothing was written");
-    let out = w.install().args(["uninstall"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(5));
+    Install::in_world(&w).uninstall().run().code(5);
     drop(lock);
     assert!(!home.join(".msd-install").exists(), "the lock file goes with its holder");
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
 }
 
 #[test]
@@ -217,7 +214,7 @@ fn crash_two_concurrent_installs_one_target() {
         }
     }
     assert_whole(&home);
-    w.install().args(["verify", "--quiet"]).assert().success();
+    Install::in_world(&w).verify().arg("--quiet").run().success();
 }
 
 /// Issue 15, item 8: `--all` failing at its third runtime says exactly which runtimes stayed
@@ -225,23 +222,23 @@ fn crash_two_concurrent_installs_one_target() {
 #[test]
 fn crash_all_failing_midway_names_what_stayed_installed() {
     let w = crate::support::World::new().env("MSD_INSTALL_FAIL_COMMIT", "2");
-    let out = w.install().args(["--all", "--json"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(4));
-    let doc = crate::support::json(&out);
+    let doc = Install::in_world(&w).all().json().run().code(4).json();
     let installed: Vec<String> = serde_json::from_value(doc["installed"].clone()).unwrap();
     let not_installed: Vec<String> = serde_json::from_value(doc["not_installed"].clone()).unwrap();
     assert_eq!(installed.len(), 2, "{doc}");
     assert!(!not_installed.is_empty() && !doc["hint"].as_str().unwrap().contains("every change of this run"), "{doc}");
-    let out = w.install().args(["--all"]).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("installed by this run (kept): ") && err.contains("not installed: "), "{err}");
-    assert!(!err.contains("every change of this run was rolled back"), "{err}");
+    Install::in_world(&w)
+        .all()
+        .run()
+        .stderr_has("installed by this run (kept): ")
+        .stderr_has("not installed: ")
+        .stderr_lacks("every change of this run was rolled back");
     // The installed ones really are, the failed one is not half-written; the next run completes.
     for id in installed.iter().map(|l| l.split(' ').next().unwrap()) {
-        w.install().args(["verify", "-r", id]).assert().success();
+        Install::in_world(&w).verify().runtime(id).run().success();
     }
     let w = w.env("MSD_INSTALL_FAIL_COMMIT", "999");
-    w.install().args(["--all"]).assert().success();
+    Install::in_world(&w).all().run().success();
 }
 
 fn find_empty_dirs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
@@ -300,7 +297,7 @@ fn crash_kill_campaign() {
         std::fs::write(home.join("settings.json"), "{\n  // mine\n  \"theme\": \"dark\",\n}\n").unwrap();
         let mut user_edit = None;
         if scenario != "install" && scenario != "all" {
-            w.install().args(["--content", &s(&v1)]).assert().success();
+            Install::in_world(&w).content(&v1).run().success();
             std::fs::write(home.join("msd-core/references/rules.md"), "my rules\n").unwrap();
             user_edit = Some(("msd-core/references/rules.md", b"my rules\n".to_vec()));
         }
@@ -319,18 +316,16 @@ fn crash_kill_campaign() {
             format!("SIGKILL after {delay:?}")
         } else {
             let n = next(if scenario == "all" { 1500 } else { 90 });
-            let _ = w.install().args(&args).env("MSD_INSTALL_FAULT_AFTER", n.to_string()).output().unwrap();
+            let _ = Install::in_world(&w).args(&args).env("MSD_INSTALL_FAULT_AFTER", n.to_string()).run();
             format!("fault point {n}")
         };
         let at = format!("point {point} ({scenario}, {how}, seed {seed})");
         // The next run: recover, which alone leaves no mixed tree, then the same command whole.
-        let rec = w.install().args(["recover"]).output().unwrap();
-        assert!(rec.status.success(), "{at}: recover: {}", String::from_utf8_lossy(&rec.stderr));
+        Install::in_world(&w).recover().note(format!("{at}: recover")).run().success();
         if home.join("msd-core/msd-file-manifest.json").exists() {
             assert_whole_except(&home, &user_edit.iter().map(|(p, _)| *p).collect::<Vec<_>>());
         }
-        let out = w.install().args(&args).output().unwrap();
-        assert!(out.status.success(), "{at}: the next run: {}", String::from_utf8_lossy(&out.stderr));
+        Install::in_world(&w).args(&args).note(format!("{at}: the next run")).run().success();
         // No user file or edit lost.
         assert_eq!(std::fs::read(home.join("agents/my-agent.md")).unwrap(), b"mine\n", "{at}");
         let settings = std::fs::read_to_string(home.join("settings.json")).unwrap();
@@ -366,8 +361,7 @@ fn crash_kill_campaign() {
             let check: Vec<&str> =
                 if scenario == "all" { ids.iter().map(String::as_str).collect() } else { vec!["claude"] };
             for id in check {
-                let out = w.install().args(["verify", "-r", id]).output().unwrap();
-                assert!(out.status.success(), "{at}: verify {id}: {}", String::from_utf8_lossy(&out.stdout));
+                Install::in_world(&w).verify().runtime(id).note(format!("{at}: verify {id}")).run().success();
             }
         }
     }

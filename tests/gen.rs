@@ -2,11 +2,10 @@
 //! sections with, its typed failure reasons, and the install refusing a stale one.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use serde_json::Value;
 
-use crate::support::{World, copy_tree, fixture, repo};
+use crate::support::{Install, Ran, World, copy_tree, fixture, repo};
 
 const MANIFEST: &str = "msd-core/workflows/section-manifest.json";
 
@@ -16,24 +15,23 @@ fn content(w: &World) -> PathBuf {
     dir
 }
 
-fn gen_manifest(w: &World, dir: &Path, mode: &str) -> Output {
-    w.install().args(["gen", "section-manifest", mode, "--json", "--content"]).arg(dir).output().unwrap()
+fn gen_manifest<'w>(w: &'w World, dir: &Path, mode: &str) -> Ran<'w> {
+    Install::in_world(w).args(["gen", "section-manifest", mode, "--json"]).content(dir).run()
 }
 
-fn reason(out: &Output) -> String {
-    let v: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&out.stdout)));
-    v["reason"].as_str().unwrap().to_string()
+/// The run's `reason`, asserted after its exit code.
+fn reason(r: Ran<'_>, code: i32) -> String {
+    let r = r.code(code);
+    r.json()["reason"].as_str().unwrap_or_else(|| panic!("no reason\n{}", r.describe())).to_string()
 }
 
 #[test]
 fn gen_section_manifest_fixture_is_current_and_write_is_stable() {
     let w = World::new();
     let dir = content(&w);
-    let out = gen_manifest(&w, &dir, "--check");
-    assert_eq!((out.status.code(), reason(&out).as_str()), (Some(0), "ok_up_to_date"));
+    assert_eq!(reason(gen_manifest(&w, &dir, "--check"), 0), "ok_up_to_date");
     let before = std::fs::read(dir.join(MANIFEST)).unwrap();
-    assert_eq!(reason(&gen_manifest(&w, &dir, "--write")), "unchanged");
+    assert_eq!(gen_manifest(&w, &dir, "--write").json()["reason"], "unchanged");
     assert_eq!(std::fs::read(dir.join(MANIFEST)).unwrap(), before);
     let v: Value = serde_json::from_slice(&before).unwrap();
     let plan: Vec<&str> =
@@ -53,8 +51,7 @@ fn gen_section_manifest_typed_failures() {
     let good = std::fs::read_to_string(&manifest).unwrap();
     let check = || gen_manifest(&w, &dir, "--check");
     let expect = |want: &str| {
-        let out = check();
-        assert_eq!((out.status.code(), reason(&out).as_str()), (Some(1), want));
+        assert_eq!(reason(check(), 1), want);
     };
 
     // The committed file: missing, not JSON, wrong shapes, stale.
@@ -77,22 +74,25 @@ fn gen_section_manifest_typed_failures() {
     std::fs::write(&cmd, command.replace("[--wave N]", "[--wave <n>]")).unwrap();
     expect("fail_stale");
     std::fs::write(&cmd, &command).unwrap();
-    assert_eq!(check().status.code(), Some(0));
+    check().code(0);
 
     // The sources: a missing steps file, an orphan, a parse error.
     let step = dir.join("msd-core/workflows/plan-phase/steps/plan-prd.md");
     let body = std::fs::read(&step).unwrap();
     std::fs::remove_file(&step).unwrap();
     expect("fail_missing_step_file");
-    let out = w.install().args(["gen", "section-manifest", "--check", "--content"]).arg(&dir).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("plan-phase.md:") && err.contains("plan-prd"), "{err}");
+    Install::in_world(&w)
+        .args(["gen", "section-manifest", "--check"])
+        .content(&dir)
+        .run()
+        .stderr_has("plan-phase.md:")
+        .stderr_has("plan-prd");
     std::fs::write(&step, body).unwrap();
     std::fs::write(dir.join("msd-core/workflows/plan-phase/steps/stray.md"), "nobody reads me\n").unwrap();
     expect("fail_orphan_step_file");
     // A steps file reached from prose (or from a reached steps file) is not an orphan.
     std::fs::write(step.clone(), "# plan-prd\nThen read `steps/stray.md`.\n").unwrap();
-    assert_eq!(check().status.code(), Some(0));
+    check().code(0);
     std::fs::remove_file(dir.join("msd-core/workflows/plan-phase/steps/stray.md")).unwrap();
     std::fs::write(&wf, source.replace("<!-- /msd:section -->", "<!-- /msd:section x -->")).unwrap();
     expect("fail_source_parse_error");
@@ -108,37 +108,28 @@ fn gen_install_refuses_a_stale_section_manifest() {
     let wf = dir.join("msd-core/workflows/execute-phase.md");
     let source = std::fs::read_to_string(&wf).unwrap();
     std::fs::write(&wf, source.replace("when=\"state:worktrees-enabled\"", "when=\"flag:--auto\"")).unwrap();
-    let out = w.install().arg("--content").arg(&dir).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("section-manifest.json") && err.contains("fail_stale"), "{err}");
-    assert!(err.contains(&format!("msd-install gen section-manifest --write --content {}", dir.display())), "{err}");
-    assert!(!w.home.join(".claude").exists(), "nothing is written");
+    // Nothing is written.
+    Install::in_world(&w)
+        .content(&dir)
+        .run()
+        .code(3)
+        .stderr_has("section-manifest.json")
+        .stderr_has("fail_stale")
+        .stderr_has(&format!("msd-install gen section-manifest --write --content {}", dir.display()))
+        .no_file("~/.claude");
     // Removing it does not help while workflows have sections.
     std::fs::remove_file(dir.join(MANIFEST)).unwrap();
-    let out = w.install().arg("--content").arg(&dir).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("fail_manifest_missing"));
-    w.install().args(["gen", "section-manifest", "--write", "--content"]).arg(&dir).assert().success();
-    w.install().arg("--content").arg(&dir).assert().success();
+    Install::in_world(&w).content(&dir).run().code(3).stderr_has("fail_manifest_missing");
+    Install::in_world(&w).args(["gen", "section-manifest", "--write"]).content(&dir).run().success();
+    Install::in_world(&w).content(&dir).run().success();
 }
 
 #[test]
 fn gen_without_content_dir_is_a_usage_error() {
-    let w = World::new();
-    let out = w.install().args(["gen", "section-manifest", "--check"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--content DIR"));
+    Install::new().args(["gen", "section-manifest", "--check"]).run().code(2).stderr_has("--content DIR");
 }
 
 #[test]
 fn gen_real_content_section_manifest_is_current() {
-    let w = World::new();
-    let out = w
-        .install()
-        .args(["gen", "section-manifest", "--check", "--content"])
-        .arg(repo().join("content"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    Install::new().args(["gen", "section-manifest", "--check"]).content(repo().join("content")).run().success();
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{World, fixture, json, sha256};
+use crate::support::{Install, Ran, World, fixture, json, sha256};
 
 fn built_msd_run() -> Vec<u8> {
     std::fs::read(assert_cmd::cargo::cargo_bin("msd_run")).unwrap()
@@ -15,7 +15,7 @@ fn built_msd_run() -> Vec<u8> {
 #[test]
 fn helper_is_installed_executable_and_recorded() {
     let w = World::new();
-    w.install().arg("--content").arg(fixture("seams")).assert().success();
+    Install::in_world(&w).content(fixture("seams")).run().success();
     let core = w.home.join(".claude/msd-core");
     let bytes = std::fs::read(core.join("bin/msd_run")).unwrap();
     assert_eq!(bytes, built_msd_run(), "the msd_run built beside this msd-install");
@@ -33,8 +33,8 @@ fn helper_is_installed_executable_and_recorded() {
     assert_eq!(entry["bytes"], bytes.len() as u64);
     assert!(manifest["files"].as_array().unwrap().iter().any(|e| e["path"] == "msd-core/resolvers.json"));
     // A second run keeps it.
-    let out = w.install().arg("--content").arg(fixture("seams")).arg("--json").output().unwrap();
-    assert_eq!(json(&out)["runtimes"][0]["summary"]["added"], 0);
+    let ran = Install::in_world(&w).arg("--content").arg(fixture("seams")).json().run();
+    assert_eq!(ran.json()["runtimes"][0]["summary"]["added"], 0);
 }
 
 #[test]
@@ -42,17 +42,19 @@ fn helper_missing_binary_is_a_clear_error() {
     let w = World::new();
     let missing = w.tmp.path().join("no-msd_run");
     let w = w.env("MSD_RUN_BIN", &missing);
-    let out = w.install().arg("--content").arg(fixture("seams")).output().unwrap();
-    assert_eq!(out.status.code(), Some(4));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(&format!("cannot read the msd_run binary to install at {}", missing.display())), "{err}");
-    assert!(err.contains("MSD_RUN_BIN"), "{err}");
+    Install::in_world(&w)
+        .arg("--content")
+        .arg(fixture("seams"))
+        .run()
+        .code(4)
+        .stderr_has(&format!("cannot read the msd_run binary to install at {}", missing.display()))
+        .stderr_has("MSD_RUN_BIN");
     assert!(!w.home.join(".claude").exists(), "nothing is written");
     // The override installs whatever file it names.
     let other = w.tmp.path().join("msd_run-copy");
     std::fs::write(&other, b"#!/bin/sh\necho stand-in\n").unwrap();
     let w = World::new().env("MSD_RUN_BIN", &other);
-    w.install().arg("--content").arg(fixture("seams")).assert().success();
+    Install::in_world(&w).content(fixture("seams")).run().success();
     assert_eq!(std::fs::read(w.home.join(".claude/msd-core/bin/msd_run")).unwrap(), b"#!/bin/sh\necho stand-in\n");
 }
 
@@ -69,7 +71,7 @@ fn helper_is_called_by_its_installed_path_in_other_runtimes_and_scopes() {
     std::fs::create_dir_all(w.project.join(".planning")).unwrap();
     std::fs::write(w.project.join(".planning/ROADMAP.md"), "### Phase 1: Setup\n").unwrap();
     // opencode, global: an absolute path under its XDG home.
-    w.install().args(["--runtime", "opencode", "--content"]).arg(fixture("seams")).assert().success();
+    Install::in_world(&w).runtime("opencode").content(fixture("seams")).run().success();
     let core = w.home.join(".config/opencode/msd-core");
     let helper = rewritten_helper(&core.join("workflows/plan-phase.md"));
     assert_eq!(Path::new(&helper), core.join("bin/msd_run"));
@@ -83,7 +85,7 @@ fn helper_is_called_by_its_installed_path_in_other_runtimes_and_scopes() {
     assert_eq!(json(&out)["section_manifest"]["included"], serde_json::json!(["plan-research"]));
     // claude, local: the project's absolute path (Claude starts Bash in the launch directory,
     // which may be a subdirectory), so it works from anywhere in the project.
-    w.install().args(["--runtime", "claude", "--local", "--content"]).arg(fixture("seams")).assert().success();
+    Install::in_world(&w).runtime("claude").local().content(fixture("seams")).run().success();
     let helper = rewritten_helper(&w.project.join(".claude/msd-core/workflows/plan-phase.md"));
     assert_eq!(Path::new(&helper), w.project.join(".claude/msd-core/bin/msd_run"));
     std::fs::create_dir_all(w.project.join("src")).unwrap();
@@ -97,7 +99,7 @@ fn helper_is_called_by_its_installed_path_in_other_runtimes_and_scopes() {
     assert_eq!(json(&out)["phase"]["name"], "Setup");
     // cline, local: the project root is the home and the core dir is .cline/msd-core; the
     // steps paths init returns are the ones that exist there.
-    w.install().args(["--runtime", "cline", "--local", "--content"]).arg(fixture("seams")).assert().success();
+    Install::in_world(&w).runtime("cline").local().content(fixture("seams")).run().success();
     let helper = rewritten_helper(&w.project.join(".cline/msd-core/workflows/plan-phase.md"));
     assert_eq!(helper, "./.cline/msd-core/bin/msd_run");
     let out = std::process::Command::new(w.project.join(&helper))
@@ -115,7 +117,7 @@ fn helper_is_called_by_its_installed_path_in_other_runtimes_and_scopes() {
 /// The shipped content installed for claude, with a project; msd_run pointed at its core.
 fn shipped() -> (World, PathBuf) {
     let w = World::new();
-    w.install().arg("-q").assert().success();
+    Install::in_world(&w).arg("-q").run().success();
     let core = w.home.join(".claude/msd-core");
     std::fs::create_dir_all(w.project.join(".planning")).unwrap();
     std::fs::write(w.project.join(".planning/ROADMAP.md"), "### Phase 1: Setup\n").unwrap();
@@ -134,13 +136,11 @@ const ANSWERS: &[&[&str]] = &[
 ];
 
 fn spawn(w: &World, args: &[&str], spill: Option<&str>) -> Output {
-    let mut cmd = w.run();
+    let mut cmd = Install::in_world(w).helper();
     if let Some(n) = spill {
-        cmd.env("MSD_RUN_SPILL_BYTES", n);
+        cmd = cmd.env("MSD_RUN_SPILL_BYTES", n);
     }
-    let out = cmd.args(args).output().unwrap();
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out
+    cmd.args(args).run().success().out
 }
 
 /// The spill file an `@file:` answer names, checked: one line, absolute, private, in this
@@ -180,9 +180,14 @@ fn helper_spill_at_zero_every_answer_is_a_file_of_the_same_bytes() {
     assert!(!spawn(&w, args, Some(&len.to_string())).stdout.starts_with(b"@file:"));
     spilled(&w, &spawn(&w, args, Some(&(len - 1).to_string())));
     // A threshold that is not a number is a usage error, and nothing is printed.
-    let out = w.run().env("MSD_RUN_SPILL_BYTES", "50k").args(args).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(out.stdout.is_empty() && String::from_utf8_lossy(&out.stderr).contains("MSD_RUN_SPILL_BYTES"));
+    Install::in_world(&w)
+        .helper()
+        .env("MSD_RUN_SPILL_BYTES", "50k")
+        .args(args)
+        .run()
+        .code(2)
+        .stdout_empty()
+        .stderr_has("MSD_RUN_SPILL_BYTES");
 }
 
 #[test]
@@ -291,9 +296,13 @@ fn helper_spill_that_cannot_be_written_exits_nine() {
         let dir = path.parent().unwrap();
         std::fs::remove_file(&path).unwrap();
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let out = w.run().env("MSD_RUN_SPILL_BYTES", "0").args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(9));
-        assert!(String::from_utf8_lossy(&out.stderr).contains("lets other users in"));
+        Install::in_world(&w)
+            .helper()
+            .env("MSD_RUN_SPILL_BYTES", "0")
+            .args(args)
+            .run()
+            .code(9)
+            .stderr_has("lets other users in");
         assert!(!path.exists());
     }
 }
@@ -308,7 +317,7 @@ fn helper_is_one_file_per_filesystem_and_one_uninstall_leaves_the_others() {
     for r in runtimes {
         args.extend(["--runtime".into(), r.into()]);
     }
-    w.install().args(&args).assert().success();
+    Install::in_world(&w).args(&args).run().success();
     let helpers = [
         w.home.join(".claude/msd-core/bin/msd_run"),
         w.home.join(".config/opencode/msd-core/bin/msd_run"),
@@ -325,34 +334,28 @@ fn helper_is_one_file_per_filesystem_and_one_uninstall_leaves_the_others() {
     assert_eq!(ids[0].2, 3, "three names for one inode");
     assert_eq!(std::fs::read(&helpers[0]).unwrap(), built_msd_run());
     // Uninstalling one runtime removes its name only; the others still run and verify clean.
-    w.install().args(["uninstall", "--runtime", "claude"]).assert().success();
+    Install::in_world(&w).uninstall().runtime("claude").run().success();
     assert!(!helpers[0].exists());
     assert_eq!(std::fs::metadata(&helpers[1]).unwrap().nlink(), 2);
     for (h, r) in helpers[1..].iter().zip(&runtimes[1..]) {
         let out = std::process::Command::new(h).arg("--version").output().unwrap();
         assert!(out.status.success());
-        w.install().args(["verify", "--runtime", r]).assert().success();
+        Install::in_world(&w).verify().runtime(r).run().success();
     }
     // Reinstalling it (a new process) puts a whole file back and leaves the others untouched.
-    w.install().args(["--runtime", "claude", "--content"]).arg(fixture("seams")).assert().success();
+    Install::in_world(&w).runtime("claude").content(fixture("seams")).run().success();
     assert_eq!(std::fs::read(&helpers[0]).unwrap(), built_msd_run());
-    w.install().args(["verify", "--runtime", "opencode"]).assert().success();
+    Install::in_world(&w).verify().runtime("opencode").run().success();
 }
 
 /// A global install of `id` and its core dir.
 fn install_core(w: &World, id: &str) -> std::path::PathBuf {
-    let out = w.install().args(["-r", id, "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    std::path::PathBuf::from(json(&out)["runtimes"][0]["home"].as_str().unwrap()).join("msd-core")
+    let ran = Install::in_world(w).runtime(id).json().run().success();
+    std::path::PathBuf::from(ran.json()["runtimes"][0]["home"].as_str().unwrap()).join("msd-core")
 }
 
-fn helper(w: &World, core: &Path, dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = w.run().env("MSD_CORE_DIR", core).current_dir(dir).args(args).output().unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+fn helper<'w>(w: &'w World, core: &Path, dir: &Path, args: &[&str]) -> Ran<'w> {
+    Install::in_world(w).helper().env("MSD_CORE_DIR", core).cwd(dir).args(args).run()
 }
 
 #[test]
@@ -362,15 +365,14 @@ fn helper_hints_name_commands_in_each_runtimes_own_syntax() {
     {
         let w = World::new();
         let core = install_core(&w, id);
-        let (code, _, err) = helper(&w, &core, &w.project, &["config-get", "mode"]);
-        assert_eq!(code, 4, "{id}: outside a project config-get is a project error: {err}");
-        assert!(err.contains(&format!("({command} creates one)")), "{id}: {err}");
-        assert!(!err.contains("{cmd:"), "{id}: {err}");
-        let (code, _, err) = helper(&w, &core, &w.project, &["config-set", "mode", "yolo"]);
-        assert_eq!(code, 4, "{id}: {err}");
-        assert!(err.contains(command), "{id}: {err}");
+        // Outside a project config-get is a project error.
+        helper(&w, &core, &w.project, &["config-get", "mode"])
+            .code(4)
+            .stderr_has(&format!("({command} creates one)"))
+            .stderr_lacks("{cmd:");
+        helper(&w, &core, &w.project, &["config-set", "mode", "yolo"]).code(4).stderr_has(command);
         // With --default there is nothing to fail: the fallback is printed.
-        assert_eq!(helper(&w, &core, &w.project, &["config-get", "mode", "--default", "x"]).1, "x\n");
+        helper(&w, &core, &w.project, &["config-get", "mode", "--default", "x"]).stdout_is("x\n");
     }
 }
 
@@ -382,9 +384,7 @@ fn helper_finds_the_project_root_from_a_subdirectory() {
     std::fs::write(w.project.join(".planning/ROADMAP.md"), "# Roadmap\n\n### Phase 1: Start\n**Goal:** a\n").unwrap();
     let sub = w.project.join("src/deep");
     std::fs::create_dir_all(&sub).unwrap();
-    let (code, out, err) = helper(&w, &core, &sub, &["query", "init.plan-phase", "1"]);
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = helper(&w, &core, &sub, &["query", "init.plan-phase", "1"]).code(0).json();
     assert_eq!(v["exists"]["planning"], true, "{v}");
     assert_eq!(v["exists"]["roadmap"], true);
     assert_eq!(v["phase"]["name"], "Start");
@@ -393,10 +393,10 @@ fn helper_finds_the_project_root_from_a_subdirectory() {
         w.project.canonicalize().unwrap()
     );
     // config-set from the subdirectory writes the root's config, and config-get reads it back.
-    assert_eq!(helper(&w, &core, &sub, &["config-set", "mode", "yolo"]).0, 0);
+    helper(&w, &core, &sub, &["config-set", "mode", "yolo"]).code(0);
     assert!(std::fs::read_to_string(w.project.join(".planning/config.json")).unwrap().contains("yolo"));
     assert!(!sub.join(".planning").exists());
-    assert_eq!(helper(&w, &core, &sub, &["config-get", "mode"]).1, "yolo\n");
+    helper(&w, &core, &sub, &["config-get", "mode"]).stdout_is("yolo\n");
 }
 
 #[test]
@@ -405,12 +405,12 @@ fn helper_init_rejects_the_invalid_config_config_get_rejects() {
     let core = install_core(&w, "gemini");
     std::fs::create_dir_all(w.project.join(".planning")).unwrap();
     std::fs::write(w.project.join(".planning/config.json"), r#"{"workflow": {"research": "yes"}}"#).unwrap();
-    let (code, _, err) = helper(&w, &core, &w.project, &["config-get", "workflow.research", "--default", "true"]);
-    assert_eq!(code, 4, "{err}");
-    let (code, _, err) = helper(&w, &core, &w.project, &["query", "init.plan-phase", "1"]);
-    assert_eq!(code, 4, "init passes no invalid config through: {err}");
-    assert!(err.contains("workflow.research"), "{err}");
-    assert!(err.contains("/msd:health"), "Gemini's syntax: {err}");
+    helper(&w, &core, &w.project, &["config-get", "workflow.research", "--default", "true"]).code(4);
+    // Init passes no invalid config through; the hint is in Gemini's syntax.
+    helper(&w, &core, &w.project, &["query", "init.plan-phase", "1"])
+        .code(4)
+        .stderr_has("workflow.research")
+        .stderr_has("/msd:health");
 }
 
 /// `/msd:update` asks the helper, which compares versions as numbers: the installed one (its
@@ -424,28 +424,27 @@ fn helper_update_check_compares_the_installed_version_numerically() {
         serde_json::from_slice(&out.stdout).unwrap()
     };
     // What the installer on the PATH prints, taken as is.
-    let line = String::from_utf8(w.install().arg("--version").output().unwrap().stdout).unwrap();
+    let line = Install::in_world(&w).arg("--version").run().stdout();
     let v = check(line.trim());
     assert_eq!((v["installed"].as_str(), v["status"].as_str()), (Some(own), Some("current")), "{v}");
     let (maj, _) = own.split_once('.').unwrap();
     let next_major = format!("{}.0.0", maj.parse::<u64>().unwrap() + 1);
     assert_eq!(check(&format!("msd-install {next_major} (abc1234 2027-01-01)"))["status"], "update_available");
     // An older installer on the PATH (and no newer one in the cache) would downgrade.
-    let out = w
-        .run()
+    let v = Install::in_world(&w)
+        .helper()
         .env("XDG_CACHE_HOME", w.tmp_dir())
         .args(["query", "update-check", "--available", "0.0.1"])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        .run()
+        .json();
     assert_eq!(v["status"], "installed_is_newer", "{v}");
     // Without --available, the installer's note in the update cache (written by the install).
     let out = spawn(&w, &["query", "update-check"], None);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["available_from"], "update_cache", "the install wrote the cache: {v}");
     assert_eq!(v["available"].as_str(), Some(own));
-    let bad = w.run().args(["query", "update-check", "--available", "unknown"]).output().unwrap();
-    assert_eq!(bad.status.code(), Some(2), "a text without a version is a usage error");
+    // A text without a version is a usage error.
+    Install::in_world(&w).helper().args(["query", "update-check", "--available", "unknown"]).run().code(2);
 }
 
 /// Every JSON answer of the helper uses snake_case keys, like msd-install's `--json`

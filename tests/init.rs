@@ -2,25 +2,25 @@
 //! section 9, over combinations of flags and `.planning/` state, against the `seams` fixture's
 //! core tree (and, last, an installed msd_run).
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
-
 use serde_json::Value;
+use std::path::{Path, PathBuf};
 
-use crate::support::{World, fixture, json};
+use crate::support::{Install, Ran, World, fixture, json};
 
 fn core() -> PathBuf {
     fixture("seams").join("msd-core")
 }
 
-fn init(w: &World, workflow: &str, args: &[&str]) -> Output {
-    w.run().arg("--core").arg(core()).args(["query", &format!("init.{workflow}")]).args(args).output().unwrap()
+fn helper(w: &World) -> Install<'_> {
+    Install::in_world(w).helper()
+}
+
+fn init<'w>(w: &'w World, workflow: &str, args: &[&str]) -> Ran<'w> {
+    helper(w).arg("--core").arg(core()).args(["query", &format!("init.{workflow}")]).args(args).run()
 }
 
 fn ok(w: &World, workflow: &str, args: &[&str]) -> Value {
-    let out = init(w, workflow, args);
-    assert!(out.status.success(), "init.{workflow} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    json(&out)
+    init(w, workflow, args).success().json()
 }
 
 fn list(v: &Value) -> Vec<String> {
@@ -161,9 +161,7 @@ fn init_gap_closure_edge_cases() {
     let v = ok(&w, "execute-phase", &["4.1"]);
     assert!(included(&v).contains(&"execute-gap-closure".to_string()));
     for bad in [".", "4.", ".1", "4.1.1", "four"] {
-        let out = init(&w, "plan-phase", &[bad]);
-        assert_eq!(out.status.code(), Some(2), "{bad}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("is not a phase number"), "{bad}");
+        init(&w, "plan-phase", &[bad]).code(2).stderr_has("is not a phase number");
     }
 }
 
@@ -229,14 +227,10 @@ fn init_value_flags_follow_each_commands_hint() {
     assert_eq!(v["args"]["wave"], 2);
     assert_eq!(v["phase"]["number"], "3");
     assert_eq!(included(&v), ["execute-summary-contract", "execute-wave-filter", "execute-auto-advance"]);
-    let out = init(&w, "execute-phase", &["3", "--wave"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--wave needs a whole number"));
-    assert_eq!(init(&w, "execute-phase", &["3", "--wave", "two"]).status.code(), Some(2));
+    init(&w, "execute-phase", &["3", "--wave"]).code(2).stderr_has("--wave needs a whole number");
+    init(&w, "execute-phase", &["3", "--wave", "two"]).code(2);
     // plan-phase: `--prd` needs its file; `--auto` is a switch, so `3` after it is the phase.
-    let out = init(&w, "plan-phase", &["3", "--prd"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--prd needs a value"));
+    init(&w, "plan-phase", &["3", "--prd"]).code(2).stderr_has("--prd needs a value");
     let v = ok(&w, "plan-phase", &["--auto", "3"]);
     assert_eq!(v["phase"]["number"], "3");
     // new-project: `--auto <idea-file>` takes a value there.
@@ -283,52 +277,34 @@ fn init_workflows_without_sections_give_null() {
 fn init_errors_have_distinct_exit_codes() {
     let w = World::new();
     project(&w);
-    let out = init(&w, "no-such-workflow", &[]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("no workflow `no-such-workflow`") && err.contains("plan-phase"), "{err}");
-    assert_eq!(init(&w, "../plan-phase", &[]).status.code(), Some(2));
-    let out = w.run().arg("--core").arg(core()).args(["query", "nonsense"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    init(&w, "no-such-workflow", &[]).code(2).stderr_has("no workflow `no-such-workflow`").stderr_has("plan-phase");
+    init(&w, "../plan-phase", &[]).code(2);
+    helper(&w).arg("--core").arg(core()).args(["query", "nonsense"]).run().code(2);
     // The build in target/ is not an installed tree: exit 3 naming the way out.
-    let out = w.run().args(["query", "init.plan-phase"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--core"));
+    helper(&w).args(["query", "init.plan-phase"]).run().code(3).stderr_has("--core");
     // MSD_CORE_DIR works like --core.
-    let out = w.run().env("MSD_CORE_DIR", core()).args(["query", "init.progress"]).output().unwrap();
-    assert!(out.status.success());
+    helper(&w).env("MSD_CORE_DIR", core()).args(["query", "init.progress"]).run().success();
     // A broken config is the project's problem: exit 4 with file and line.
     write(&w.project, ".planning/config.json", "{\n  \"mode\": \"yolo\",\n}\n");
-    let out = init(&w, "plan-phase", &["3"]);
-    assert_eq!(out.status.code(), Some(4));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains(".planning/config.json:3"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    init(&w, "plan-phase", &["3"]).code(4).stderr_has(".planning/config.json:3");
     // A damaged installed manifest is the install's problem: exit 3.
     let broken = w.tmp.path().join("core");
     crate::support::copy_tree(&core(), &broken);
     std::fs::write(broken.join("workflows/section-manifest.json"), "{\"workflows\": 1}").unwrap();
     std::fs::remove_file(w.project.join(".planning/config.json")).unwrap();
-    let out = w.run().arg("--core").arg(&broken).args(["query", "init.plan-phase"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    helper(&w).arg("--core").arg(&broken).args(["query", "init.plan-phase"]).run().code(3);
 }
 
 #[test]
 fn init_help_documents_every_exit_code() {
     use msd_run::RunExit;
     let w = World::new();
-    let out = w.run().arg("--help").output().unwrap();
-    assert!(out.status.success());
-    let help = String::from_utf8_lossy(&out.stdout);
+    let mut r = helper(&w).arg("--help").run().success();
     for code in RunExit::ALL {
-        assert!(help.contains(&format!("\n{:>3}  ", code as u8)), "help lacks exit code {code:?}:\n{help}");
+        r = r.stdout_has(&format!("\n{:>3}  ", code as u8));
     }
-    assert!(help.contains("MSD_CORE_DIR") && help.contains("MSD_RUN_SPILL_BYTES") && help.contains("@file:"));
-    let out = w.run().args(["query", "--help"]).output().unwrap();
-    let help = String::from_utf8_lossy(&out.stdout);
-    assert!(help.contains("init.<workflow> [args...]") && help.contains("context-predicates"), "{help}");
+    r.stdout_has("MSD_CORE_DIR").stdout_has("MSD_RUN_SPILL_BYTES").stdout_has("@file:");
+    helper(&w).args(["query", "--help"]).run().stdout_has("init.<workflow> [args...]").stdout_has("context-predicates");
 }
 
 #[test]
@@ -336,7 +312,7 @@ fn init_installed_msd_run_answers_plan_phase_prd() {
     let w = World::new();
     project(&w);
     let content = fixture("seams");
-    w.install().args(["--runtime", "claude", "--content"]).arg(&content).assert().success();
+    Install::in_world(&w).runtime("claude").content(&content).run().success();
     let helper = w.home.join(".claude/msd-core/bin/msd_run");
     let out = std::process::Command::new(&helper)
         .args(["query", "init.plan-phase", "3", "--prd", "x.md"])
@@ -359,7 +335,7 @@ fn init_installed_real_content_answers_plan_phase_prd() {
     // The shipped content, installed for Claude Code into a temporary HOME.
     let w = World::new();
     project(&w);
-    w.install().args(["--runtime", "claude"]).assert().success();
+    Install::in_world(&w).runtime("claude").run().success();
     let helper = w.home.join(".claude/msd-core/bin/msd_run");
     let out = std::process::Command::new(&helper)
         .args(["query", "init.plan-phase", "3", "--prd", "docs/prd.md"])

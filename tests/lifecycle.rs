@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::support::{World, copy_tree, fixture, json, sha256, tree};
+use crate::support::{Install, World, copy_tree, fixture, sha256, tree};
 
 /// A writable copy of the starter content.
 pub fn content_copy(w: &World, name: &str) -> PathBuf {
@@ -15,7 +15,7 @@ pub fn content_copy(w: &World, name: &str) -> PathBuf {
 
 /// Regenerates a modified content tree's section manifest (a dropped command leaves it).
 pub fn regen(w: &World, content: &Path) {
-    w.install().args(["gen", "section-manifest", "--write", "--content", &s(content)]).assert().success();
+    Install::in_world(w).args(["gen", "section-manifest", "--write"]).content(content).run().success();
 }
 
 pub fn s(p: &Path) -> String {
@@ -45,7 +45,7 @@ pub fn assert_whole_except(home: &Path, except: &[&str]) {
 fn lifecycle_upgrade_backs_up_keeps_and_removes_byte_for_byte() {
     let w = World::new();
     let c = content_copy(&w, "content");
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
     let home = w.home.join(".claude");
     // Between installs the user edits two managed files (one the new version changes, one it
     // drops), deletes a third, and adds files of their own, inside and outside our directories.
@@ -62,10 +62,8 @@ fn lifecycle_upgrade_backs_up_keeps_and_removes_byte_for_byte() {
     std::fs::remove_file(c.join("commands/msd/execute.md")).unwrap();
     std::fs::write(c.join("msd-core/references/new.md"), "# New\n").unwrap();
     regen(&w, &c);
-    let out = w.install().args(["--content", &s(&c), "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(out.stderr.is_empty(), "no progress bars when stderr is piped");
-    let doc = json(&out);
+    // No progress bars when stderr is piped.
+    let doc = Install::in_world(&w).content(&c).json().run().success().stderr_empty().json();
     let written = &doc["runtimes"][0]["written"];
     assert_eq!(
         written["backed_up"],
@@ -102,11 +100,9 @@ fn lifecycle_uninstall_removes_exactly_ours_and_keeps_edits() {
     std::fs::write(claude.join("skills/mine/SKILL.md"), "mine\n").unwrap();
     let settings = "{\n  // mine\n  \"theme\": \"dark\"\n}\n";
     std::fs::write(claude.join("settings.json"), settings).unwrap();
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
     std::fs::write(claude.join("msd-core/references/rules.md"), "edited\n").unwrap();
-    let out = w.install().args(["uninstall", "--runtime", "claude", "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let doc = json(&out);
+    let doc = Install::in_world(&w).uninstall().runtime("claude").json().run().success().json();
     assert_eq!(doc["targets"][0]["kept_edited"], serde_json::json!(["msd-core/references/rules.md"]));
     let left = tree(&claude);
     let backup_dir = PathBuf::from(doc["targets"][0]["backup_dir"].as_str().unwrap());
@@ -127,18 +123,16 @@ fn lifecycle_uninstall_removes_exactly_ours_and_keeps_edits() {
     assert!(!claude.join("agents").exists(), "directories we created and emptied are gone");
     assert!(claude.join("skills").exists(), "the user's skills dir stays");
     // A second uninstall finds nothing and says so.
-    let again = w.install().args(["uninstall", "-r", "claude"]).output().unwrap();
-    assert!(again.status.success());
-    assert!(String::from_utf8_lossy(&again.stdout).contains("not installed"));
+    Install::in_world(&w).uninstall().runtime("claude").run().success().stdout_has("not installed");
 }
 
 #[test]
 fn lifecycle_uninstall_of_a_fresh_install_leaves_nothing() {
     let w = World::new();
     let c = content_copy(&w, "content");
-    w.install().args(["--content", &s(&c), "--local"]).assert().success();
+    Install::in_world(&w).content(&c).local().run().success();
     assert!(w.project.join(".claude/settings.local.json").exists());
-    w.install().args(["uninstall", "--local"]).assert().success();
+    Install::in_world(&w).uninstall().local().run().success();
     assert!(!w.project.join(".claude").exists(), "a home we created is removed when empty");
     assert!(tree(&w.project).is_empty());
 }
@@ -147,16 +141,13 @@ fn lifecycle_uninstall_of_a_fresh_install_leaves_nothing() {
 fn lifecycle_uninstall_dry_run_writes_nothing() {
     let w = World::new();
     let c = content_copy(&w, "content");
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
     let before = tree(&w.home);
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(w.home.join(".claude/msd-core/msd-file-manifest.json")).unwrap())
             .unwrap();
     let n = m["files"].as_array().unwrap().len();
-    let out = w.install().args(["uninstall", "--dry-run"]).output().unwrap();
-    assert!(out.status.success());
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains(&format!("{n} file(s) would be removed")), "{stdout}");
+    Install::in_world(&w).uninstall().dry_run().run().success().stdout_has(&format!("{n} file(s) would be removed"));
     assert_eq!(tree(&w.home), before);
 }
 
@@ -164,12 +155,10 @@ fn lifecycle_uninstall_dry_run_writes_nothing() {
 fn lifecycle_verify_reports_modified_missing_extra() {
     let w = World::new();
     let c = content_copy(&w, "content");
-    let out = w.install().args(["verify"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "nothing installed is not clean");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("not installed"));
-    w.install().args(["--content", &s(&c)]).assert().success();
-    let out = w.install().args(["verify", "-r", "claude"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    // Nothing installed is not clean.
+    Install::in_world(&w).verify().run().code(1).stdout_has("not installed");
+    Install::in_world(&w).content(&c).run().success();
+    Install::in_world(&w).verify().runtime("claude").run().code(0);
     let home = w.home.join(".claude");
     std::fs::write(home.join("msd-core/workflows/plan.md"), "changed\n").unwrap();
     std::fs::remove_file(home.join("agents/msd-planner.md")).unwrap();
@@ -178,9 +167,7 @@ fn lifecycle_verify_reports_modified_missing_extra() {
     std::fs::write(home.join("skills/msd-stray/SKILL.md"), "x\n").unwrap();
     std::fs::create_dir_all(home.join("skills/other")).unwrap();
     std::fs::write(home.join("skills/other/SKILL.md"), "not ours\n").unwrap();
-    let out = w.install().args(["verify", "--json"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let doc = json(&out);
+    let doc = Install::in_world(&w).verify().json().run().code(1).json();
     assert_eq!(doc["schema_version"], 1);
     assert_eq!(doc["ok"], false);
     let r = &doc["targets"][0];
@@ -193,7 +180,7 @@ fn lifecycle_verify_reports_modified_missing_extra() {
     assert_eq!(r["user"], serde_json::json!(["skills/msd-stray/SKILL.md"]));
     // Settings drift: our hook removed by hand.
     std::fs::write(home.join("settings.json"), "{}\n").unwrap();
-    let r = json(&w.install().args(["verify", "--json"]).output().unwrap())["targets"][0].clone();
+    let r = Install::in_world(&w).verify().json().run().json()["targets"][0].clone();
     assert_eq!(r["settings"][0]["path"], "settings.json");
     assert_eq!(
         r["settings"][0]["added"],
@@ -207,12 +194,11 @@ fn lifecycle_verify_reports_modified_missing_extra() {
         ])
     );
     std::fs::write(home.join("settings.json"), "{ broken\n").unwrap();
-    let r = json(&w.install().args(["verify", "--json"]).output().unwrap())["targets"][0].clone();
+    let r = Install::in_world(&w).verify().json().run().json()["targets"][0].clone();
     assert_eq!(r["settings"][0]["path"], "settings.json");
     assert!(r["settings"][0]["notes"][0].as_str().unwrap().contains("not valid JSON"), "{r}");
-    let out = w.install().args(["verify", "--quiet"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "--quiet prints nothing");
+    // --quiet prints nothing.
+    Install::in_world(&w).verify().arg("--quiet").run().code(1).stdout_empty().stderr_empty();
 }
 
 #[test]
@@ -245,9 +231,7 @@ fn lifecycle_progress_bars_only_on_a_terminal() {
 #[test]
 fn lifecycle_recover_with_nothing_to_do() {
     let w = World::new();
-    let out = w.install().args(["recover"]).output().unwrap();
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to recover"));
+    Install::in_world(&w).recover().run().success().stdout_has("nothing to recover");
 }
 
 /// The starter with the command groups nested skill layouts need, so `--all` installs it.
@@ -275,12 +259,10 @@ fn msd_files(root: &Path) -> Vec<String> {
 fn lifecycle_status_lists_every_install_after_all_and_counts_drift() {
     let w = World::new();
     let c = grouped_starter(&w);
-    w.install().args(["--all", "--quiet", "--content", &s(&c)]).assert().success();
-    w.install().args(["-r", "claude", "--local", "--quiet", "--content", &s(&c)]).assert().success();
+    Install::in_world(&w).all().arg("--quiet").content(&c).run().success();
+    Install::in_world(&w).runtime("claude").local().arg("--quiet").content(&c).run().success();
     std::fs::write(w.home.join(".claude/msd-core/workflows/plan.md"), "edited\n").unwrap();
-    let out = w.install().args(["status", "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let doc = json(&out);
+    let doc = Install::in_world(&w).status().json().run().success().json();
     assert_eq!(doc["schema_version"], 1);
     let rows = doc["installs"].as_array().unwrap();
     let runtimes = msd_install::pipeline::load_runtimes(&Default::default()).unwrap();
@@ -299,7 +281,7 @@ fn lifecycle_status_lists_every_install_after_all_and_counts_drift() {
     let opencode = rows.iter().find(|r| r["runtime"] == "opencode").unwrap();
     assert_eq!(opencode["clean"], true, "{opencode}");
     // The table: one line per install, columns aligned.
-    let text = String::from_utf8(w.install().arg("status").output().unwrap().stdout).unwrap();
+    let text = Install::in_world(&w).status().run().stdout();
     assert!(text.starts_with("RUNTIME"), "{text}");
     assert!(text.contains("1 modified"), "{text}");
     let col = text.lines().next().unwrap().find("SCOPE").unwrap();
@@ -312,45 +294,35 @@ fn lifecycle_status_lists_every_install_after_all_and_counts_drift() {
 fn lifecycle_diff_shows_the_users_edit_against_what_replaces_it() {
     let w = World::new();
     let c = fixture("starter");
-    w.install().args(["--quiet", "--content", &s(&c)]).assert().success();
-    let out = w.install().args(["diff", "--content", &s(&c)]).output().unwrap();
-    assert!(out.status.success());
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("no differences"),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    Install::in_world(&w).arg("--quiet").content(&c).run().success();
+    Install::in_world(&w).diff().content(&c).run().success().stdout_has("no differences");
     let plan = w.home.join(".claude/msd-core/workflows/plan.md");
     let original = std::fs::read_to_string(&plan).unwrap();
     std::fs::write(&plan, format!("{original}my own note\n")).unwrap();
-    let out = w.install().args(["diff", "--content", &s(&c), "--exit-code"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "--exit-code fails on a difference");
-    let text = String::from_utf8(out.stdout).unwrap();
+    // --exit-code fails on a difference.
+    let text = Install::in_world(&w).diff().content(&c).arg("--exit-code").run().code(1).stdout();
     assert!(
         text.contains("--- a/claude/msd-core/workflows/plan.md\n+++ b/claude/msd-core/workflows/plan.md\n"),
         "{text}"
     );
     assert!(text.contains("\n-my own note\n"), "the edit is the side that goes: {text}");
     assert!(!text.contains('\u{1b}'), "no color off a terminal: {text:?}");
-    let colored = w.install().args(["diff", "--content", &s(&c), "--color", "always"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&colored.stdout).contains("\u{1b}[31m-my own note"), "--color always colors");
+    // --color always colors.
+    Install::in_world(&w).diff().content(&c).args(["--color", "always"]).run().stdout_has("\u{1b}[31m-my own note");
     // Nothing was written by diff.
     assert!(std::fs::read_to_string(&plan).unwrap().ends_with("my own note\n"));
     // The dry run points to it.
-    let dry = w.install().args(["--dry-run", "--content", &s(&c)]).output().unwrap();
-    assert!(String::from_utf8_lossy(&dry.stdout).contains("`msd-install diff`"));
+    Install::in_world(&w).dry_run().content(&c).run().stdout_has("`msd-install diff`");
 }
 
 #[test]
 fn lifecycle_uninstall_all_leaves_no_msd_file() {
     let w = World::new();
     let c = grouped_starter(&w);
-    w.install().args(["--all", "--quiet", "--content", &s(&c)]).assert().success();
-    w.install().args(["-r", "opencode", "--local", "--quiet", "--content", &s(&c)]).assert().success();
+    Install::in_world(&w).all().arg("--quiet").content(&c).run().success();
+    Install::in_world(&w).runtime("opencode").local().arg("--quiet").content(&c).run().success();
     assert!(!msd_files(&w.home).is_empty());
-    let out = w.install().args(["uninstall", "--all", "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let doc = json(&out);
+    let doc = Install::in_world(&w).uninstall().all().json().run().success().json();
     assert_eq!(doc["schema_version"], 1);
     let n = msd_install::pipeline::load_runtimes(&Default::default()).unwrap().len();
     assert_eq!(doc["targets"].as_array().unwrap().len(), n);
@@ -366,25 +338,24 @@ fn lifecycle_uninstall_all_leaves_no_msd_file() {
         .collect();
     assert_eq!(left, Vec::<String>::new(), "left in the home after uninstall --all");
     assert!(!msd_files(&w.project).is_empty(), "--all is per scope: the local install stays");
-    w.install().args(["uninstall", "--all", "--local", "--quiet"]).assert().success();
+    Install::in_world(&w).uninstall().all().local().arg("--quiet").run().success();
     assert_eq!(msd_files(&w.project), Vec::<String>::new());
     // Nothing left: --all finds nothing and says so.
-    let out = w.install().args(["uninstall", "--all"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("no msd-core install found"));
+    Install::in_world(&w).uninstall().all().run().stdout_has("no msd-core install found");
 }
 
 #[test]
 fn lifecycle_verify_and_recover_take_repeated_runtimes() {
     let w = World::new();
     let c = fixture("starter");
-    w.install().args(["-r", "claude", "-r", "codex", "--quiet", "--content", &s(&c)]).assert().success();
-    let doc = json(&w.install().args(["verify", "-r", "Claude", "-r", "codex", "--json"]).output().unwrap());
+    Install::in_world(&w).runtime("claude").runtime("codex").arg("--quiet").content(&c).run().success();
+    let doc = Install::in_world(&w).verify().runtime("Claude").runtime("codex").json().run().json();
     let ids: Vec<&str> = doc["targets"].as_array().unwrap().iter().map(|t| t["runtime"].as_str().unwrap()).collect();
     assert_eq!(ids, ["claude", "codex"]);
     assert_eq!(doc["ok"], true);
-    let doc = json(&w.install().args(["verify", "--all", "--json"]).output().unwrap());
+    let doc = Install::in_world(&w).verify().all().json().run().json();
     assert_eq!(doc["targets"].as_array().unwrap().len(), 2, "--all is the runtimes that have an install");
-    let doc = json(&w.install().args(["recover", "--all", "--json"]).output().unwrap());
+    let doc = Install::in_world(&w).recover().all().json().run().json();
     assert_eq!(doc["schema_version"], 1);
     assert_eq!(doc["targets"].as_array().unwrap().len(), 2);
     assert!(doc["targets"][0]["recovery"].is_null());
@@ -396,26 +367,19 @@ fn lifecycle_verify_and_recover_take_repeated_runtimes() {
 #[test]
 fn lifecycle_verify_reports_the_users_own_msd_named_files_apart() {
     let w = World::new();
-    w.install().arg("-q").assert().success();
+    Install::in_world(&w).arg("-q").run().success();
     let home = w.home.join(".claude");
     std::fs::create_dir_all(home.join("skills/msd-mine")).unwrap();
     std::fs::write(home.join("skills/msd-mine/SKILL.md"), "mine\n").unwrap();
     std::fs::write(home.join("agents/msd-own.md"), "mine\n").unwrap();
-    let out = w.install().args(["verify"]).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "the user's files are no drift: {stdout}");
-    assert!(stdout.contains("yours    skills/msd-mine/SKILL.md"), "{stdout}");
-    assert!(!stdout.contains("extra"), "{stdout}");
-    let r = json(&w.install().args(["verify", "--json"]).output().unwrap())["targets"][0].clone();
+    // The user's files are no drift.
+    Install::in_world(&w).verify().run().code(0).stdout_has("yours    skills/msd-mine/SKILL.md").stdout_lacks("extra");
+    let r = Install::in_world(&w).verify().json().run().json()["targets"][0].clone();
     assert_eq!(r["user"], serde_json::json!(["agents/msd-own.md", "skills/msd-mine/SKILL.md"]));
     assert_eq!(r["extra"], serde_json::json!([]));
     // A file inside a skill directory msd wrote is drift.
     let ours = std::fs::read_dir(home.join("skills")).unwrap().flatten().find(|e| e.file_name() != "msd-mine").unwrap();
     std::fs::write(ours.path().join("stray.md"), "x\n").unwrap();
-    let out = w.install().args(["verify"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&out.stdout)
-            .contains(&format!("extra    skills/{}/stray.md", ours.file_name().to_string_lossy()))
-    );
+    let ran = Install::in_world(&w).verify().run().code(1);
+    assert!(ran.stdout().contains(&format!("extra    skills/{}/stray.md", ours.file_name().to_string_lossy())));
 }

@@ -1,6 +1,6 @@
 //! Capability manifests: the shipped set, strict parsing with located errors, the schema.
 
-use crate::support::{World, copy_tree, json, repo};
+use crate::support::{Install, Ran, World, copy_tree, repo};
 
 fn runtimes_copy(w: &World) -> std::path::PathBuf {
     let dir = w.tmp.path().join("runtimes");
@@ -8,17 +8,14 @@ fn runtimes_copy(w: &World) -> std::path::PathBuf {
     dir
 }
 
-fn install_with(w: &World, dir: &std::path::Path) -> std::process::Output {
-    let content = crate::support::fixture("starter");
-    w.install().args(["--runtimes", dir.to_str().unwrap(), "--content", content.to_str().unwrap()]).output().unwrap()
+fn install_with<'w>(w: &'w World, dir: &std::path::Path) -> Ran<'w> {
+    Install::in_world(w).arg("--runtimes").arg(dir).starter().run()
 }
 
 #[test]
 fn manifests_ship_all_eighteen_runtimes() {
     let w = World::new();
-    let out = w.install().args(["runtimes", "--json"]).output().unwrap();
-    assert!(out.status.success());
-    let doc = json(&out);
+    let doc = Install::in_world(&w).arg("runtimes").json().run().success().json();
     assert_eq!(doc["schema_version"], 1, "runtimes --json is an object with a schema version");
     let rows = &doc["runtimes"];
     let ids: Vec<&str> = rows.as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
@@ -54,7 +51,7 @@ fn manifests_runtimes_listing_resolves_env_overrides() {
     let w = World::new();
     let oc = w.tmp.path().join("oc");
     let w = w.env("OPENCODE_CONFIG_DIR", &oc);
-    let doc = json(&w.install().args(["runtimes", "--json"]).output().unwrap());
+    let doc = Install::in_world(&w).arg("runtimes").json().run().json();
     let opencode = doc["runtimes"].as_array().unwrap().iter().find(|r| r["id"] == "opencode").unwrap();
     assert_eq!(opencode["global_home"], oc.display().to_string(), "the directory variable is the home");
     assert_eq!(opencode["home_source"]["name"], "OPENCODE_CONFIG_DIR");
@@ -65,11 +62,7 @@ fn manifests_bad_json_is_located() {
     let w = World::new();
     let dir = runtimes_copy(&w);
     std::fs::write(dir.join("claude/capability.json"), "{\n  \"id\": \"claude\",\n  \"title\": \n}\n").unwrap();
-    let out = install_with(&w, &dir);
-    assert_eq!(out.status.code(), Some(3));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("claude/capability.json:4:1:"), "{err}");
-    assert!(!w.home.join(".claude").exists());
+    install_with(&w, &dir).code(3).stderr_has("claude/capability.json:4:1:").no_file("~/.claude");
 }
 
 #[test]
@@ -79,12 +72,13 @@ fn manifests_unknown_field_is_rejected_with_its_location() {
     let p = dir.join("cursor/capability.json");
     let text = std::fs::read_to_string(&p).unwrap().replacen("\"title\"", "\"titel\": \"x\",\n  \"title\"", 1);
     std::fs::write(&p, text).unwrap();
-    let out = install_with(&w, &dir);
-    assert_eq!(out.status.code(), Some(3));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cursor/capability.json:4:") && err.contains("unknown field `titel`"), "{err}");
-    assert!(err.contains("hint: see `msd-install schema`"), "{err}");
-    assert!(!w.home.join(".claude").exists(), "one bad manifest stops every install");
+    // One bad manifest stops every install.
+    install_with(&w, &dir)
+        .code(3)
+        .stderr_has("cursor/capability.json:4:")
+        .stderr_has("unknown field `titel`")
+        .stderr_has("hint: see `msd-install schema`")
+        .no_file("~/.claude");
 }
 
 #[test]
@@ -96,10 +90,7 @@ fn manifests_missing_field_is_rejected() {
     let mut m = v.as_object().unwrap().clone();
     m.remove("command_ref");
     std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
-    let out = install_with(&w, &dir);
-    assert_eq!(out.status.code(), Some(3));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("claude/capability.json:") && err.contains("missing field `command_ref`"), "{err}");
+    install_with(&w, &dir).code(3).stderr_has("claude/capability.json:").stderr_has("missing field `command_ref`");
 }
 
 #[test]
@@ -109,10 +100,7 @@ fn manifests_unknown_converter_is_rejected() {
     let p = dir.join("claude/capability.json");
     let text = std::fs::read_to_string(&p).unwrap().replacen("\"converter\": \"skill\"", "\"converter\": \"skil\"", 1);
     std::fs::write(&p, text).unwrap();
-    let out = install_with(&w, &dir);
-    assert_eq!(out.status.code(), Some(3));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown variant `skil`"), "{err}");
+    install_with(&w, &dir).code(3).stderr_has("unknown variant `skil`");
 }
 
 #[test]
@@ -120,17 +108,12 @@ fn manifests_id_must_match_directory() {
     let w = World::new();
     let dir = runtimes_copy(&w);
     std::fs::rename(dir.join("zcode"), dir.join("zcode2")).unwrap();
-    let out = install_with(&w, &dir);
-    assert_eq!(out.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("does not match its directory `zcode2`"));
+    install_with(&w, &dir).code(3).stderr_has("does not match its directory `zcode2`");
 }
 
 #[test]
 fn manifests_schema_is_committed_and_current() {
-    let w = World::new();
-    let out = w.install().arg("schema").output().unwrap();
-    assert!(out.status.success());
-    let printed = String::from_utf8(out.stdout).unwrap();
+    let printed = Install::new().arg("schema").run().success().stdout();
     let v: serde_json::Value = serde_json::from_str(&printed).unwrap();
     assert_eq!(v["additionalProperties"], false);
     let committed = std::fs::read_to_string(repo().join("runtimes/capability.schema.json")).unwrap();
@@ -152,11 +135,8 @@ fn manifests_an_error_in_the_second_cap_rule_points_at_the_second() {
     ]);
     let text = serde_json::to_string_pretty(&doc).unwrap();
     std::fs::write(&path, &text).unwrap();
-    let out = install_with(&w, &dir);
-    assert_eq!(out.status.code(), Some(3));
-    let stderr = String::from_utf8_lossy(&out.stderr);
     let line = text.lines().position(|l| l.contains("agents/?.md")).unwrap() + 1;
-    assert!(stderr.contains(&format!("capability.json:{line}:")), "points at line {line}: {stderr}");
+    install_with(&w, &dir).code(3).stderr_has(&format!("capability.json:{line}:"));
 }
 
 #[test]

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use crate::lifecycle::{assert_whole, content_copy, s};
-use crate::support::{World, json, tree};
+use crate::lifecycle::{assert_whole, content_copy};
+use crate::support::{Install, World, tree};
 
 /// Turns a layout-2 install into what layout 1 left: the core tree in `msd/`, its manifest's
 /// paths under `msd/`, no install state.
@@ -23,7 +23,7 @@ fn make_layout_1(home: &Path) {
 fn migrations_core_dir_rename_keeps_edits_and_leaves_no_orphans() {
     let w = World::new();
     let c = content_copy(&w, "content");
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
     let home = w.home.join(".claude");
     let fresh = tree(&home);
     let entries = |home: &Path| {
@@ -36,9 +36,7 @@ fn migrations_core_dir_rename_keeps_edits_and_leaves_no_orphans() {
     make_layout_1(&home);
     std::fs::write(home.join("msd/references/rules.md"), "my edit\n").unwrap();
     std::fs::write(home.join("msd/my-notes.md"), "notes\n").unwrap();
-    let out = w.install().args(["--content", &s(&c), "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let doc = json(&out);
+    let doc = Install::in_world(&w).content(&c).json().run().success().json();
     let r = &doc["runtimes"][0];
     assert_eq!(r["migrations"], serde_json::json!([{"id": "core-dir-msd-to-msd-core", "applied": true}]));
     assert!(!home.join("msd").exists(), "no orphaned layout-1 tree");
@@ -57,7 +55,7 @@ fn migrations_core_dir_rename_keeps_edits_and_leaves_no_orphans() {
         "settings entries of the old layout are ours again, so uninstall removes them"
     );
     // Recorded: the next run does not run it again and changes nothing.
-    let doc = json(&w.install().args(["--content", &s(&c), "--json"]).output().unwrap());
+    let doc = Install::in_world(&w).content(&c).json().run().json();
     assert_eq!(doc["runtimes"][0]["migrations"], serde_json::json!([]), "{doc}");
     assert_eq!(doc["runtimes"][0]["summary"]["added"], 0);
     for (k, v) in &fresh {
@@ -71,7 +69,7 @@ fn migrations_core_dir_rename_keeps_edits_and_leaves_no_orphans() {
 fn migrations_fresh_install_records_them_as_not_needed() {
     let w = World::new();
     let c = content_copy(&w, "content");
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
     let state: serde_json::Value =
         serde_json::from_slice(&std::fs::read(w.home.join(".claude/msd-core/msd-install-state.json")).unwrap())
             .unwrap();
@@ -82,15 +80,14 @@ fn migrations_fresh_install_records_them_as_not_needed() {
 fn migrations_are_reverted_when_the_run_fails() {
     let w = World::new();
     let c = content_copy(&w, "content");
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
     let home = w.home.join(".claude");
     make_layout_1(&home);
     // Something in the way of a file the install must write: planning fails after migrating.
     std::fs::remove_file(home.join("skills/msd-plan/SKILL.md")).unwrap();
     std::fs::create_dir_all(home.join("skills/msd-plan/SKILL.md")).unwrap();
     let before = tree(&home);
-    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(4), "{}", String::from_utf8_lossy(&out.stderr));
+    Install::in_world(&w).content(&c).run().code(4);
     assert_eq!(tree(&home), before, "layout 1 is back, byte for byte");
     assert!(home.join("msd").is_dir() && !home.join("msd-core").exists());
 }
@@ -99,7 +96,7 @@ fn migrations_are_reverted_when_the_run_fails() {
 fn migrations_killed_half_way_are_finished_by_the_next_run() {
     let w = World::new();
     let c = content_copy(&w, "content");
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
     let home = w.home.join(".claude");
     make_layout_1(&home);
     let template = w.tmp.path().join("template");
@@ -107,12 +104,10 @@ fn migrations_killed_half_way_are_finished_by_the_next_run() {
     for n in 0..3 {
         std::fs::remove_dir_all(&home).unwrap();
         crate::support::copy_tree(&template, &home);
-        let out =
-            w.install().args(["--content", &s(&c)]).env("MSD_INSTALL_FAULT_AFTER", n.to_string()).output().unwrap();
-        assert!(!out.status.success(), "N={n}");
-        w.install().args(["--content", &s(&c)]).assert().success();
+        Install::in_world(&w).content(&c).env("MSD_INSTALL_FAULT_AFTER", n.to_string()).run().failure();
+        Install::in_world(&w).content(&c).run().success();
         assert!(!home.join("msd").exists(), "N={n}");
         assert_whole(&home);
-        w.install().args(["verify", "--quiet"]).assert().success();
+        Install::in_world(&w).verify().arg("--quiet").run().success();
     }
 }

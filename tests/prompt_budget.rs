@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::World;
+use crate::support::{Install, Ran, World};
 
 struct Files {
     dir: PathBuf,
@@ -57,9 +57,8 @@ impl Files {
     }
 }
 
-fn code(w: &World, args: &[String]) -> (Option<i32>, String) {
-    let out = w.run().args(args).output().unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+fn run<'w>(w: &'w World, args: &[String]) -> Ran<'w> {
+    Install::in_world(w).helper().args(args).run()
 }
 
 #[test]
@@ -68,8 +67,7 @@ fn prompt_budget_writes_prompt_and_exact_metadata() {
     let f = Files::new(&w);
     // Budget 100, margin 10: effective 90; total 41, no pressure; the heading is the basename.
     // Prompt 40 + 2 + 52 + 2 + (10 + 19 + 40) = 165 chars = 42 tokens.
-    let (c, err) = code(&w, &f.args("100"));
-    assert_eq!(c, Some(0), "{err}");
+    run(&w, &f.args("100")).code(0);
     assert_eq!(
         f.prompt(),
         format!(
@@ -92,10 +90,10 @@ fn prompt_budget_hard_fail_writes_both_files_and_exits_ten() {
     // Budget 30, margin 10: effective 27 < minimum set 10 + 10 + 10. The smallest prompt is
     // 40 + 2 + (12 + 40) + 2 + (10 + 19 + 40) = 165 chars = 42 tokens, and that is what is
     // reported (never "needs 0").
-    let (c, err) = code(&w, &f.args("30"));
-    assert_eq!(c, Some(10), "{err}");
-    assert!(err.contains("no review prompt fits 30 tokens"), "{err}");
-    assert!(err.contains("the smallest prompt needs 42"), "{err}");
+    run(&w, &f.args("30"))
+        .code(10)
+        .stderr_has("no review prompt fits 30 tokens")
+        .stderr_has("the smallest prompt needs 42");
     assert_eq!(f.prompt(), "");
     let m = f.meta();
     assert_eq!(
@@ -114,8 +112,7 @@ fn prompt_budget_drops_context_and_injects_the_shipped_note() {
     // The plan's heading "### 03-01-PLAN.md\n\n" is 19 chars = 5 tokens: total 41 + 103 = 144 >
     // effective 135: content budget 55; context dropped (41). The note is 313 chars: the prompt
     // is 40+2+313+2+52+2+69 = 480 chars = 120 tokens.
-    let (c, err) = code(&w, &args);
-    assert_eq!(c, Some(0), "{err}");
+    run(&w, &args).code(0);
     let m = f.meta();
     assert_eq!(m["omitted"], serde_json::json!(["context"]));
     assert_eq!(m["noteInjected"], true);
@@ -140,8 +137,7 @@ fn prompt_budget_first_occurrence_wins() {
         "--safety-margin-pct".into(),
         "50".into(),
     ]);
-    let (c, err) = code(&w, &args);
-    assert_eq!(c, Some(0), "{err}");
+    run(&w, &args).code(0);
     assert_eq!((f.meta()["budget"].as_i64(), f.meta()["effectiveBudget"].as_i64()), (Some(100), Some(100)));
 }
 
@@ -156,18 +152,14 @@ fn prompt_budget_usage_errors_exit_two() {
         a
     };
     for flag in ["--budget", "--instructions-file", "--roadmap-file", "--output-prompt", "--output-metadata"] {
-        let (c, err) = code(&w, &without(flag));
-        assert_eq!(c, Some(2), "{flag}: {err}");
-        assert!(err.contains(flag), "{flag}: {err}");
+        run(&w, &without(flag)).code(2).stderr_has(flag);
     }
     for budget in ["0", "-5", "abc", "1.5", ""] {
-        let (c, err) = code(&w, &f.args(budget));
-        assert_eq!(c, Some(2), "budget {budget:?}: {err}");
-        assert!(err.contains("--budget must be a positive integer"), "{err}");
+        run(&w, &f.args(budget)).code(2).stderr_has("--budget must be a positive integer");
     }
     let mut unknown = f.args("100");
     unknown.push("--frobnicate".into());
-    assert_eq!(code(&w, &unknown).0, Some(2));
+    run(&w, &unknown).code(2);
     assert!(!Path::new(&f.p("out/meta.json")).exists(), "nothing is written on a usage error");
 }
 
@@ -179,19 +171,16 @@ fn prompt_budget_unreadable_files_exit_five() {
     let mut args = f.args("100");
     let i = args.iter().position(|x| x == "--roadmap-file").unwrap();
     args[i + 1] = f.p("nope.md");
-    let (c, err) = code(&w, &args);
-    assert_eq!(c, Some(5));
-    assert!(err.contains("nope.md"), "{err}");
+    run(&w, &args).code(5).stderr_has("nope.md");
     // An optional file that exists but cannot be read (a directory).
     let mut args = f.args("100");
     args.extend(["--project-file".into(), f.p("plans")]);
-    let (c, err) = code(&w, &args);
-    assert_eq!(c, Some(5), "{err}");
+    run(&w, &args).code(5);
     // Not UTF-8.
     std::fs::write(f.dir.join("bad.md"), [0xff, 0xfe, 0x00]).unwrap();
     let mut args = f.args("100");
     args.extend(["--context-file".into(), f.p("bad.md")]);
-    assert_eq!(code(&w, &args).0, Some(5));
+    run(&w, &args).code(5);
 }
 
 #[test]
@@ -201,8 +190,8 @@ fn prompt_budget_without_plans_is_a_review_without_a_plans_section() {
     let mut args = f.args("100");
     let i = args.iter().position(|x| x == "--plan-file").unwrap();
     args.drain(i..i + 2);
-    let (c, err) = code(&w, &args);
-    assert_eq!(c, Some(0), "zero --plan-file is valid: {err}");
+    // Zero --plan-file is valid.
+    run(&w, &args).code(0);
     assert_eq!(f.prompt(), format!("{}\n\n## Roadmap\n\n{}", "i".repeat(40), "r".repeat(40)));
 }
 
@@ -215,13 +204,11 @@ fn prompt_budget_note_template_file_replaces_the_shipped_note() {
     let mut args = f.args("150");
     args.extend(["--context-file".into(), f.p("CONTEXT.md")]);
     args.extend(["--note-template-file".into(), f.p("note.md")]);
-    let (c, err) = code(&w, &args);
-    assert_eq!(c, Some(0), "{err}");
+    run(&w, &args).code(0);
     assert!(f.prompt().contains("<trimmed budget=150 omitted=context>"), "{}", f.prompt());
     assert!(!f.prompt().contains("This prompt was trimmed"), "the shipped note is replaced");
     let mut missing = f.args("150");
     missing.extend(["--note-template-file".into(), f.p("nope.md")]);
-    let (c, err) = code(&w, &missing);
-    assert_eq!(c, Some(5), "an unreadable file is exit 5: {err}");
-    assert!(err.contains("--note-template-file"), "{err}");
+    // An unreadable file is exit 5.
+    run(&w, &missing).code(5).stderr_has("--note-template-file");
 }

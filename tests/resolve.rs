@@ -8,7 +8,7 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-use crate::support::{World, copy_tree, fixture, json, repo};
+use crate::support::{Install, Ran, World, copy_tree, fixture, json, repo};
 
 fn tracker() -> String {
     fixture("tracker").join("fake-tracker.sh").display().to_string()
@@ -40,8 +40,8 @@ fn runtimes(w: &World, extra: &[Patch]) -> PathBuf {
     dir
 }
 
-fn install(w: &World, runtimes: &Path) -> Output {
-    w.install().arg("--runtimes").arg(runtimes).arg("--content").arg(fixture("seams")).output().unwrap()
+fn install<'w>(w: &'w World, runtimes: &Path) -> Ran<'w> {
+    Install::in_world(w).arg("--runtimes").arg(runtimes).content(fixture("seams")).run()
 }
 
 const PLAN: &str = r#"---
@@ -76,8 +76,7 @@ fn world(resolvers: Option<Value>) -> (World, PathBuf) {
     let w = World::new();
     let extra: Vec<Patch> = resolvers.into_iter().map(|r| ("claude", "resolvers", r)).collect();
     let dir = runtimes(&w, &extra);
-    let out = install(&w, &dir);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    install(&w, &dir).success();
     std::fs::create_dir_all(w.project.join(".planning/phases/01-setup")).unwrap();
     std::fs::write(w.project.join(".planning/phases/01-setup/01-01-PLAN.md"), PLAN).unwrap();
     let helper = w.home.join(".claude/msd-core/bin/msd_run");
@@ -279,12 +278,8 @@ fn resolve_validator_rejects_bad_declarations_at_install() {
     ];
     for (extra, needle) in cases {
         let dir = runtimes(&w, &extra);
-        let out = install(&w, &dir);
-        assert_eq!(out.status.code(), Some(3), "{needle}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(needle), "lacks {needle}: {err}");
-        assert!(err.contains("capability.json:"), "names the manifest: {err}");
-        assert!(!w.home.join(".claude").exists(), "nothing is written");
+        // It names the manifest and writes nothing.
+        install(&w, &dir).code(3).stderr_has(needle).stderr_has("capability.json:").no_file("~/.claude");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

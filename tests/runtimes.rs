@@ -11,7 +11,7 @@ use std::path::Path;
 use msd_core::manifest::capability::{ArtifactKind, Capability, Converter, Nesting, Scope};
 use msd_install::pipeline::load::{Content, LoadedRuntime};
 
-use crate::support::{World, json, repo, tree};
+use crate::support::{Install, World, repo, tree};
 
 /// Directories that belong to the user's project, not to one runtime, even though a runtime
 /// uses them as its local dir: finding them in another runtime's output is not a leak.
@@ -84,19 +84,13 @@ fn check(id: &str, scope: Scope) {
     if scope == Scope::Local {
         args.push("--local");
     }
-    let out = w.install().args(&args).output().unwrap();
+    let ran = Install::in_world(&w).args(&args).note(format!("{id} {scope:?}")).run();
     if scope == Scope::Local && cap.local.is_none() {
-        assert_eq!(out.status.code(), Some(2), "{id} has no local scope: a usage error");
-        assert!(String::from_utf8_lossy(&out.stdout).contains("has no project-local install"));
+        // No local scope: a usage error.
+        ran.code(2).stdout_has("has no project-local install");
         return;
     }
-    assert!(
-        out.status.success(),
-        "{id} {scope:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(&out);
+    let doc = ran.success().json();
     let home = std::path::PathBuf::from(doc["runtimes"][0]["home"].as_str().unwrap());
     let expected_home = match scope {
         Scope::Global => w.home.join(cap.home.default.as_str()),
@@ -116,7 +110,7 @@ fn check(id: &str, scope: Scope) {
     check_golden(id, scope, cap, &files);
 
     // A second run changes nothing.
-    let again = json(&w.install().args(&args).output().unwrap());
+    let again = Install::in_world(&w).args(&args).run().json();
     let s = &again["runtimes"][0]["summary"];
     assert_eq!(
         (s["added"].as_u64(), s["changed"].as_u64(), s["removed"].as_u64()),
@@ -337,8 +331,7 @@ fn check_golden(id: &str, scope: Scope, cap: &Capability, files: &BTreeMap<Strin
 #[test]
 fn runtimes_golden_lists_are_current() {
     let w = World::new();
-    let out = w.install().args(["gen", "golden", "--check", "--root", repo().to_str().unwrap()]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    Install::in_world(&w).args(["gen", "golden", "--check", "--root", repo().to_str().unwrap()]).run().success();
 }
 
 #[test]
@@ -349,11 +342,12 @@ fn runtimes_golden_check_fails_on_drift_with_the_fix() {
     let p = root.join("tests/golden/cursor-local.txt");
     let text = std::fs::read_to_string(&p).unwrap().replacen("skills/msd-help/SKILL.md\n", "", 1);
     std::fs::write(&p, text).unwrap();
-    let out = w.install().args(["gen", "golden", "--check", "--root", root.to_str().unwrap()]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("+skills/msd-help/SKILL.md"), "{err}");
-    assert!(err.contains("gen golden --write"), "{err}");
+    Install::in_world(&w)
+        .args(["gen", "golden", "--check", "--root", root.to_str().unwrap()])
+        .run()
+        .code(1)
+        .stderr_has("+skills/msd-help/SKILL.md")
+        .stderr_has("gen golden --write");
 }
 
 #[test]
@@ -375,7 +369,7 @@ fn runtimes_windsurf_stub_fits_its_cap_whatever_the_description() {
         format!("---\nname: msd:execute\ndescription: \"{long}\"\n---\nbody\n"),
     )
     .unwrap();
-    w.install().args(["-r", "windsurf", "--local", "--content", content.to_str().unwrap()]).assert().success();
+    Install::in_world(&w).runtime("windsurf").local().content(&content).run().success();
     let stub = std::fs::read(w.project.join(".windsurf/workflows/msd-execute.md")).unwrap();
     assert!(stub.len() <= 12_000, "stub is {} bytes", stub.len());
     assert!(String::from_utf8_lossy(&stub).contains("./.windsurf/msd-core/commands/execute.md"));
@@ -391,7 +385,7 @@ fn runtimes_env_overrides_reach_paths_inside_content() {
         let w = World::new();
         let custom = w.tmp.path().join(format!("custom-{id}"));
         let w = w.env(var, &custom);
-        w.install().args(["-r", id]).assert().success();
+        Install::in_world(&w).runtime(id).run().success();
         let files = tree(&custom);
         assert!(!files.is_empty(), "{id}: installed under {var}");
         let any_ref = files
@@ -407,7 +401,7 @@ fn runtimes_env_overrides_reach_paths_inside_content() {
 #[test]
 fn runtimes_all_installs_every_runtime_and_several_flags_a_set() {
     let w = World::new();
-    w.install().args(["--all", "-q"]).assert().success();
+    Install::in_world(&w).all().arg("-q").run().success();
     for rt in runtimes() {
         assert!(
             w.home.join(rt.capability.home.default.as_str()).join("msd-core/msd-file-manifest.json").exists(),
@@ -416,12 +410,12 @@ fn runtimes_all_installs_every_runtime_and_several_flags_a_set() {
         );
     }
     let w = World::new();
-    let out = json(&w.install().args(["-r", "cursor", "-r", "qwen", "--local", "--json"]).output().unwrap());
+    let out = Install::in_world(&w).runtime("cursor").runtime("qwen").local().json().run().json();
     let ids: Vec<&str> = out["runtimes"].as_array().unwrap().iter().map(|r| r["runtime"].as_str().unwrap()).collect();
     assert_eq!(ids, ["cursor", "qwen"]);
     assert!(w.project.join(".cursor/skills").is_dir() && w.project.join(".qwen/skills").is_dir());
     let w = World::new();
-    let out = json(&w.install().args(["--all", "--local", "--json"]).output().unwrap());
+    let out = Install::in_world(&w).all().local().json().run().json();
     assert_eq!(
         out["runtimes"].as_array().unwrap().len(),
         16,
@@ -448,12 +442,12 @@ fn runtimes_description_limits_count_the_runtime_unit() {
         fm.unwrap().get_str("description").unwrap().to_string()
     };
     // Cursor counts UTF-16 units (limit 180): 88 emoji (176 units) and the ellipsis.
-    w.install().args(["-r", "cursor", "--content", c]).assert().success();
+    Install::in_world(&w).runtime("cursor").content(c).run().success();
     let d = description(w.home.join(".cursor/skills/msd-execute/SKILL.md"));
     assert_eq!(d, format!("{}...", "😀".repeat(88)));
     assert_eq!(d.encode_utf16().count(), 179);
     // Windsurf counts characters (limit 180): 100 characters fit whole.
-    w.install().args(["-r", "windsurf", "--local", "--content", c]).assert().success();
+    Install::in_world(&w).runtime("windsurf").local().content(c).run().success();
     assert_eq!(description(w.project.join(".windsurf/workflows/msd-execute.md")), emoji);
 }
 
@@ -488,7 +482,7 @@ fn runtimes_gemini_global_lists_its_core_in_include_directories_and_uninstall_re
     std::fs::create_dir_all(&gemini).unwrap();
     let user = "{\n  \"theme\": \"dark\",\n  \"context\": { \"includeDirectories\": [\"/srv/docs\"] }\n}\n";
     std::fs::write(gemini.join("settings.json"), user).unwrap();
-    w.install().args(["-r", "gemini"]).assert().success();
+    Install::in_world(&w).runtime("gemini").run().success();
     let settings: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(gemini.join("settings.json")).unwrap()).unwrap();
     let dirs: Vec<&str> = settings["context"]["includeDirectories"]
@@ -504,19 +498,19 @@ fn runtimes_gemini_global_lists_its_core_in_include_directories_and_uninstall_re
     assert!(cmd.contains(&format!("@{{{core}/")), "{cmd}");
     // A local install adds no includeDirectories entry (its includes are inside the workspace);
     // its settings.json holds the hooks only.
-    w.install().args(["-r", "gemini", "--local"]).assert().success();
+    Install::in_world(&w).runtime("gemini").local().run().success();
     let local: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(w.project.join(".gemini/settings.json")).unwrap()).unwrap();
     assert!(local.get("context").is_none(), "{local}");
     assert!(local["hooks"].is_object(), "{local}");
-    w.install().args(["uninstall", "-r", "gemini"]).assert().success();
+    Install::in_world(&w).uninstall().runtime("gemini").run().success();
     assert_eq!(std::fs::read_to_string(gemini.join("settings.json")).unwrap(), user);
 }
 
 #[test]
 fn runtimes_qwen_agents_get_qwen_tool_names() {
     let w = World::new();
-    w.install().args(["-r", "qwen"]).assert().success();
+    Install::in_world(&w).runtime("qwen").run().success();
     let agents = tree(&w.home.join(".qwen/agents"));
     assert!(!agents.is_empty());
     // Qwen Code 0.24.4 resolves agent tools by its own names or display names only.
@@ -546,7 +540,7 @@ fn runtimes_env_overrides_are_the_ones_the_tools_read() {
         let w = World::new();
         let custom = w.tmp.path().join(format!("custom-{id}"));
         let w = w.env(var, &custom);
-        w.install().args(["-r", id]).assert().success();
+        Install::in_world(&w).runtime(id).run().success();
         assert!(custom.join("msd-core/VERSION").is_file(), "{id}: {var} moves the home");
         assert!(!w.home.join(default).exists(), "{id}: nothing in the default home");
     }
@@ -564,7 +558,7 @@ fn runtimes_env_overrides_are_the_ones_the_tools_read() {
         let w = World::new();
         let custom = w.tmp.path().join(format!("custom-{id}/config.json"));
         let w = w.env(var, &custom);
-        w.install().args(["-r", id]).assert().success();
+        Install::in_world(&w).runtime(id).run().success();
         assert!(w.home.join(default).join("msd-core/VERSION").is_file(), "{id}: {var} is ignored, as the tool does");
         assert!(!w.tmp.path().join(format!("custom-{id}")).exists(), "{id}: nothing under {var}");
     }
@@ -575,7 +569,7 @@ fn runtimes_opencode_and_kilo_commands_carry_no_tools_key() {
     // Their command schema is template, description, agent, model, variant, subtask.
     for (id, dir) in [("opencode", ".config/opencode/commands"), ("kilo", ".config/kilo/command")] {
         let w = World::new();
-        w.install().args(["-r", id]).assert().success();
+        Install::in_world(&w).runtime(id).run().success();
         let cmds = tree(&w.home.join(dir));
         assert!(!cmds.is_empty(), "{id}: commands written");
         for (path, bytes) in &cmds {
@@ -593,7 +587,7 @@ fn runtimes_opencode_and_kilo_commands_carry_no_tools_key() {
 #[test]
 fn runtimes_cline_workflows_keep_no_literal_arguments_placeholder() {
     let w = World::new();
-    w.install().args(["-r", "cline", "--local"]).assert().success();
+    Install::in_world(&w).runtime("cline").local().run().success();
     let flows = tree(&w.project.join(".clinerules/workflows"));
     assert!(!flows.is_empty());
     let help = String::from_utf8_lossy(&flows["msd-help.md"]).to_string();
@@ -615,7 +609,7 @@ fn runtimes_mcp_tool_names_are_mapped_or_dropped_per_runtime() {
         fm.unwrap().get_list("tools").unwrap()
     };
     for id in ["claude", "gemini", "copilot", "qwen", "opencode", "kimi"] {
-        w.install().args(["-r", id, "--content", c]).assert().success();
+        Install::in_world(&w).runtime(id).content(c).run().success();
     }
     let h = &w.home;
     // Claude and Qwen take Claude's form (qwen-code@0.24.4 exempts `mcp__` names).
@@ -658,7 +652,7 @@ fn runtimes_kimi_and_codex_never_see_each_others_skills_in_either_order() {
         // A user's own ~/.agents/skills (it used to send Kimi there).
         std::fs::create_dir_all(w.home.join(".agents/skills/mine")).unwrap();
         for id in order {
-            w.install().args(["-r", id]).assert().success();
+            Install::in_world(&w).runtime(id).run().success();
         }
         let kimi = w.home.join(".kimi/skills/msd-help/SKILL.md");
         let codex = w.home.join(".codex/skills/msd-help/SKILL.md");
@@ -671,12 +665,12 @@ fn runtimes_kimi_and_codex_never_see_each_others_skills_in_either_order() {
         assert!(!w.home.join(".config/agents").exists(), "{order:?}");
         // Uninstalling either leaves the other whole.
         let before = tree(&w.home.join(".kimi"));
-        w.install().args(["uninstall", "-r", "codex"]).assert().success();
+        Install::in_world(&w).uninstall().runtime("codex").run().success();
         assert!(!w.home.join(".codex/skills/msd-help").exists());
         assert_eq!(tree(&w.home.join(".kimi")), before, "{order:?}: Kimi untouched by Codex's uninstall");
-        w.install().args(["-r", "codex"]).assert().success();
+        Install::in_world(&w).runtime("codex").run().success();
         let before = tree(&w.home.join(".codex"));
-        w.install().args(["uninstall", "-r", "kimi"]).assert().success();
+        Install::in_world(&w).uninstall().runtime("kimi").run().success();
         assert!(!w.home.join(".kimi/skills/msd-help").exists());
         assert_eq!(tree(&w.home.join(".codex")), before, "{order:?}: Codex untouched by Kimi's uninstall");
         assert!(w.home.join(".agents/skills/mine").is_dir());
@@ -686,11 +680,11 @@ fn runtimes_kimi_and_codex_never_see_each_others_skills_in_either_order() {
 #[test]
 fn runtimes_codex_summary_says_hooks_need_review_and_what_an_untrusted_project_loads() {
     let w = World::new();
-    let out = w.install().args(["-r", "codex"]).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let ran = Install::in_world(&w).runtime("codex").run();
+    let text = ran.stdout();
     assert!(text.contains("`untrusted`") && text.contains("run `/hooks`"), "{text}");
     assert!(text.contains(&format!("{}/hooks.json", w.home.join(".codex").display())), "{text}");
-    let doc = json(&w.install().args(["-r", "codex", "--local", "--json"]).output().unwrap());
+    let doc = Install::in_world(&w).runtime("codex").local().json().run().json();
     let notes = doc["runtimes"][0]["notes"].as_array().unwrap();
     assert!(notes.iter().any(|n| n.as_str().unwrap().contains("loads only the skills")), "{notes:?}");
 }
@@ -698,12 +692,11 @@ fn runtimes_codex_summary_says_hooks_need_review_and_what_an_untrusted_project_l
 #[test]
 fn runtimes_all_local_names_the_runtimes_without_a_local_scope() {
     let w = World::new();
-    let out = w.install().args(["--all", "--local"]).output().unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let ran = Install::in_world(&w).all().local().run().success();
+    let text = ran.stdout() + &ran.stderr();
     assert!(text.contains("skipped (no project-local scope): kimi, kimi-code"), "{text}");
     let w = World::new();
-    let doc = json(&w.install().args(["--all", "--local", "--json"]).output().unwrap());
+    let doc = Install::in_world(&w).all().local().json().run().json();
     let skipped: Vec<&str> =
         doc["skipped"].as_array().unwrap().iter().map(|s| s["runtime"].as_str().unwrap()).collect();
     assert_eq!(skipped, ["kimi", "kimi-code"]);
@@ -731,7 +724,7 @@ fn runtimes_opencode_and_kilo_see_no_duplicate_skill_names_beside_claude() {
             for rt in ["claude", id] {
                 let mut args = vec!["-r", rt];
                 args.extend(scope);
-                w.install().args(&args).assert().success();
+                Install::in_world(&w).args(&args).run().success();
             }
         }
         let h = &w.home;
@@ -801,7 +794,7 @@ fn runtimes_gemini_and_qwen_agent_bodies_hold_no_template_placeholder() {
             if local {
                 args.push("--local");
             }
-            w.install().args(&args).assert().success();
+            Install::in_world(&w).args(&args).run().success();
             let root = if local { w.project.join(home) } else { w.home.join(home) };
             let agent = std::fs::read_to_string(root.join("agents/msd-planner.md")).unwrap();
             assert_eq!(dollar_brace_placeholders(&agent), Vec::<String>::new(), "{id} local={local}: {agent}");
@@ -814,7 +807,7 @@ fn runtimes_gemini_and_qwen_agent_bodies_hold_no_template_placeholder() {
         }
     }
     // Claude reads bodies as written: the text stays as the content has it.
-    w.install().args(["-r", "claude", "--content", c.as_str()]).assert().success();
+    Install::in_world(&w).runtime("claude").content(&c).run().success();
     let claude = std::fs::read_to_string(w.home.join(".claude/agents/msd-planner.md")).unwrap();
     assert!(claude.contains("fetch(`${PREVIEW_URL}?u=${url}`)"), "{claude}");
 }
@@ -826,7 +819,7 @@ fn runtimes_claude_local_names_its_files_by_the_project_path_and_writes_no_color
     // claude local step 6). And Copilot CLI reads the project's .claude/agents and warns on
     // Claude's `color` key.
     let w = World::new();
-    w.install().args(["-r", "claude", "--local"]).assert().success();
+    Install::in_world(&w).runtime("claude").local().run().success();
     let root = w.project.join(".claude");
     let core = root.join("msd-core").display().to_string();
     let help = std::fs::read_to_string(root.join("commands/msd-help.md")).unwrap();
@@ -848,7 +841,7 @@ fn runtimes_claude_local_names_its_files_by_the_project_path_and_writes_no_color
         assert!(fm.unwrap().get("color").is_none(), "{path} keeps color");
     }
     // The global install keeps Claude's own key.
-    w.install().args(["-r", "claude"]).assert().success();
+    Install::in_world(&w).runtime("claude").run().success();
     let g = std::fs::read_to_string(w.home.join(".claude/agents/msd-code-reviewer.md")).unwrap();
     assert!(g.contains("\ncolor: "), "{g}");
 }
@@ -863,7 +856,7 @@ fn runtimes_augment_hook_timeouts_are_milliseconds() {
         if local {
             args.push("--local");
         }
-        w.install().args(&args).assert().success();
+        Install::in_world(&w).args(&args).run().success();
         let file = if local { w.project.join(".augment/settings.json") } else { w.home.join(".augment/settings.json") };
         let settings: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         let mut seen = 0;
@@ -890,16 +883,16 @@ fn runtimes_opencode_global_allows_reading_its_core_and_uninstall_removes_only_t
     std::fs::create_dir_all(&dir).unwrap();
     let user = "{\n  \"theme\": \"dark\",\n  \"permission\": { \"bash\": \"ask\" }\n}\n";
     std::fs::write(dir.join("opencode.json"), user).unwrap();
-    w.install().args(["-r", "opencode"]).assert().success();
+    Install::in_world(&w).runtime("opencode").run().success();
     let cfg: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("opencode.json")).unwrap()).unwrap();
     let core = format!("{}/*", dir.join("msd-core").display());
     assert_eq!(cfg["permission"]["external_directory"][&core], "allow", "{cfg}");
     assert_eq!(cfg["permission"]["bash"], "ask", "{cfg}");
     // A local install's files are inside the project: no such entry.
-    w.install().args(["-r", "opencode", "--local"]).assert().success();
+    Install::in_world(&w).runtime("opencode").local().run().success();
     assert!(!w.project.join(".opencode/opencode.json").exists());
-    w.install().args(["uninstall", "-r", "opencode"]).assert().success();
+    Install::in_world(&w).uninstall().runtime("opencode").run().success();
     assert_eq!(std::fs::read_to_string(dir.join("opencode.json")).unwrap(), user);
 }
 
@@ -910,12 +903,14 @@ fn runtimes_a_group_named_like_a_command_is_refused_and_the_shipped_skill_names_
     let w = World::new();
     let content = starter_with_group(&w, "plan");
     let c = content.display().to_string();
-    let out = w.install().args(["-r", "qwen", "--content", c.as_str()]).output().unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("group `plan` has the name of the command `plan`"), "{err}");
+    Install::in_world(&w)
+        .runtime("qwen")
+        .content(&c)
+        .run()
+        .failure()
+        .stderr_has("group `plan` has the name of the command `plan`");
     // The shipped content: every SKILL.md of a nested install has its own name.
-    w.install().args(["-r", "qwen"]).assert().success();
+    Install::in_world(&w).runtime("qwen").run().success();
     let mut names = BTreeMap::new();
     for (path, bytes) in tree(&w.home.join(".qwen/skills")).into_iter().filter(|(p, _)| p.ends_with("SKILL.md")) {
         let text = String::from_utf8_lossy(&bytes).into_owned();

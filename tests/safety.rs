@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::lifecycle::{content_copy, s};
-use crate::support::{World, copy_tree, repo, tree};
+use crate::support::{Install, World, copy_tree, repo, tree};
 
 fn runtimes_with(w: &World, edit: impl Fn(&str) -> String) -> std::path::PathBuf {
     let dir = w.tmp.path().join("runtimes");
@@ -39,10 +39,14 @@ fn safety_manifest_paths_that_escape_are_refused() {
         let w = World::new();
         let c = content_copy(&w, "content");
         let rt = runtimes_with(&w, |t| t.replacen(from, to, 1));
-        let out = w.install().args(["--content", &s(&c), "--runtimes", &s(&rt)]).output().unwrap();
-        assert_eq!(out.status.code(), Some(3), "{to}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("claude/capability.json:") && err.contains(why), "{to}: {err}");
+        Install::in_world(&w)
+            .content(&c)
+            .args(["--runtimes", &s(&rt)])
+            .note(to)
+            .run()
+            .code(3)
+            .stderr_has("claude/capability.json:")
+            .stderr_has(why);
         nothing_written(&w, &[]);
         assert!(!w.tmp.path().join("escape").exists() && !Path::new("/tmp/abs-agents").exists());
     }
@@ -55,9 +59,7 @@ fn safety_content_symlink_out_of_the_tree_is_refused() {
     let secret = w.tmp.path().join("secret.md");
     std::fs::write(&secret, "# secret\n").unwrap();
     std::os::unix::fs::symlink(&secret, c.join("msd-core/references/leak.md")).unwrap();
-    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("symlink points outside"));
+    Install::in_world(&w).content(&c).run().code(3).stderr_has("symlink points outside");
     nothing_written(&w, &[]);
 }
 
@@ -65,7 +67,7 @@ fn safety_content_symlink_out_of_the_tree_is_refused() {
 fn safety_a_tampered_file_manifest_cannot_reach_outside() {
     let w = World::new();
     let c = content_copy(&w, "content");
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
     let home = w.home.join(".claude");
     let outside = w.home.join("precious.txt");
     std::fs::write(&outside, "keep me\n").unwrap();
@@ -75,9 +77,7 @@ fn safety_a_tampered_file_manifest_cannot_reach_outside() {
     std::fs::write(&mpath, &tampered).unwrap();
     let before = tree(&w.home);
     for args in [vec!["--content", &s(&c)], vec!["uninstall"], vec!["verify"]] {
-        let out = w.install().args(&args).output().unwrap();
-        assert_eq!(out.status.code(), Some(3), "{args:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("contains `..`"), "{args:?}");
+        Install::in_world(&w).args(&args).note(format!("{args:?}")).run().code(3).stderr_has("contains `..`");
         assert_eq!(tree(&w.home), before, "{args:?} wrote something");
     }
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep me\n");
@@ -86,9 +86,7 @@ fn safety_a_tampered_file_manifest_cannot_reach_outside() {
     let spath = home.join("msd-core/msd-install-state.json");
     let state = std::fs::read_to_string(&spath).unwrap();
     std::fs::write(&spath, state.replacen("\"agents\"", "\"/etc\"", 1)).unwrap();
-    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("absolute path"));
+    Install::in_world(&w).content(&c).run().code(3).stderr_has("absolute path");
     std::fs::write(&spath, &state).unwrap();
     std::fs::create_dir_all(home.join(".msd-install")).unwrap();
     std::fs::write(
@@ -96,9 +94,7 @@ fn safety_a_tampered_file_manifest_cannot_reach_outside() {
         r#"{"schema_version":1,"tool_version":"0","label":"x","ops":[{"path":"../precious.txt","action":"remove","old_sha256":"x"}]}"#,
     )
     .unwrap();
-    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-    assert_ne!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("journal of an interrupted run is unreadable"));
+    Install::in_world(&w).content(&c).run().failure().stderr_has("journal of an interrupted run is unreadable");
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep me\n");
 }
 
@@ -111,20 +107,21 @@ fn safety_symlink_between_home_and_destination() {
     std::fs::create_dir_all(&home).unwrap();
     std::fs::create_dir_all(&elsewhere).unwrap();
     std::os::unix::fs::symlink(&elsewhere, home.join("skills")).unwrap();
-    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(4));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("refusing to write through a symlink") && err.contains("--allow-symlinks"), "{err}");
+    Install::in_world(&w)
+        .content(&c)
+        .run()
+        .code(4)
+        .stderr_has("refusing to write through a symlink")
+        .stderr_has("--allow-symlinks");
     assert!(tree(&elsewhere).is_empty() && !home.join("msd-core").exists(), "nothing written");
-    w.install().args(["--content", &s(&c), "--allow-symlinks"]).assert().success();
+    Install::in_world(&w).content(&c).arg("--allow-symlinks").run().success();
     assert!(elsewhere.join("msd-plan/SKILL.md").exists(), "allowed: written through the link");
     // The home itself a link.
     let w2 = World::new();
     let real = w2.tmp.path().join("dotfiles-claude");
     std::fs::create_dir_all(&real).unwrap();
     std::os::unix::fs::symlink(&real, w2.home.join(".claude")).unwrap();
-    let out = w2.install().args(["--content", &s(&c)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(4));
+    Install::in_world(&w2).content(&c).run().code(4);
     assert!(tree(&real).is_empty());
 }
 
@@ -175,22 +172,18 @@ fn safety_read_only_target_writes_nothing() {
     std::fs::write(home.join("settings.json"), "{}\n").unwrap();
     {
         let _ro = Unwritable::new(&home);
-        let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-        assert_eq!(out.status.code(), Some(4));
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("is not writable") && err.contains("nothing was written"), "{err}");
+        Install::in_world(&w).content(&c).run().code(4).stderr_has("is not writable").stderr_has("nothing was written");
     }
     assert_eq!(tree(&home).into_keys().collect::<Vec<_>>(), ["settings.json"]);
     // A read-only directory inside the target stops the run before anything is written.
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
     let c2 = content_copy(&w, "content2");
     std::fs::write(c2.join("msd-core/references/rules.md"), "v2\n").unwrap();
     std::fs::write(c2.join("agents/msd-planner.md"), "---\nname: msd-planner\ndescription: v2\n---\nv2\n").unwrap();
     let before = tree(&home);
     {
         let _ro = Unwritable::new(&home.join("agents"));
-        let out = w.install().args(["--content", &s(&c2)]).output().unwrap();
-        assert_eq!(out.status.code(), Some(4), "{}", String::from_utf8_lossy(&out.stderr));
+        Install::in_world(&w).content(&c2).run().code(4);
     }
     assert_eq!(tree(&home), before, "not even the writable parts changed");
 }
@@ -200,16 +193,17 @@ fn safety_missing_target_is_a_clear_error() {
     let w = World::new();
     let c = content_copy(&w, "content");
     let missing = w.tmp.path().join("no/such/dir/claude");
-    let out = w.install().args(["--content", &s(&c), "--config-dir", &s(&missing)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(4));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot be created") && err.contains("does not exist"), "{err}");
+    Install::in_world(&w)
+        .content(&c)
+        .args(["--config-dir", &s(&missing)])
+        .run()
+        .code(4)
+        .stderr_has("cannot be created")
+        .stderr_has("does not exist");
     assert!(!w.tmp.path().join("no").exists());
     // A file where the home should be.
     std::fs::write(w.home.join(".claude"), "not a dir").unwrap();
-    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(4));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a directory"));
+    Install::in_world(&w).content(&c).run().code(4).stderr_has("is not a directory");
     nothing_written(&w, &["home/.claude"]);
 }
 
@@ -220,7 +214,7 @@ fn safety_a_users_file_at_an_msd_path_is_refused_not_taken() {
     let home = w.home.join(".claude");
     std::fs::create_dir_all(home.join("agents")).unwrap();
     std::fs::write(home.join("agents/msd-planner.md"), "my own planner\n").unwrap();
-    let r = crate::support::Install::with(w).run().code(4).stderr_has("agents/msd-planner.md").stderr_has("--adopt");
+    let r = Install::with(w).run().code(4).stderr_has("agents/msd-planner.md").stderr_has("--adopt");
     assert_eq!(r.read("~/.claude/agents/msd-planner.md"), "my own planner\n");
     assert!(!r.path("~/.claude/msd-core").exists(), "nothing else was written");
     // Uninstall finds nothing of ours and leaves the file.
@@ -238,7 +232,7 @@ fn safety_a_users_file_at_an_msd_path_is_refused_not_taken() {
 /// by creating files.
 #[test]
 fn safety_leftovers_of_a_killed_run_are_cleaned_by_the_next() {
-    let r = crate::support::Install::new().run().success();
+    let r = Install::new().run().success();
     let home = r.path("~/.claude");
     let leftovers =
         [r.path("~/.msd-probe-Ab12Cd"), home.join(".msd-probe-Xy34Zw"), home.join(".msd-install/.msd-tmp-Qr56St")];
@@ -263,7 +257,7 @@ fn safety_installed_paths_are_shell_quoted() {
     let weird = w.tmp.path().join("my home's $(touch pwned) `touch pwned2`");
     std::fs::create_dir_all(&weird).unwrap();
     let w = w.env("HOME", &weird);
-    let r = crate::support::Install::with(w).run().success();
+    let r = Install::with(w).run().success();
     let claude = weird.join(".claude");
     let settings: serde_json::Value =
         serde_json::from_slice(&std::fs::read(claude.join("settings.json")).unwrap()).unwrap();
@@ -296,10 +290,13 @@ fn safety_emitted_files_cannot_take_msd_metadata_paths() {
         let w = World::new();
         let c = content_copy(&w, "content");
         std::fs::write(c.join("msd-core").join(name), "{}\n").unwrap();
-        let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-        assert_eq!(out.status.code(), Some(3), "{name}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(&format!("msd-core/{name}")) && err.contains("msd-install's own metadata"), "{err}");
+        Install::in_world(&w)
+            .content(&c)
+            .note(name)
+            .run()
+            .code(3)
+            .stderr_has(&format!("msd-core/{name}"))
+            .stderr_has("msd-install's own metadata");
         nothing_written(&w, &[]);
     }
 }
@@ -312,7 +309,7 @@ fn safety_a_home_left_by_a_killed_run_is_still_ours() {
     let home = w.home.join(".claude");
     std::fs::create_dir_all(home.join(".msd-install")).unwrap();
     std::fs::write(home.join(".msd-install/lock"), "").unwrap();
-    let r = crate::support::Install::with(w).run().success();
+    let r = Install::with(w).run().success();
     let r = r.then().arg("uninstall").run().success();
     assert!(!home.exists(), "left: {:?}", tree(&home).keys().collect::<Vec<_>>());
     drop(r);
@@ -320,7 +317,7 @@ fn safety_a_home_left_by_a_killed_run_is_still_ours() {
     let w = World::new();
     let home = w.home.join(".claude");
     std::fs::create_dir_all(&home).unwrap();
-    let r = crate::support::Install::with(w).run().success();
+    let r = Install::with(w).run().success();
     let r = r.then().arg("uninstall").run().success();
     assert!(!home.exists(), "an empty home left by a killed run is removed by uninstall");
     drop(r);
@@ -355,23 +352,21 @@ fn safety_content_input_gaps() {
     let wf = c.join("msd-core/workflows/execute.md");
     let text = std::fs::read_to_string(&wf).unwrap();
     std::fs::write(&wf, format!("{text}\n<!-- msd:sectoin id=\"x\" -->\n")).unwrap();
-    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("unknown_marker"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    Install::in_world(&w).content(&c).run().code(3).stderr_has("unknown_marker");
     std::fs::write(&wf, &text).unwrap();
     // A BOM in a manifest and in a command.
     let rt = runtimes_with(&w, |t| format!("\u{feff}{t}"));
     let cmd = c.join("commands/msd/plan.md");
     let body = std::fs::read_to_string(&cmd).unwrap();
     std::fs::write(&cmd, format!("\u{feff}{body}")).unwrap();
-    let out = w.install().args(["--content", &s(&c), "--runtimes", &s(&rt)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("commands/msd/plan.md:1") && err.contains("byte order mark"), "a BOM is named: {err}");
+    // A BOM is named.
+    Install::in_world(&w)
+        .content(&c)
+        .args(["--runtimes", &s(&rt)])
+        .run()
+        .code(3)
+        .stderr_has("commands/msd/plan.md:1")
+        .stderr_has("byte order mark");
     std::fs::write(&cmd, &body).unwrap();
-    w.install().args(["--content", &s(&c), "--runtimes", &s(&rt)]).assert().success();
+    Install::in_world(&w).content(&c).args(["--runtimes", &s(&rt)]).run().success();
 }

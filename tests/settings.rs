@@ -3,7 +3,7 @@
 //! owner id, never duplicated; a malformed file is left untouched.
 
 use crate::lifecycle::{content_copy, s};
-use crate::support::{World, copy_tree, json, repo};
+use crate::support::{Install, World, copy_tree, repo};
 
 const USER_SETTINGS: &str = r#"{
   // Personal settings: keep these comments.
@@ -39,7 +39,7 @@ fn settings_jsonc_survives_install_reinstall_and_uninstall() {
     std::fs::create_dir_all(&claude).unwrap();
     let file = claude.join("settings.json");
     std::fs::write(&file, USER_SETTINGS).unwrap();
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
     let after = std::fs::read_to_string(&file).unwrap();
     for keep in [
         "// Personal settings: keep these comments.",
@@ -64,22 +64,21 @@ fn settings_jsonc_survives_install_reinstall_and_uninstall() {
     assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
     assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Write|Edit|MultiEdit|NotebookEdit");
     // Reinstall: byte-identical, no duplicates.
-    let out = w.install().args(["--content", &s(&c), "--json"]).output().unwrap();
-    assert!(out.status.success());
-    assert_eq!(json(&out)["runtimes"][0]["settings"][0]["action"], "keep");
+    let ran = Install::in_world(&w).content(&c).json().run().success();
+    assert_eq!(ran.json()["runtimes"][0]["settings"][0]["action"], "keep");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
     // An upgrade that moves the home changes our entries in place, still once each.
     let moved = w.tmp.path().join("moved-claude");
     copy_tree(&claude, &moved);
-    w.install().args(["--content", &s(&c), "--config-dir", &s(&moved)]).assert().success();
+    Install::in_world(&w).content(&c).args(["--config-dir", &s(&moved)]).run().success();
     let m = std::fs::read_to_string(moved.join("settings.json")).unwrap();
     assert_eq!(count(&m, "hook session-start"), 1, "{m}");
     assert!(m.contains(&format!("{}/msd-core/bin/msd_run", moved.display())));
     assert!(!m.contains(&format!("{}/bin/msd_run", core.display())), "the old entry was replaced: {m}");
     // Uninstall: exactly the user's file again.
-    w.install().args(["uninstall"]).assert().success();
+    Install::in_world(&w).uninstall().run().success();
     assert_eq!(std::fs::read_to_string(&file).unwrap(), USER_SETTINGS);
-    w.install().args(["uninstall", "--config-dir", &s(&moved)]).assert().success();
+    Install::in_world(&w).uninstall().args(["--config-dir", &s(&moved)]).run().success();
     assert_eq!(std::fs::read_to_string(moved.join("settings.json")).unwrap(), USER_SETTINGS);
 }
 
@@ -96,22 +95,20 @@ fn settings_malformed_file_is_left_untouched() {
     std::fs::create_dir_all(&claude).unwrap();
     let bad = "{\n  \"theme\": \"dark\",,\n  // oops\n}\n";
     std::fs::write(claude.join("settings.json"), bad).unwrap();
-    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("settings.json:2: not valid JSON"), "{err}");
-    assert!(err.contains("hint: fix the file's syntax"), "{err}");
+    Install::in_world(&w)
+        .content(&c)
+        .run()
+        .code(3)
+        .stderr_has("settings.json:2: not valid JSON")
+        .stderr_has("hint: fix the file's syntax");
     assert_eq!(std::fs::read_to_string(claude.join("settings.json")).unwrap(), bad);
     assert!(!claude.join("msd-core").exists(), "nothing was written");
     // Not an object at the top.
     std::fs::write(claude.join("settings.json"), "[1, 2]\n").unwrap();
-    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("top level is not an object"));
+    Install::in_world(&w).content(&c).run().code(3).stderr_has("top level is not an object");
     // `hooks` of the wrong shape is refused too, not overwritten.
     std::fs::write(claude.join("settings.json"), "{\"hooks\": [\"x\"]}\n").unwrap();
-    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    Install::in_world(&w).content(&c).run().code(3);
     assert_eq!(std::fs::read_to_string(claude.join("settings.json")).unwrap(), "{\"hooks\": [\"x\"]}\n");
 }
 
@@ -126,12 +123,10 @@ fn settings_an_entry_the_user_already_has_stays_theirs() {
         claude.display()
     );
     std::fs::write(claude.join("settings.json"), &mine).unwrap();
-    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("it stays yours"));
+    Install::in_world(&w).content(&c).run().success().stdout_has("it stays yours");
     let after = std::fs::read_to_string(claude.join("settings.json")).unwrap();
     assert_eq!(count(&after, "msd_run:*)"), 1, "not duplicated: {after}");
-    w.install().args(["uninstall"]).assert().success();
+    Install::in_world(&w).uninstall().run().success();
     assert_eq!(std::fs::read_to_string(claude.join("settings.json")).unwrap(), mine, "the user's entry stays");
 }
 
@@ -143,7 +138,7 @@ fn settings_codex_toml_and_hooks_json() {
     std::fs::create_dir_all(&codex).unwrap();
     let toml = "# my codex\nmodel = \"o3\" # favourite\n\n[features]\n# search on\nweb_search = true\n\n[profiles.fast]\nmodel = \"mini\"\n";
     std::fs::write(codex.join("config.toml"), toml).unwrap();
-    w.install().args(["-r", "codex", "--content", &s(&c)]).assert().success();
+    Install::in_world(&w).runtime("codex").content(&c).run().success();
     let after = std::fs::read_to_string(codex.join("config.toml")).unwrap();
     assert!(
         after.starts_with(
@@ -157,9 +152,9 @@ fn settings_codex_toml_and_hooks_json() {
         hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"],
         format!("{}/msd-core/bin/msd_run hook session-start", codex.display())
     );
-    w.install().args(["-r", "codex", "--content", &s(&c)]).assert().success();
+    Install::in_world(&w).runtime("codex").content(&c).run().success();
     assert_eq!(std::fs::read_to_string(codex.join("config.toml")).unwrap(), after, "reinstall changes nothing");
-    w.install().args(["uninstall", "-r", "codex"]).assert().success();
+    Install::in_world(&w).uninstall().runtime("codex").run().success();
     assert_eq!(std::fs::read_to_string(codex.join("config.toml")).unwrap(), toml);
     assert!(!codex.join("hooks.json").exists(), "a file we created and emptied is removed");
 }
@@ -179,10 +174,10 @@ fn settings_codex_legacy_codex_hooks_key_is_replaced_by_features_hooks_on_upgrad
         .replace("\"features\",\n            \"hooks\"", "\"features\",\n            \"codex_hooks\"");
     assert!(text.contains("codex_hooks"), "the old manifest is built");
     std::fs::write(&p, text).unwrap();
-    w.install().args(["-r", "codex", "--content", &s(&c), "--runtimes", &s(&old)]).assert().success();
+    Install::in_world(&w).runtime("codex").content(&c).args(["--runtimes", &s(&old)]).run().success();
     let codex = w.home.join(".codex");
     assert!(std::fs::read_to_string(codex.join("config.toml")).unwrap().contains("codex_hooks = true"));
-    w.install().args(["-r", "codex", "--content", &s(&c)]).assert().success();
+    Install::in_world(&w).runtime("codex").content(&c).run().success();
     let after = std::fs::read_to_string(codex.join("config.toml")).unwrap();
     assert_eq!(after, "[features]\nhooks = true\n");
 }
@@ -195,15 +190,9 @@ fn settings_a_user_value_wins_over_ours() {
     std::fs::create_dir_all(&codex).unwrap();
     let toml = "[features]\nhooks = false\n";
     std::fs::write(codex.join("config.toml"), toml).unwrap();
-    let out = w.install().args(["-r", "codex", "--content", &s(&c)]).output().unwrap();
-    assert!(out.status.success());
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("kept your value false"),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    Install::in_world(&w).runtime("codex").content(&c).run().success().stdout_has("kept your value false");
     assert_eq!(std::fs::read_to_string(codex.join("config.toml")).unwrap(), toml);
-    w.install().args(["uninstall", "-r", "codex"]).assert().success();
+    Install::in_world(&w).uninstall().runtime("codex").run().success();
     assert_eq!(std::fs::read_to_string(codex.join("config.toml")).unwrap(), toml);
 }
 
@@ -215,9 +204,7 @@ fn settings_malformed_toml_is_left_untouched() {
     std::fs::create_dir_all(&codex).unwrap();
     let bad = "model = \"o3\"\n[features\n";
     std::fs::write(codex.join("config.toml"), bad).unwrap();
-    let out = w.install().args(["-r", "codex", "--content", &s(&c)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("config.toml:2: not valid TOML"));
+    Install::in_world(&w).runtime("codex").content(&c).run().code(3).stderr_has("config.toml:2: not valid TOML");
     assert_eq!(std::fs::read_to_string(codex.join("config.toml")).unwrap(), bad);
     assert!(!codex.join("msd-core").exists());
 }
@@ -247,7 +234,7 @@ fn settings_marked_block_in_an_instruction_file() {
     let mine = "# My instructions\n\nBe terse.";
     std::fs::write(claude.join("CLAUDE.md"), mine).unwrap();
     let args = ["--content", &s(&c), "--runtimes", &s(&rt)];
-    w.install().args(args).assert().success();
+    Install::in_world(&w).args(args).run().success();
     let after = std::fs::read_to_string(claude.join("CLAUDE.md")).unwrap();
     assert_eq!(
         after,
@@ -256,16 +243,14 @@ fn settings_marked_block_in_an_instruction_file() {
             claude.display()
         )
     );
-    w.install().args(args).assert().success();
+    Install::in_world(&w).args(args).run().success();
     assert_eq!(std::fs::read_to_string(claude.join("CLAUDE.md")).unwrap(), after, "no second block");
-    w.install().args(["uninstall", "--runtimes", &s(&rt)]).assert().success();
+    Install::in_world(&w).uninstall().args(["--runtimes", &s(&rt)]).run().success();
     assert_eq!(std::fs::read_to_string(claude.join("CLAUDE.md")).unwrap(), mine);
     // A begin marker without its end is an error that leaves the file alone.
     let broken = "x\n<!-- msd-install:begin msd-core -->\ny\n";
     std::fs::write(claude.join("CLAUDE.md"), broken).unwrap();
-    let out = w.install().args(args).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("CLAUDE.md:2:"));
+    Install::in_world(&w).args(args).run().code(3).stderr_has("CLAUDE.md:2:");
     assert_eq!(std::fs::read_to_string(claude.join("CLAUDE.md")).unwrap(), broken);
 }
 
@@ -278,13 +263,7 @@ fn settings_bad_surface_in_a_manifest_is_refused() {
     let path = dir.join("claude/capability.json");
     let text = std::fs::read_to_string(&path).unwrap().replace("{{msd_run}} hook guard\"", "{{nope}} hook guard\"");
     std::fs::write(&path, text).unwrap();
-    let out = w.install().args(["--content", &s(&c), "--runtimes", &s(&dir)]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("unknown placeholder"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    Install::in_world(&w).content(&c).args(["--runtimes", &s(&dir)]).run().code(3).stderr_has("unknown placeholder");
     assert!(!w.home.join(".claude").exists());
 }
 
@@ -293,7 +272,7 @@ fn settings_bad_surface_in_a_manifest_is_refused() {
 /// is refused, located; a duplicated msd block is refused.
 #[test]
 fn settings_edited_owned_entries_and_duplicates() {
-    let r = crate::support::Install::new().run().success();
+    let r = Install::new().run().success();
     let path = r.path("~/.claude/settings.json");
     let text = std::fs::read_to_string(&path).unwrap();
     let edited = text.replacen("\"timeout\": 10", "\"timeout\": 99", 1);

@@ -197,87 +197,222 @@ pub fn plan_execute_tree(w: &World, name: &str, plan_body: &str) -> PathBuf {
     dir
 }
 
-/// One `msd-install` run, built fluently in the style of just's test harness:
+/// One `msd-install` (or `msd_run`) run, built fluently in the style of just's test harness:
 /// `Install::new().runtime("opencode").local().run().success().file(".opencode/...")`.
-/// Every run gets its own [`World`] unless one is given ([`Install::with`]), so a test that
-/// installs twice passes the world on with [`Ran::then`].
-pub struct Install {
-    world: World,
+/// Every run gets its own [`World`] unless one is given: [`Install::with`] hands it over,
+/// [`Install::in_world`] borrows it (a test that keeps its `World` and runs several commands in
+/// it), and [`Ran::then`] passes it on to the next run.
+pub struct Install<'w> {
+    world: Place<'w>,
+    bin: &'static str,
     args: Vec<String>,
+    env: Vec<(String, String)>,
+    env_remove: Vec<String>,
+    cwd: Option<PathBuf>,
+    stdin: Option<Vec<u8>>,
+    note: Option<String>,
 }
 
-impl Install {
+/// The world a run happens in: its own, or a test's.
+pub enum Place<'w> {
+    Owned(World),
+    Borrowed(&'w World),
+}
+
+impl std::ops::Deref for Place<'_> {
+    type Target = World;
+    fn deref(&self) -> &World {
+        match self {
+            Place::Owned(w) => w,
+            Place::Borrowed(w) => w,
+        }
+    }
+}
+
+impl Install<'static> {
     /// A run in a fresh world.
-    pub fn new() -> Install {
+    pub fn new() -> Install<'static> {
         Install::with(World::new())
     }
 
-    /// A run in `world`.
-    pub fn with(world: World) -> Install {
-        Install { world, args: Vec::new() }
+    /// A run in `world`, which the run (and its [`Ran`]) then owns.
+    pub fn with(world: World) -> Install<'static> {
+        Install::at(Place::Owned(world))
+    }
+}
+
+impl<'w> Install<'w> {
+    /// A run in a world the test keeps.
+    pub fn in_world(world: &'w World) -> Install<'w> {
+        Install::at(Place::Borrowed(world))
+    }
+
+    fn at(world: Place<'w>) -> Install<'w> {
+        Install {
+            world,
+            bin: "msd-install",
+            args: Vec::new(),
+            env: Vec::new(),
+            env_remove: Vec::new(),
+            cwd: None,
+            stdin: None,
+            note: None,
+        }
+    }
+
+    /// Runs the `msd_run` helper instead of `msd-install`.
+    pub fn helper(mut self) -> Install<'w> {
+        self.bin = "msd_run";
+        self
     }
 
     /// `--runtime ID` (repeatable).
-    pub fn runtime(self, id: &str) -> Install {
+    pub fn runtime(self, id: &str) -> Install<'w> {
         self.args(["--runtime", id])
     }
 
     /// `--all`.
-    pub fn all(self) -> Install {
+    pub fn all(self) -> Install<'w> {
         self.arg("--all")
     }
 
     /// `--local`.
-    pub fn local(self) -> Install {
+    pub fn local(self) -> Install<'w> {
         self.arg("--local")
     }
 
+    /// `--dry-run`.
+    pub fn dry_run(self) -> Install<'w> {
+        self.arg("--dry-run")
+    }
+
     /// `--content DIR`.
-    pub fn content(self, dir: impl AsRef<Path>) -> Install {
+    pub fn content(self, dir: impl AsRef<Path>) -> Install<'w> {
         let dir = dir.as_ref().display().to_string();
         self.args(["--content", &dir])
     }
 
     /// The starter fixture as content.
-    pub fn starter(self) -> Install {
+    pub fn starter(self) -> Install<'w> {
         self.content(fixture("starter"))
     }
 
     /// `--json`.
-    pub fn json(self) -> Install {
+    pub fn json(self) -> Install<'w> {
         self.arg("--json")
     }
 
+    /// The `uninstall` subcommand (give it first).
+    pub fn uninstall(self) -> Install<'w> {
+        self.arg("uninstall")
+    }
+
+    /// The `verify` subcommand (give it first).
+    pub fn verify(self) -> Install<'w> {
+        self.arg("verify")
+    }
+
+    /// The `status` subcommand (give it first).
+    pub fn status(self) -> Install<'w> {
+        self.arg("status")
+    }
+
+    /// The `diff` subcommand (give it first).
+    pub fn diff(self) -> Install<'w> {
+        self.arg("diff")
+    }
+
+    /// The `recover` subcommand (give it first).
+    pub fn recover(self) -> Install<'w> {
+        self.arg("recover")
+    }
+
     /// Any other argument.
-    pub fn arg(mut self, a: &str) -> Install {
-        self.args.push(a.to_string());
+    pub fn arg(mut self, a: impl AsRef<std::ffi::OsStr>) -> Install<'w> {
+        self.args.push(a.as_ref().to_string_lossy().into_owned());
         self
     }
 
     /// Any other arguments.
-    pub fn args<'a>(mut self, a: impl IntoIterator<Item = &'a str>) -> Install {
-        self.args.extend(a.into_iter().map(str::to_string));
+    pub fn args<I, S>(mut self, a: I) -> Install<'w>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        self.args.extend(a.into_iter().map(|s| s.as_ref().to_string_lossy().into_owned()));
+        self
+    }
+
+    /// An environment variable for this run only (after the world's isolation).
+    pub fn env(mut self, k: &str, v: impl AsRef<std::ffi::OsStr>) -> Install<'w> {
+        self.env.push((k.to_string(), v.as_ref().to_string_lossy().into_owned()));
+        self
+    }
+
+    /// Removes an environment variable for this run only.
+    pub fn env_remove(mut self, k: &str) -> Install<'w> {
+        self.env_remove.push(k.to_string());
+        self
+    }
+
+    /// Runs in `dir` instead of the world's project.
+    pub fn cwd(mut self, dir: impl AsRef<Path>) -> Install<'w> {
+        self.cwd = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Feeds `bytes` on stdin (else stdin is empty).
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Install<'w> {
+        self.stdin = Some(bytes.into());
+        self
+    }
+
+    /// What this run is (a loop's case, say), printed first by every failing assertion.
+    pub fn note(mut self, note: impl std::fmt::Display) -> Install<'w> {
+        self.note = Some(note.to_string());
         self
     }
 
     /// Runs it.
-    pub fn run(self) -> Ran {
-        let out = self.world.install().args(&self.args).output().expect("msd-install runs");
-        Ran { world: self.world, args: self.args, out }
+    pub fn run(self) -> Ran<'w> {
+        let mut cmd = self.world.spawnable(self.bin);
+        cmd.args(&self.args);
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        for k in &self.env_remove {
+            cmd.env_remove(k);
+        }
+        if let Some(dir) = &self.cwd {
+            cmd.current_dir(dir);
+        }
+        let mut cmd = Command::from_std(cmd);
+        if let Some(bytes) = &self.stdin {
+            cmd.write_stdin(bytes.clone());
+        }
+        let out = cmd.output().unwrap_or_else(|e| panic!("{} {} runs: {e}", self.bin, self.args.join(" ")));
+        Ran { world: self.world, bin: self.bin, args: self.args, env: self.env, note: self.note, out }
     }
 }
 
 /// A finished run: its world, its arguments and what it printed.
-pub struct Ran {
-    pub world: World,
+pub struct Ran<'w> {
+    pub world: Place<'w>,
+    pub bin: &'static str,
     pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub note: Option<String>,
     pub out: std::process::Output,
 }
 
-impl Ran {
-    fn describe(&self) -> String {
+impl<'w> Ran<'w> {
+    /// The command, its exit code, stdout and stderr: every assertion's failure message.
+    pub fn describe(&self) -> String {
+        let env: String = self.env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
+        let note = self.note.as_ref().map(|n| format!("{n}\n")).unwrap_or_default();
         format!(
-            "msd-install {}\nexit: {:?}\nstdout:\n{}\nstderr:\n{}",
+            "{note}{env}{} {}\nexit: {:?}\nstdout:\n{}\nstderr:\n{}",
+            self.bin,
             self.args.join(" "),
             self.out.status.code(),
             String::from_utf8_lossy(&self.out.stdout),
@@ -285,35 +420,87 @@ impl Ran {
         )
     }
 
+    /// Stdout, which must be UTF-8.
+    pub fn stdout(&self) -> String {
+        String::from_utf8(self.out.stdout.clone())
+            .unwrap_or_else(|e| panic!("stdout is not UTF-8 ({e})\n{}", self.describe()))
+    }
+
+    /// Stderr, lossily decoded.
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.out.stderr).into_owned()
+    }
+
+    /// The exit code (`None` when killed by a signal).
+    pub fn exit(&self) -> Option<i32> {
+        self.out.status.code()
+    }
+
     /// Asserts exit 0.
-    pub fn success(self) -> Ran {
+    pub fn success(self) -> Ran<'w> {
         assert!(self.out.status.success(), "expected success\n{}", self.describe());
         self
     }
 
+    /// Asserts a non-zero exit.
+    pub fn failure(self) -> Ran<'w> {
+        assert!(!self.out.status.success(), "expected failure\n{}", self.describe());
+        self
+    }
+
     /// Asserts the exit code.
-    pub fn code(self, code: i32) -> Ran {
+    pub fn code(self, code: i32) -> Ran<'w> {
         assert_eq!(self.out.status.code(), Some(code), "{}", self.describe());
         self
     }
 
     /// Asserts stderr holds `needle`.
-    pub fn stderr_has(self, needle: &str) -> Ran {
-        assert!(
-            String::from_utf8_lossy(&self.out.stderr).contains(needle),
-            "stderr lacks {needle:?}\n{}",
-            self.describe()
-        );
+    pub fn stderr_has(self, needle: &str) -> Ran<'w> {
+        assert!(self.stderr().contains(needle), "stderr lacks {needle:?}\n{}", self.describe());
+        self
+    }
+
+    /// Asserts stderr does not hold `needle`.
+    pub fn stderr_lacks(self, needle: &str) -> Ran<'w> {
+        assert!(!self.stderr().contains(needle), "stderr holds {needle:?}\n{}", self.describe());
+        self
+    }
+
+    /// Asserts stderr is empty.
+    pub fn stderr_empty(self) -> Ran<'w> {
+        assert!(self.out.stderr.is_empty(), "stderr is not empty\n{}", self.describe());
         self
     }
 
     /// Asserts stdout holds `needle`.
-    pub fn stdout_has(self, needle: &str) -> Ran {
+    pub fn stdout_has(self, needle: &str) -> Ran<'w> {
         assert!(
             String::from_utf8_lossy(&self.out.stdout).contains(needle),
             "stdout lacks {needle:?}\n{}",
             self.describe()
         );
+        self
+    }
+
+    /// Asserts stdout does not hold `needle`.
+    pub fn stdout_lacks(self, needle: &str) -> Ran<'w> {
+        assert!(
+            !String::from_utf8_lossy(&self.out.stdout).contains(needle),
+            "stdout holds {needle:?}\n{}",
+            self.describe()
+        );
+        self
+    }
+
+    /// Asserts stdout is exactly `expected`.
+    pub fn stdout_is(self, expected: &str) -> Ran<'w> {
+        assert_eq!(String::from_utf8_lossy(&self.out.stdout), expected, "{}", self.describe());
+        self
+    }
+
+    /// Asserts stdout is empty.
+    pub fn stdout_empty(self) -> Ran<'w> {
+        assert!(self.out.stdout.is_empty(), "stdout is not empty\n{}", self.describe());
         self
     }
 
@@ -326,13 +513,13 @@ impl Ran {
     }
 
     /// Asserts a file exists (`~/...` under the home, the rest under the project).
-    pub fn file(self, rel: &str) -> Ran {
+    pub fn file(self, rel: &str) -> Ran<'w> {
         assert!(self.path(rel).is_file(), "{rel} is not a file\n{}", self.describe());
         self
     }
 
     /// Asserts nothing is at `rel`.
-    pub fn no_file(self, rel: &str) -> Ran {
+    pub fn no_file(self, rel: &str) -> Ran<'w> {
         assert!(!self.path(rel).exists(), "{rel} exists\n{}", self.describe());
         self
     }
@@ -344,11 +531,12 @@ impl Ran {
 
     /// Stdout as JSON.
     pub fn json(&self) -> serde_json::Value {
-        json(&self.out)
+        serde_json::from_slice(&self.out.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e})\n{}", self.describe()))
     }
 
     /// Another run in the same world.
-    pub fn then(self) -> Install {
-        Install::with(self.world)
+    pub fn then(self) -> Install<'w> {
+        Install::at(self.world)
     }
 }
