@@ -48,8 +48,13 @@ pub struct World {
 
 impl World {
     pub fn new() -> World {
+        World::with_home("home")
+    }
+
+    /// A world whose home directory is called `name` (a space, a quote, `$(...)`).
+    pub fn with_home(name: &str) -> World {
         let tmp = tempfile::tempdir().expect("tempdir");
-        let home = tmp.path().join("home");
+        let home = tmp.path().join(name);
         let project = tmp.path().join("project");
         std::fs::create_dir_all(&home).unwrap();
         std::fs::create_dir_all(&project).unwrap();

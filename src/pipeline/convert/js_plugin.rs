@@ -47,7 +47,10 @@ mod tests {
         };
         let js = render(&f, &RelPath::new("msd-core/bin/msd_run").unwrap());
         assert!(js.contains(r#"new URL("../msd-core/bin/msd_run", import.meta.url)"#), "{js}");
-        assert!(js.contains(r#"const HOOKS = {"tool.execute.before":["hook","guard","--protocol","opencode"]};"#), "{js}");
+        assert!(
+            js.contains(r#"const HOOKS = {"tool.execute.before":["hook","guard","--protocol","opencode"]};"#),
+            "{js}"
+        );
         assert!(!js.contains("__HELPER__") && !js.contains("__HOOKS__"));
     }
 }

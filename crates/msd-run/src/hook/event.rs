@@ -161,8 +161,17 @@ impl Event {
     /// Every text the tool writes (a whole file, an edit's new string, each of a multi-edit's).
     pub fn written_texts(&self) -> Vec<&str> {
         let mut out = Vec::new();
-        for k in ["content", "file_content", "file_text", "new_string", "new_str", "newText", "newString", "diff", "patchText"]
-        {
+        for k in [
+            "content",
+            "file_content",
+            "file_text",
+            "new_string",
+            "new_str",
+            "newText",
+            "newString",
+            "diff",
+            "patchText",
+        ] {
             if let Some(s) = self.input.get(k).and_then(Value::as_str) {
                 out.push(s);
             }

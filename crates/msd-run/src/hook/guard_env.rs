@@ -58,7 +58,9 @@ mod tests {
 
     #[test]
     fn hook_env_symlink_target_is_checked() {
-        assert!(matches!(decide("notes.txt", Some(Path::new("/p/.env")), false), Reply::Block(m) if m.contains("a link to")));
+        assert!(
+            matches!(decide("notes.txt", Some(Path::new("/p/.env")), false), Reply::Block(m) if m.contains("a link to"))
+        );
         assert_eq!(decide("notes.txt", Some(Path::new("/p/notes.txt")), false), Reply::Pass);
         assert!(matches!(decide(".env", None, true), Reply::Block(m) if m.contains("refusing to read")));
     }

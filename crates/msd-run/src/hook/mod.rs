@@ -202,13 +202,19 @@ fn defers_to_local(cwd: &Path) -> bool {
         let info = crate::runtime_info(Some(core));
         (info.scope == "global").then_some(info.local_helper).flatten()
     });
-    cwd.ancestors().take_while(|d| *d != home).any(|d| {
-        let twin = match &declared {
-            Some(rel) => Some(d.join(rel)).filter(|t| !exe.starts_with(d) && *t != exe),
-            None => local_twin(&exe, &home, d),
-        };
-        twin.is_some_and(|t| fsx::is_file(&t))
-    })
+    cwd.ancestors()
+        .take_while(|d| *d != home)
+        .any(|d| local_copy(&exe, &home, d, declared.as_deref()).is_some_and(|t| fsx::is_file(&t)))
+}
+
+/// Where `project`'s local install of the helper `exe` (a global one under `home`) would be:
+/// `declared` (the installer's `local_helper`, relative to the project) when known, else
+/// [`local_twin`]; `None` when `exe` is not a global helper.
+pub fn local_copy(exe: &Path, home: &Path, project: &Path, declared: Option<&str>) -> Option<PathBuf> {
+    match declared {
+        Some(rel) => (!exe.starts_with(project) && project != home).then(|| project.join(rel)).filter(|t| t != exe),
+        None => local_twin(exe, home, project),
+    }
 }
 
 /// The path `exe` (a helper under `home`) would have in `project`'s local install; `None` when

@@ -95,11 +95,9 @@ pub fn render(reply: &Reply, p: Protocol, event: &str) -> Rendered {
             ok(line(&serde_json::json!({"cancel": false, "contextModification": c})))
         }
         (Reply::Context(c), Protocol::Opencode) => ok(line(&serde_json::json!({"context": c}))),
-        (Reply::Block(r), Protocol::Opencode) => Rendered {
-            stdout: line(&serde_json::json!({"block": r})),
-            stderr: format!("{r}\n"),
-            code: BLOCK,
-        },
+        (Reply::Block(r), Protocol::Opencode) => {
+            Rendered { stdout: line(&serde_json::json!({"block": r})), stderr: format!("{r}\n"), code: BLOCK }
+        }
         (Reply::Block(r), Protocol::Cline) => ok(line(&serde_json::json!({"cancel": true, "errorMessage": r}))),
         (Reply::Watch(c, w), _) => {
             let mut out = serde_json::json!({"hookEventName": event, "watchPaths": w});
