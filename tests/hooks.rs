@@ -651,7 +651,7 @@ const [plugin, project] = process.argv.slice(2);
 const hooks = await (await import(pathToFileURL(plugin).href)).default({ directory: project, worktree: project });
 const out = { hooks: Object.keys(hooks).sort() };
 const system = { system: ["base"] };
-await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: {} }, system);
+await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: { limit: { context: 1000 } } }, system);
 await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: {} }, system);
 out.system = system.system;
 const before = async (tool, args) => {
@@ -664,6 +664,11 @@ await hooks.event({ event: { type: "file.edited", properties: { file: project + 
 const after = { title: "", output: "edited", metadata: {} };
 await hooks["tool.execute.after"]({ tool: "edit", sessionID: "ses_1", callID: "c", args: {} }, after);
 out.after = after.output;
+// An answer that used 80% of the model's context: the next tool result says so.
+await hooks.event({ event: { type: "message.updated", properties: { info: { role: "assistant", sessionID: "ses_1", tokens: { input: 700, output: 100, cache: { read: 0, write: 0 } } } } } });
+const later = { title: "", output: "read", metadata: {} };
+await hooks["tool.execute.after"]({ tool: "read", sessionID: "ses_1", callID: "d", args: {} }, later);
+out.later = later.output;
 console.log(JSON.stringify(out));
 "#;
 
@@ -730,6 +735,7 @@ fn hooks_opencode_and_kilo_get_a_plugin_that_runs_the_helper() {
                     .contains("config.json changed; use these settings from now on: {\"mode\":\"yolo\"}"),
                 "{what}: {got}"
             );
+            assert!(got["later"].as_str().unwrap().contains("msd: context 20% left"), "{what}: {got}");
             assert!(!w.tmp.path().join("pwned").exists() && !w.project.join("pwned").exists(), "{what}");
             let mut v = vec!["verify", "-r", runtime];
             if local {

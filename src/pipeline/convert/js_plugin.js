@@ -36,12 +36,15 @@ export default async ({ directory, worktree }) => {
   const base = { directory, worktree };
   const started = new Map();
   const pending = [];
+  const usage = new Map(); // session id -> {tokens, limit}: the context use the helper measures
+  const note = (id, v) => id && usage.set(id, { ...usage.get(id), ...v });
   const hooks = {};
   const on = (name) => HOOKS[name];
   if (on("experimental.chat.system.transform")) {
     hooks["experimental.chat.system.transform"] = async (input, output) => {
       const id = input?.sessionID;
       if (!id) return;
+      if (input.model?.limit?.context) note(id, { limit: input.model.limit.context });
       if (!started.has(id)) {
         const event = { ...base, hook: "experimental.chat.system.transform", input: { sessionID: id } };
         started.set(id, run(on("experimental.chat.system.transform"), event).then((r) => reply(r).context));
@@ -59,14 +62,16 @@ export default async ({ directory, worktree }) => {
   }
   if (on("tool.execute.after") || on("event.file.edited")) {
     hooks["tool.execute.after"] = async (input, output) => {
-      const r = on("tool.execute.after") ? await run(on("tool.execute.after"), { ...base, hook: "tool.execute.after", input }) : { out: "" };
+      const r = on("tool.execute.after") ? await run(on("tool.execute.after"), { ...base, hook: "tool.execute.after", input, usage: usage.get(input?.sessionID) }) : { out: "" };
       const context = [...pending.splice(0), reply(r).context].filter(Boolean);
       if (context.length && typeof output?.output === "string") output.output += "\n\n" + context.join("\n");
     };
   }
-  if (on("event.file.edited")) {
+  if (on("tool.execute.after") || on("event.file.edited")) {
     hooks.event = async ({ event }) => {
-      if (event?.type !== "file.edited") return;
+      const info = event?.type === "message.updated" ? event.properties?.info : undefined;
+      if (info?.role === "assistant" && info.tokens) note(info.sessionID, { tokens: info.tokens });
+      if (event?.type !== "file.edited" || !on("event.file.edited")) return;
       const context = reply(await run(on("event.file.edited"), { ...base, hook: "event", event })).context;
       if (context) pending.push(context);
     };

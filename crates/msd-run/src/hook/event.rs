@@ -101,6 +101,14 @@ pub fn parse(text: &str) -> Result<Event, Malformed> {
             let size = num_at(&v, &["context_window", "context_window_size"]).filter(|s| *s > 0.0)?;
             Some(used * 100.0 / size)
         })
+        .or_else(|| {
+            // OpenCode's plugin shim: the last answer's token counts and the model's context
+            // limit (`message.updated` `info.tokens`, `model.limit.context`).
+            let t = v.get("usage")?.get("tokens")?;
+            let limit = num_at(&v, &["usage", "limit"]).filter(|l| *l > 0.0)?;
+            let n = |p: &[&str]| num_at(t, p).unwrap_or(0.0);
+            Some((n(&["input"]) + n(&["output"]) + n(&["cache", "read"]) + n(&["cache", "write"])) * 100.0 / limit)
+        })
         .filter(|p| p.is_finite())
         .map(|p| p.clamp(0.0, 100.0));
     Ok(Event {

@@ -106,6 +106,9 @@ fn hook_fixtures_every_runtime() {
         (Hook::ConfigReload, "opencode/event-file.edited-config.json", Want::Context("{\"mode\":\"yolo\"}")),
         (Hook::ConfigReload, "opencode/tool.execute.after-edit.json", Want::Pass),
         (Hook::ContextMonitor, "opencode/tool.execute.after-edit.json", Want::Pass),
+        // The shim's `usage`: the last answer's tokens over the model's context limit (70%).
+        (Hook::ContextMonitor, "opencode/tool.execute.after-edit-usage.json", Want::Context("30% left")),
+        (Hook::ContextMonitor, "opencode/tool.execute.after-edit-usage.json", Want::Pass),
     ];
     let d = project();
     for (h, rel, want) in cases {
