@@ -161,8 +161,11 @@ fn attribution_clean_when_nothing_changed() {
     assert_eq!(report["counts"]["emissions_base"], 34, "16 runtimes x 2 scopes + kimi and kimi-code global");
     assert_eq!(report["counts"]["files_base"], report["counts"]["files_current"]);
     let c = &report["counts"];
-    assert_eq!(c["excluded"], 38, "the installed msd_run (34) and Cline's hook scripts (4) are programs: left out");
-    assert_eq!(c["unchanged"].as_u64().unwrap() + 38, c["files_current"].as_u64().unwrap());
+    assert_eq!(
+        c["excluded"], 42,
+        "the installed msd_run (34), Cline's hook scripts (4) and the OpenCode and Kilo plugins (4) are programs: left out"
+    );
+    assert_eq!(c["unchanged"].as_u64().unwrap() + 42, c["files_current"].as_u64().unwrap());
     assert!(report["moved"].as_array().unwrap().is_empty());
     assert_eq!(report["home"], "/home/user", "both sides emit for the fixed home of gen golden");
     let out = r.attribution(&[]);
@@ -520,7 +523,12 @@ fn attribution_inventory_matches_the_emitted_tree() {
                     }
                     "program" => {
                         let manifest = format!("runtimes/{}/capability.json", key.0);
-                        assert_eq!(strs(&f["sources"]), [manifest.as_str()], "{key:?}: a hook script of the manifest");
+                        let mut want = vec![manifest.as_str()];
+                        if key.2.ends_with(".js") {
+                            // A JS plugin also comes from its template.
+                            want.push("src/pipeline/convert/js_plugin.js");
+                        }
+                        assert_eq!(strs(&f["sources"]), want, "{key:?}: a hook file of the manifest");
                         hook_scripts += 1;
                     }
                     _ => {

@@ -640,3 +640,140 @@ fn hooks_gemini_reports_on_the_first_prompt_of_a_session_only() {
         assert!(prompt("s2").contains("phase 3 of 3 (Ship)"), "a new session is told again");
     }
 }
+
+/// Loads an installed JS plugin as OpenCode's loader does (`import()` of its file URL, the default
+/// export called with `{directory, worktree}`) in node, and drives its hooks with the payloads
+/// OpenCode passes (`opencode-linux-x64@1.18.33:bin/opencode@96772725`, `@96723681`): prints
+/// what each hook did as one JSON object.
+const PLUGIN_DRIVER: &str = r#"
+import { pathToFileURL } from "node:url";
+const [plugin, project] = process.argv.slice(2);
+const hooks = await (await import(pathToFileURL(plugin).href)).default({ directory: project, worktree: project });
+const out = { hooks: Object.keys(hooks).sort() };
+const system = { system: ["base"] };
+await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: { limit: { context: 1000 } } }, system);
+await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: {} }, system);
+out.system = system.system;
+const before = async (tool, args) => {
+  try { await hooks["tool.execute.before"]({ tool, sessionID: "ses_1", callID: "c" }, { args }); return "ran"; }
+  catch (e) { return "threw: " + e.message; }
+};
+out.readEnv = await before("read", { filePath: ".env" });
+out.editSource = await before("edit", { filePath: project + "/src/a.rs", oldString: "a", newString: "b" });
+await hooks.event({ event: { type: "file.edited", properties: { file: project + "/.planning/config.json" } } });
+const after = { title: "", output: "edited", metadata: {} };
+await hooks["tool.execute.after"]({ tool: "edit", sessionID: "ses_1", callID: "c", args: {} }, after);
+out.after = after.output;
+// An answer that used 80% of the model's context: the next tool result says so.
+await hooks.event({ event: { type: "message.updated", properties: { info: { role: "assistant", sessionID: "ses_1", tokens: { input: 700, output: 100, cache: { read: 0, write: 0 } } } } } });
+const later = { title: "", output: "read", metadata: {} };
+await hooks["tool.execute.after"]({ tool: "read", sessionID: "ses_1", callID: "d", args: {} }, later);
+out.later = later.output;
+console.log(JSON.stringify(out));
+"#;
+
+fn drive_plugin(w: &World, plugin: &Path) -> serde_json::Value {
+    let driver = w.tmp.path().join("driver.mjs");
+    std::fs::write(&driver, PLUGIN_DRIVER).unwrap();
+    let mut node = std::process::Command::new("node");
+    w.isolate(&mut node);
+    let project = w.project.canonicalize().unwrap();
+    let out = node
+        .arg(&driver)
+        .arg(plugin)
+        .arg(&project)
+        .output()
+        .expect("node runs the plugin as OpenCode's Bun runtime would (node on PATH)");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)))
+}
+
+#[test]
+fn hooks_opencode_and_kilo_get_a_plugin_that_runs_the_helper() {
+    // A home whose path a shell would split or run: the plugin names the helper relative to
+    // itself and spawns it without a shell.
+    for (runtime, home_dir) in [("opencode", ".config/opencode"), ("kilo", ".config/kilo")] {
+        for local in [false, true] {
+            let what = format!("{runtime} {}", if local { "local" } else { "global" });
+            let w = World::with_home("my home's $(touch pwned)");
+            state_md(&w);
+            std::fs::write(w.project.join(".planning/config.json"), "{\"mode\": \"yolo\"}").unwrap();
+            let dir = if local { w.project.join(format!(".{runtime}")) } else { w.home.join(home_dir) };
+            let mine = dir.join("plugin/mine.js");
+            std::fs::create_dir_all(mine.parent().unwrap()).unwrap();
+            let user_plugin = "export default async () => ({}) // the user's\n";
+            std::fs::write(&mine, user_plugin).unwrap();
+            let mut args = vec!["-r", runtime];
+            if local {
+                args.push("--local");
+            }
+            w.install().args(&args).assert().success();
+            let plugin = dir.join("plugin/msd.js");
+            let js = std::fs::read_to_string(&plugin).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(js.contains("new URL(\"../msd-core/bin/msd_run\", import.meta.url)"), "{what}: {js}");
+            assert!(!js.contains(&s(&w.home)) && !js.contains("pwned"), "{what}: no path of the home in the plugin");
+            let got = drive_plugin(&w, &plugin);
+            assert_eq!(
+                got["hooks"],
+                serde_json::json!([
+                    "event",
+                    "experimental.chat.system.transform",
+                    "tool.execute.after",
+                    "tool.execute.before"
+                ]),
+                "{what}"
+            );
+            let system = got["system"].as_array().unwrap();
+            assert_eq!(system.len(), 3, "{what}: the session's line on each request: {got}");
+            assert!(system[1].as_str().unwrap().starts_with("msd: phase 3 of 3 (Ship)"), "{what}: {got}");
+            assert!(got["readEnv"].as_str().unwrap().starts_with("threw: msd: refusing to read .env"), "{what}: {got}");
+            assert_eq!(got["editSource"], "ran", "{what}");
+            assert!(
+                got["after"]
+                    .as_str()
+                    .unwrap()
+                    .contains("config.json changed; use these settings from now on: {\"mode\":\"yolo\"}"),
+                "{what}: {got}"
+            );
+            assert!(got["later"].as_str().unwrap().contains("msd: context 20% left"), "{what}: {got}");
+            assert!(!w.tmp.path().join("pwned").exists() && !w.project.join("pwned").exists(), "{what}");
+            let mut v = vec!["verify", "-r", runtime];
+            if local {
+                v.push("--local");
+            }
+            w.install().args(&v).assert().success();
+            let mut un = vec!["uninstall", "-r", runtime];
+            if local {
+                un.push("--local");
+            }
+            w.install().args(&un).assert().success();
+            assert!(!plugin.exists(), "{what}: uninstall removes the plugin");
+            assert_eq!(std::fs::read_to_string(&mine).unwrap(), user_plugin, "{what}: the user's plugin is kept");
+        }
+    }
+}
+
+#[test]
+fn hooks_opencode_global_plugin_defers_to_a_local_install() {
+    // OpenCode loads the plugins of ~/.config/opencode and of .opencode/ in one session: the
+    // global helper stays silent where the project has its own install (which is not at the
+    // global home's path under the project).
+    let w = World::new();
+    state_md(&w);
+    w.install().args(["-r", "opencode"]).assert().success();
+    w.install().args(["-r", "opencode", "--local"]).assert().success();
+    let project = w.project.canonicalize().unwrap();
+    let start = serde_json::json!({"directory": project, "hook": "experimental.chat.system.transform", "input": {"sessionID": "s"}}).to_string();
+    let read_env = serde_json::json!({"directory": project, "hook": "tool.execute.before", "input": {"tool": "read", "sessionID": "s"}, "output": {"args": {"filePath": ".env"}}}).to_string();
+    let helper = |base: &Path| base.join("msd-core/bin/msd_run");
+    let global = helper(&w.home.join(".config/opencode"));
+    let local = helper(&w.project.join(".opencode"));
+    let g = sh(&w, &format!("'{}' hook session-start --protocol opencode", s(&global)), &start, &[]);
+    let l = sh(&w, &format!("'{}' hook session-start --protocol opencode", s(&local)), &start, &[]);
+    assert_eq!(text(&g.stdout), "", "the global helper defers");
+    assert!(text(&l.stdout).contains("phase 3 of 3"), "{}", text(&l.stdout));
+    let g = sh(&w, &format!("'{}' hook guard --protocol opencode", s(&global)), &read_env, &[]);
+    let l = sh(&w, &format!("'{}' hook guard --protocol opencode", s(&local)), &read_env, &[]);
+    assert_eq!((g.status.code(), l.status.code()), (Some(0), Some(2)));
+    assert!(text(&l.stdout).starts_with("{\"block\":\"msd: refusing to read .env"), "{}", text(&l.stdout));
+}

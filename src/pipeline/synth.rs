@@ -20,12 +20,13 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use crate::pipeline::convert::{ConvertError, Emission, EmittedFile, FileKind};
+use crate::pipeline::convert::{ConvertError, Emission, EmittedFile, FileKind, js_plugin};
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
 use msd_core::installed::runtime_info::{RUNTIME_INFO_PATH, RuntimeInfo};
-use msd_core::manifest::capability::{ArtifactKind, Capability};
+use msd_core::manifest::capability::{ArtifactKind, Capability, Scope};
 use msd_core::manifest::resolver::{self, Installed};
+use msd_core::manifest::surfaces::{self, HookFileFormat};
 use msd_core::shell::Os;
 
 /// Environment variable naming the msd_run binary to install (default: beside msd-install).
@@ -94,12 +95,16 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
         .hook_files
         .iter()
         .filter(|h| h.scopes.contains(&emission.scope))
-        .map(|h| EmittedFile {
-            path: h.path.clone(),
-            bytes: msd_core::manifest::surfaces::hook_script(h, &helper_at).into_bytes(),
-            mode: FileMode::Executable,
-            kind: FileKind::Program,
-            sources: vec![manifest_source.clone()],
+        .map(|h| {
+            let mut sources = vec![manifest_source.clone()];
+            let (text, mode) = match h.format {
+                HookFileFormat::Script => (surfaces::hook_script(h, &helper_at), FileMode::Executable),
+                HookFileFormat::JsPlugin => {
+                    sources.push(js_plugin::TEMPLATE_SOURCE.into());
+                    (js_plugin::render(h, &helper_at), FileMode::Regular)
+                }
+            };
+            EmittedFile { path: h.path.clone(), bytes: text.into_bytes(), mode, kind: FileKind::Program, sources }
         })
         .collect();
     let info = RuntimeInfo {
@@ -108,6 +113,7 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
         scope: emission.scope.as_str().into(),
         command_ref: cap.command_ref.clone(),
         agents_native: cap.layout(emission.scope).iter().any(|a| a.kind == ArtifactKind::Agents),
+        local_helper: local_helper(cap, emission.scope),
     };
     let files = [
         EmittedFile {
@@ -145,6 +151,18 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
     }
     emission.files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(())
+}
+
+/// Where a global install's helper finds its project twin: the helper of a local install,
+/// relative to the project root (`.opencode/msd-core/bin/msd_run`), when the runtime has a local
+/// scope. Its global home need not mirror it (`~/.config/opencode` against `.opencode`).
+fn local_helper(cap: &Capability, scope: Scope) -> Option<String> {
+    let local = cap.local.as_ref().filter(|_| scope == Scope::Global)?;
+    let rel = cap.core_dir(Scope::Local).join(&helper_path(Os::HOST));
+    Some(match local.dir.trim_matches('/') {
+        "" | "." => rel.to_string(),
+        dir => format!("{dir}/{rel}"),
+    })
 }
 
 /// Errors of this step.

@@ -81,8 +81,13 @@ pub struct World {
 
 impl World {
     pub fn new() -> World {
+        World::with_home("home")
+    }
+
+    /// A world whose home directory is called `name` (a space, a quote, `$(...)`).
+    pub fn with_home(name: &str) -> World {
         let tmp = scratch();
-        let home = tmp.path().join("home");
+        let home = tmp.path().join(name);
         let project = tmp.path().join("project");
         std::fs::create_dir_all(&home).unwrap();
         std::fs::create_dir_all(&project).unwrap();

@@ -10,6 +10,7 @@
 //! files beside the manifest); the [`Rewriter`] runs over every emitted text file of every
 //! format, so no `~/.claude/` reference survives into another runtime's tree.
 
+pub mod js_plugin;
 mod kimi;
 mod markdown;
 mod rewrite;

@@ -6,8 +6,10 @@
 #   OC_NAME   the XDG config dir name (opencode | kilo)
 #   OC_BINARY the platform binary (for tool names, evidence/<id>.md)
 # Offline: `<cli> debug config` (resolved commands and agents, with what the loader kept of their
-# frontmatter), `<cli> debug skill --print-logs` (skills and the loader's warnings), and one
-# `<cli> run --command msd-help` against the mock model (anthropic provider, baseURL option).
+# frontmatter), `<cli> debug skill --print-logs` (skills and the loader's warnings), one
+# `<cli> run --command msd-help` against the mock model (anthropic provider, baseURL option), and
+# one `<cli> run` in which the mock asks to read `.env`: msd's plugin must put the session-start
+# line into the request and refuse the read.
 set -u
 . "$RT_LIB/common.sh"
 
@@ -154,6 +156,53 @@ if [ -n "$req" ] && [ -f "$req" ]; then
 else
   rt_note "read: the msd-help workflow names no other msd-core file"
 fi
+
+# 3c. msd's plugin (plugin/msd.js, which spawns `msd_run hook ...`): the session-start line is
+#     in the system text of the requests the CLI sends (experimental.chat.system.transform), and
+#     the guard refuses a `.env` read the mock model asks for (tool.execute.before throws): the
+#     tool result the model gets is msd's refusal, not the secret.
+oc_plugin=$( [ "$RT_SCOPE" = local ] && echo "$PROJECT/.$OC_NAME/plugin/msd.js" || echo "${XDG_CONFIG_HOME:-$HOME/.config}/$OC_NAME/plugin/msd.js")
+[ -f "$oc_plugin" ] || rt_fail "hooks: msd wrote no plugin at $oc_plugin"
+oc_secret="rt-probe-secret-$$"
+printf 'API_TOKEN=%s\n' "$oc_secret" >"$PROJECT/.env"
+# oc_hook_run <tag> [mock args]: one `run` against the mock model, its requests in mock-<tag>.jsonl
+oc_hook_run() {
+  local tag=$1
+  shift
+  MOCK_TAG=$tag rt_mock_start "$@"
+  export "${OC_ENV}_CONFIG_CONTENT={\"provider\":{\"anthropic\":{\"options\":{\"baseURL\":\"$MOCK_URL/v1\",\"apiKey\":\"sk-test\"}}},\"model\":\"anthropic/claude-sonnet-4-5\",\"small_model\":\"anthropic/claude-sonnet-4-5\"}"
+  oc run --print-logs --log-level WARN "read the .env file" >"$RT_OUT/$tag.out" 2>"$RT_OUT/$tag.log"
+  unset "${OC_ENV}_CONFIG_CONTENT"
+  rt_mock_stop
+}
+oc_hook_run hook --tool-call read --tool-args '{"filePath":".env"}'
+if rt_check_hook_context "$OC_CLI run, plugin experimental.chat.system.transform" "$RT_OUT/mock-hook.jsonl"; then
+  rt_flag hooks true
+else
+  rt_flag hooks false
+fi
+if grep -aqF -- "$oc_secret" "$RT_OUT/mock-hook.jsonl"; then
+  rt_fail "guard: the model got the secret of $PROJECT/.env (msd's guard did not block the read)"
+elif grep -aqF -- "msd: refusing to read .env" "$RT_OUT/mock-hook.jsonl"; then
+  rt_note "guard: the .env read was refused by msd's plugin (tool result: $(grep -aoF -m1 -- 'msd: refusing to read .env' "$RT_OUT/mock-hook.jsonl" | head -n1))"
+else
+  rt_fail "guard: no request after the .env read carries msd's refusal ($(grep -ac . "$RT_OUT/mock-hook.jsonl") requests; did the mock drive the read?)"
+fi
+# Global and local together (both plugins load in one session): the line once per request.
+if [ "$RT_SCOPE" = global ]; then
+  if rt_msd_install "$RT_ID" local >"$RT_OUT/msd-install-local.log" 2>&1; then
+    oc_hook_run both
+    lines=$(head -n1 "$RT_OUT/mock-both.jsonl" | grep -aoF -- "$RT_HOOK_LINE" | wc -l)
+    [ "$lines" -eq 1 ] ||
+      rt_fail "global+local: msd's session-start line is in the first request $lines times (want 1)"
+    rt_note "global+local: the first request carries the session-start line $lines time(s)"
+    (cd "$PROJECT" && "$(rt_msd_bin)" uninstall -r "$RT_ID" --local --runtimes "$RT_REPO/runtimes") \
+      >>"$RT_OUT/msd-install-local.log" 2>&1 || rt_fail "global+local: msd-install uninstall --local failed"
+  else
+    rt_fail "global+local: msd-install -r $RT_ID --local failed: $(tail -n2 "$RT_OUT/msd-install-local.log")"
+  fi
+fi
+rm -f "$PROJECT/.env"
 
 # 4. The env overrides the CLI reads move msd-install and the CLI to the same place.
 if [ "$RT_SCOPE" = global ]; then

@@ -8,6 +8,9 @@
 //!   agent (the scope's artifact layout has an `agents` artifact). Then `query agent-skills`
 //!   prints the skills block only; otherwise it also carries the agent's instructions.
 //!
+//! - `local_helper` (global installs): where the project's own helper would be, so a global
+//!   hook stays silent in a project with a local install (`msd_run hook`).
+//!
 //! An install without the file (older installs, a `--core` pointing at raw content) reads as
 //! [`RuntimeInfo::fallback`]: the canonical `/msd:{stem}` syntax and no native agents (the
 //! payload then carries the body: larger, never missing anything).
@@ -34,6 +37,11 @@ pub struct RuntimeInfo {
     pub command_ref: String,
     /// The runtime loads agent files natively when a spawn names the agent.
     pub agents_native: bool,
+    /// A global install's: where the helper of a local install of the same runtime is,
+    /// relative to the project root (`.opencode/msd-core/bin/msd_run`). A global hook defers to
+    /// it when the session's project has one, so the hook runs once with both installed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_helper: Option<String>,
 }
 
 impl RuntimeInfo {
@@ -45,6 +53,7 @@ impl RuntimeInfo {
             scope: String::new(),
             command_ref: "/msd:{stem}".into(),
             agents_native: false,
+            local_helper: None,
         }
     }
 

@@ -72,8 +72,9 @@ pub struct Capability {
     /// Settings and config surfaces that get msd entries (hooks, permissions, options, blocks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub settings: Vec<crate::manifest::surfaces::SurfaceSpec>,
-    /// Hooks a runtime runs as executable files of their own (Cline: one file per event in a
-    /// hooks directory), each a two-line script running `msd_run hook ...`.
+    /// Hooks a runtime runs as files of their own: executable scripts (Cline: one file per event
+    /// in a hooks directory, each a two-line script running `msd_run hook ...`) or a JS plugin
+    /// module (OpenCode, Kilo: `plugin/msd.js`, spawning `msd_run hook ...` per hook point).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hook_files: Vec<crate::manifest::surfaces::HookFile>,
     /// The shell the runtime runs its command strings (settings hooks, the status line) with on

@@ -2,6 +2,8 @@
 //! which format, and the entries it owns there (each with an owner id). Wire types and their
 //! validation only; editing the files is the installer's `apply::surfaces`.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -238,21 +240,87 @@ fn collect_strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
     }
 }
 
-/// A hook the runtime runs as an executable file: the installer writes `path` (relative to the
-/// scope's home) as `#!/bin/sh` + `exec <the helper, found relative to the script> hook <args>`.
+/// A hook file msd-install writes whole (an emitted file of the install manifest: install writes
+/// it, uninstall removes it, `verify` checks it), in one of two formats:
+/// - `script` (Cline: one executable per event in a hooks directory): `#!/bin/sh` + `exec <the
+///   helper, found relative to the script> hook <args>`;
+/// - `js-plugin` (OpenCode, Kilo: a JS module their plugin loader imports): a small shim that
+///   spawns the helper (found relative to the module, no shell) with the event as JSON on stdin
+///   for each hook point of `plugin`, and acts on its reply (`--protocol opencode`).
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HookFile {
-    /// The file, relative to the scope's home (`hooks/PreToolUse`).
+    /// The file, relative to the scope's home (`hooks/PreToolUse`, `plugin/msd.js`).
     pub path: RelPath,
     /// Scopes that get it (default both).
     #[serde(default = "both_scopes")]
     pub scopes: Vec<Scope>,
-    /// The arguments after `msd_run hook` (`guard --protocol cline`).
+    /// What the file is.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub format: HookFileFormat,
+    /// `script`: the arguments after `msd_run hook` (`guard --protocol cline`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub args: String,
+    /// `js-plugin`: for each hook point the plugin serves, the arguments after `msd_run hook`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub plugin: BTreeMap<PluginHook, String>,
     /// Where the file name, its events and its protocol come from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<String>,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+/// The formats of a hook file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum HookFileFormat {
+    /// An executable POSIX shell script running the helper.
+    #[default]
+    Script,
+    /// A JavaScript plugin module (OpenCode's plugin API) spawning the helper.
+    JsPlugin,
+}
+
+/// The hook points of an OpenCode-style JS plugin the shim serves (`@opencode-ai/plugin`'s
+/// `Hooks`; `opencode-linux-x64@1.18.33:bin/opencode@104030106`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema)]
+pub enum PluginHook {
+    /// Each model request's system prompt: the helper's context is added to it, asked once per
+    /// session.
+    #[serde(rename = "experimental.chat.system.transform")]
+    SystemTransform,
+    /// Before a tool call: a block from the helper throws, which fails the call.
+    #[serde(rename = "tool.execute.before")]
+    ToolBefore,
+    /// After a tool call: the helper's context is appended to the tool's output.
+    #[serde(rename = "tool.execute.after")]
+    ToolAfter,
+    /// The `file.edited` bus event: the helper's context goes with the next tool output.
+    #[serde(rename = "event.file.edited")]
+    FileEdited,
+}
+
+impl PluginHook {
+    /// The name in manifests and in the emitted plugin.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PluginHook::SystemTransform => "experimental.chat.system.transform",
+            PluginHook::ToolBefore => "tool.execute.before",
+            PluginHook::ToolAfter => "tool.execute.after",
+            PluginHook::FileEdited => "event.file.edited",
+        }
+    }
+}
+
+fn plain_args(path: &RelPath, args: &str) -> Result<(), String> {
+    let safe = |c: char| c.is_ascii_alphanumeric() || " -_.".contains(c);
+    if args.trim().is_empty() || !args.chars().all(safe) {
+        return Err(format!("hook file `{path}`: args `{args}` must be plain words (letters, digits, `-`, `_`, `.`)"));
+    }
+    Ok(())
 }
 
 /// Checks the hook files of a manifest.
@@ -267,23 +335,40 @@ pub fn validate_hook_files(files: &[HookFile]) -> Result<(), String> {
                 return Err(format!("hook file `{}` is listed twice for the {} scope", f.path, scope.as_str()));
             }
         }
-        let safe = |c: char| c.is_ascii_alphanumeric() || " -_.".contains(c);
-        if f.args.trim().is_empty() || !f.args.chars().all(safe) {
-            return Err(format!(
-                "hook file `{}`: args `{}` must be plain words (letters, digits, `-`, `_`, `.`)",
-                f.path, f.args
-            ));
+        match f.format {
+            HookFileFormat::Script => {
+                if !f.plugin.is_empty() {
+                    return Err(format!("hook file `{}`: `plugin` is for the js-plugin format", f.path));
+                }
+                plain_args(&f.path, &f.args)?;
+            }
+            HookFileFormat::JsPlugin => {
+                if !f.args.is_empty() || f.plugin.is_empty() {
+                    return Err(format!(
+                        "hook file `{}`: a js-plugin names its hook points in `plugin`, not `args`",
+                        f.path
+                    ));
+                }
+                for args in f.plugin.values() {
+                    plain_args(&f.path, args)?;
+                }
+            }
         }
     }
     Ok(())
 }
 
+/// The path from hook file `f` to `helper` (both relative to the same home), as a relative
+/// reference (`../msd-core/bin/msd_run`).
+pub fn helper_from(f: &HookFile, helper: &RelPath) -> String {
+    let depth = f.path.as_str().matches('/').count();
+    format!("{}{helper}", "../".repeat(depth))
+}
+
 /// The script of hook file `f` whose helper is `helper` (both relative to the same home): the
 /// helper is found from the script's own directory, so the file works wherever the home is.
 pub fn hook_script(f: &HookFile, helper: &RelPath) -> String {
-    let depth = f.path.as_str().matches('/').count();
-    let up = "../".repeat(depth);
-    format!("#!/bin/sh\nexec \"$(dirname \"$0\")/{up}{helper}\" hook {}\n", f.args)
+    format!("#!/bin/sh\nexec \"$(dirname \"$0\")/{}\" hook {}\n", helper_from(f, helper), f.args)
 }
 
 /// The surfaces of `specs` that apply to `scope`.

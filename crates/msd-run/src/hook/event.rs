@@ -4,7 +4,12 @@
 //! payload camelCase (`toolName`, `toolArgs` as a JSON string); Cline nests the tool under
 //! `preToolUse` / `postToolUse` with `parameters`; Auggie names the workspace
 //! `workspace_roots`; Windsurf wraps the tool in `tool_info` under `agent_action_name`
-//! (<https://docs.windsurf.com/windsurf/cascade/hooks>). Sources: `tests/real-runtimes/evidence/hooks.md` of the acceptance tier
+//! (<https://docs.windsurf.com/windsurf/cascade/hooks>); OpenCode and Kilo (through msd's plugin
+//! shim, `src/pipeline/convert/js_plugin.js`) send `{hook, directory, worktree, input, output,
+//! event}`: the plugin hook's name, the session's directory, the hook's own `input`
+//! (`{tool, sessionID, callID}`, `opencode-linux-x64@1.18.33:bin/opencode@96772725`), the tool's
+//! arguments as `output.args`, and a bus event (`file.edited` with `properties.file`,
+//! `@104431410`). Sources: `tests/real-runtimes/evidence/hooks.md` of the acceptance tier
 //! (`@anthropic-ai/claude-code@2.1.332:claude@331043646`, `@google/gemini-cli@0.61.0:
 //! bundle/chunk-JDPZ4CE3.js:364049`, `@github/copilot@1.0.102:prebuilds/linux-x64/
 //! runtime.node@9705600`, `@cline/shared@0.0.86:dist/hooks/events.d.ts:110`,
@@ -68,8 +73,13 @@ pub(crate) fn parse(text: &str) -> Result<Event, Malformed> {
         return Err(Malformed("the event is not a JSON object".into()));
     }
     let nested = ["preToolUse", "postToolUse"].iter().find_map(|k| v.get(*k)).cloned().unwrap_or(Value::Null);
-    let input = match (v.get("tool_input").or_else(|| v.get("tool_info")), v.get("toolArgs"), nested.get("parameters"))
-    {
+    // OpenCode's plugin shim: the tool's arguments are the hook's `output.args`.
+    let opencode_args = ["output", "input"].iter().find_map(|k| v.get(*k).and_then(|o| o.get("args")));
+    let input = match (
+        v.get("tool_input").or_else(|| v.get("tool_info")).or(opencode_args),
+        v.get("toolArgs"),
+        nested.get("parameters"),
+    ) {
         (Some(i), _, _) => i.clone(),
         // Copilot's camelCase payload carries the arguments as a JSON string.
         (None, Some(Value::String(s)), _) => serde_json::from_str(s).unwrap_or(Value::Null),
@@ -91,21 +101,40 @@ pub(crate) fn parse(text: &str) -> Result<Event, Malformed> {
             let size = num_at(&v, &["context_window", "context_window_size"]).filter(|s| *s > 0.0)?;
             Some(used * 100.0 / size)
         })
+        .or_else(|| {
+            // OpenCode's plugin shim: the last answer's token counts and the model's context
+            // limit (`message.updated` `info.tokens`, `model.limit.context`).
+            let t = v.get("usage")?.get("tokens")?;
+            let limit = num_at(&v, &["usage", "limit"]).filter(|l| *l > 0.0)?;
+            let n = |p: &[&str]| num_at(t, p).unwrap_or(0.0);
+            Some((n(&["input"]) + n(&["output"]) + n(&["cache", "read"]) + n(&["cache", "write"])) * 100.0 / limit)
+        })
         .filter(|p| p.is_finite())
         .map(|p| p.clamp(0.0, 100.0));
     Ok(Event {
-        name: first_str(&v, &[&["hook_event_name"], &["hookName"], &["hookEventName"], &["agent_action_name"]]),
-        cwd: first_str(&v, &[&["cwd"], &["workspace", "current_dir"]]).or(roots),
+        name: first_str(
+            &v,
+            &[&["hook_event_name"], &["hookName"], &["hookEventName"], &["agent_action_name"], &["hook"]],
+        ),
+        cwd: first_str(&v, &[&["cwd"], &["workspace", "current_dir"], &["directory"]]).or(roots),
         session: first_str(
             &v,
-            &[&["session_id"], &["sessionId"], &["conversation_id"], &["taskId"], &["trajectory_id"]],
+            &[
+                &["session_id"],
+                &["sessionId"],
+                &["conversation_id"],
+                &["taskId"],
+                &["trajectory_id"],
+                &["input", "sessionID"],
+                &["event", "properties", "sessionID"],
+            ],
         ),
-        tool: first_str(&v, &[&["tool_name"], &["toolName"]])
+        tool: first_str(&v, &[&["tool_name"], &["toolName"], &["input", "tool"]])
             .or_else(|| str_at(&nested, &["toolName"]).map(str::to_string)),
         input,
         model: first_str(&v, &[&["model", "display_name"], &["model", "id"], &["model"]]),
         used_pct,
-        changed: first_str(&v, &[&["file_path"], &["file"]]),
+        changed: first_str(&v, &[&["file_path"], &["file"], &["event", "properties", "file"]]),
     })
 }
 
@@ -129,17 +158,35 @@ impl Event {
         ["content", "file_content", "file_text", "text"].iter().find_map(|k| self.input.get(*k).and_then(Value::as_str))
     }
 
+    /// Whether the tool only reads or searches the path it names (OpenCode's `read`, `glob`,
+    /// `grep`, `list`; Gemini's `read_file`; Copilot's `view`): the runtimes whose guard hook
+    /// sees every tool call (OpenCode and Kilo) get only the `.env` guard for these.
+    pub(crate) fn reads_only(&self) -> bool {
+        let reads = ["read", "read_file", "view", "ReadFile", "read_many_files", "glob", "grep", "list", "ls", "lsp"];
+        self.tool.as_deref().is_some_and(|t| reads.iter().any(|r| r.eq_ignore_ascii_case(t)))
+    }
+
     /// Every text the tool writes (a whole file, an edit's new string, each of a multi-edit's).
     pub(crate) fn written_texts(&self) -> Vec<&str> {
         let mut out = Vec::new();
-        for k in ["content", "file_content", "file_text", "new_string", "new_str", "newText", "diff"] {
+        for k in [
+            "content",
+            "file_content",
+            "file_text",
+            "new_string",
+            "new_str",
+            "newText",
+            "newString",
+            "diff",
+            "patchText",
+        ] {
             if let Some(s) = self.input.get(k).and_then(Value::as_str) {
                 out.push(s);
             }
         }
         if let Some(edits) = self.input.get("edits").and_then(Value::as_array) {
             for e in edits {
-                if let Some(s) = e.get("new_string").and_then(Value::as_str) {
+                if let Some(s) = ["new_string", "newString"].iter().find_map(|k| e.get(*k).and_then(Value::as_str)) {
                     out.push(s);
                 }
             }

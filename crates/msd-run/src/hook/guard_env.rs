@@ -1,4 +1,6 @@
-//! The `.env` guard: refuses writes to `.env` files (`.env`, `.env.local`, `.ENV.Production`,
+//! The `.env` guard: refuses writes to `.env` files, and reads where the runtime sends reads to
+//! the guard too (OpenCode's and Kilo's plugin shim sends every tool call: a `.env` read would
+//! put the secrets into the model's context) (`.env`, `.env.local`, `.ENV.Production`,
 //! ...; `.env.example`, `.env.sample`, `.env.template` and `.env.dist` are allowed): they hold
 //! secrets an agent should not rewrite. The name is compared case-insensitively, and both the
 //! path the tool names and the file it resolves to (through symlinks) are checked, so a link
@@ -21,18 +23,22 @@ pub(crate) fn is_secret_env(path: &Path) -> bool {
     }
 }
 
-/// The decision for a write to `named`, which resolves to `resolved` (when it exists).
-pub(crate) fn decide(named: &str, resolved: Option<&Path>) -> Reply {
+/// The decision for a write to `named` (a read when `read`), which resolves to `resolved` (when
+/// it exists).
+pub(crate) fn decide(named: &str, resolved: Option<&Path>, read: bool) -> Reply {
     let hit = if is_secret_env(Path::new(named)) {
         Some(named.to_string())
     } else {
         resolved.filter(|r| is_secret_env(r)).map(|r| format!("{named} (a link to {})", r.display()))
     };
-    match hit {
-        Some(what) => Reply::Block(format!(
+    match (hit, read) {
+        (Some(what), false) => Reply::Block(format!(
             "msd: refusing to write {what}: .env files hold secrets. Ask the user to edit it, or write a .env.example instead."
         )),
-        None => Reply::Pass,
+        (Some(what), true) => Reply::Block(format!(
+            "msd: refusing to read {what}: .env files hold secrets. Ask the user for what you need, or read a .env.example instead."
+        )),
+        (None, _) => Reply::Pass,
     }
 }
 
@@ -52,7 +58,10 @@ mod tests {
 
     #[test]
     fn hook_env_symlink_target_is_checked() {
-        assert!(matches!(decide("notes.txt", Some(Path::new("/p/.env"))), Reply::Block(m) if m.contains("a link to")));
-        assert_eq!(decide("notes.txt", Some(Path::new("/p/notes.txt"))), Reply::Pass);
+        assert!(
+            matches!(decide("notes.txt", Some(Path::new("/p/.env")), false), Reply::Block(m) if m.contains("a link to"))
+        );
+        assert_eq!(decide("notes.txt", Some(Path::new("/p/notes.txt")), false), Reply::Pass);
+        assert!(matches!(decide(".env", None, true), Reply::Block(m) if m.contains("refusing to read")));
     }
 }

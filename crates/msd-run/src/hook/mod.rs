@@ -188,15 +188,33 @@ fn project_dir(cwd: &Path) -> PathBuf {
 
 /// Whether this helper is a global install and `cwd` or one of its ancestors has a local
 /// install of the same core (the runtime loads that project's settings from a subdirectory).
+/// The local helper's place is the installer's `local_helper` in `<core>/runtime.json` (a
+/// global home need not mirror the local dir: `~/.config/opencode` against `.opencode`), else
+/// the helper's own path under `$HOME` taken under the project ([`local_twin`]).
 fn defers_to_local(cwd: &Path) -> bool {
     let (Ok(exe), Some(home)) = (std::env::current_exe(), std::env::var_os("HOME").map(PathBuf::from)) else {
         return false;
     };
     let home = fsx::canonicalize(&home).unwrap_or(home);
     let cwd = fsx::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let exe = fsx::canonicalize(&exe).unwrap_or(exe);
+    let declared = exe.parent().and_then(Path::parent).and_then(|core| {
+        let info = crate::runtime_info(Some(core));
+        (info.scope == "global").then_some(info.local_helper).flatten()
+    });
     cwd.ancestors()
         .take_while(|d| *d != home)
-        .any(|d| local_twin(&exe, &home, d).is_some_and(|twin| fsx::is_file(&twin)))
+        .any(|d| local_copy(&exe, &home, d, declared.as_deref()).is_some_and(|t| fsx::is_file(&t)))
+}
+
+/// Where `project`'s local install of the helper `exe` (a global one under `home`) would be:
+/// `declared` (the installer's `local_helper`, relative to the project) when known, else
+/// [`local_twin`]; `None` when `exe` is not a global helper.
+pub(crate) fn local_copy(exe: &Path, home: &Path, project: &Path, declared: Option<&str>) -> Option<PathBuf> {
+    match declared {
+        Some(rel) => (!exe.starts_with(project) && project != home).then(|| project.join(rel)).filter(|t| t != exe),
+        None => local_twin(exe, home, project),
+    }
 }
 
 /// The path `exe` (a helper under `home`) would have in `project`'s local install; `None` when
@@ -344,8 +362,8 @@ fn guard(e: &Event, project: &Path, all: bool) -> Reply {
     let Some(named) = e.target() else { return Reply::Pass };
     let abs = guard_worktree::normalize(&project.join(named));
     let resolved = resolve(&abs);
-    let first = guard_env::decide(named, Some(&resolved));
-    if !all || first != Reply::Pass {
+    let first = guard_env::decide(named, Some(&resolved), e.reads_only());
+    if !all || first != Reply::Pass || e.reads_only() {
         return first;
     }
     let root = fsx::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());

@@ -13,6 +13,10 @@
 //!   runtime.node@16862331`), context as `additionalContext`;
 //! - `cline`: JSON `cancel: true` with `errorMessage`, context as `contextModification`
 //!   (`@cline/core@0.0.86:dist/hooks/subprocess.d.ts:16`);
+//! - `opencode` (OpenCode, Kilo: the JS plugin shim msd-install writes, which spawns the helper):
+//!   JSON `context` for the shim to add (to the system prompt, or after a tool's output), JSON
+//!   `block` with exit 2 for it to throw in `tool.execute.before`, which fails the tool call
+//!   (`opencode-linux-x64@1.18.33:bin/opencode@96772725`: the hook is awaited before `execute`);
 //! - the status line is plain text on stdout whatever the protocol.
 
 use clap::ValueEnum;
@@ -59,6 +63,8 @@ pub enum Protocol {
     /// Cline: JSON `cancel` blocks, `contextModification` adds context
     /// (`@cline/core@0.0.86:dist/hooks/subprocess.d.ts:16`).
     Cline,
+    /// OpenCode and Kilo, through msd's JS plugin shim: JSON `context`, or `block` and exit 2.
+    Opencode,
 }
 
 /// What the process writes and exits with.
@@ -87,6 +93,10 @@ pub(crate) fn render(reply: &Reply, p: Protocol, event: &str) -> Rendered {
         (Reply::Context(c), Protocol::Copilot) => ok(line(&serde_json::json!({"additionalContext": c}))),
         (Reply::Context(c), Protocol::Cline) => {
             ok(line(&serde_json::json!({"cancel": false, "contextModification": c})))
+        }
+        (Reply::Context(c), Protocol::Opencode) => ok(line(&serde_json::json!({"context": c}))),
+        (Reply::Block(r), Protocol::Opencode) => {
+            Rendered { stdout: line(&serde_json::json!({"block": r})), stderr: format!("{r}\n"), code: BLOCK }
         }
         (Reply::Block(r), Protocol::Cline) => ok(line(&serde_json::json!({"cancel": true, "errorMessage": r}))),
         (Reply::Watch(c, w), _) => {
@@ -136,5 +146,9 @@ mod tests {
         assert_eq!(render(&Reply::Pass, Protocol::Gemini, "x").stdout, "");
         let cl = render(&b, Protocol::Cline, "PreToolUse");
         assert_eq!((cl.code, cl.stdout.as_str()), (0, "{\"cancel\":true,\"errorMessage\":\"no\"}\n"));
+        let oc = render(&b, Protocol::Opencode, "tool.execute.before");
+        assert_eq!((oc.code, oc.stdout.as_str()), (BLOCK, "{\"block\":\"no\"}\n"));
+        let oc = render(&Reply::Context("hi".into()), Protocol::Opencode, "experimental.chat.system.transform");
+        assert_eq!((oc.code, oc.stdout.as_str()), (0, "{\"context\":\"hi\"}\n"));
     }
 }

@@ -95,6 +95,20 @@ fn hook_fixtures_every_runtime() {
         (Hook::Guard, "windsurf/pre_write_code-injection.json", Want::Block("<system>")),
         (Hook::Guard, "kimi-code/PreToolUse-writefile-env.json", Want::Block(".env")),
         (Hook::Guard, "codebuddy/PreToolUse-write-env.json", Want::Block(".env")),
+        // OpenCode and Kilo, as msd's plugin shim sends them (recorded from opencode 1.18.33).
+        (Hook::Guard, "opencode/tool.execute.before-read-env.json", Want::Block("refusing to read .env")),
+        (Hook::Guard, "opencode/tool.execute.before-write-env.json", Want::Block("refusing to write")),
+        (Hook::Guard, "opencode/tool.execute.before-write-state-shrink.json", Want::Block(".planning/STATE.md")),
+        (Hook::Guard, "opencode/tool.execute.before-edit-config.json", Want::Pass),
+        (Hook::Guard, "opencode/tool.execute.before-grep-outside.json", Want::Pass),
+        (Hook::SessionStart, "opencode/experimental.chat.system.transform.json", Want::Context("phase 2 of 4 (API)")),
+        // file.edited names no session: the message comes back at once, for the shim to hold.
+        (Hook::ConfigReload, "opencode/event-file.edited-config.json", Want::Context("{\"mode\":\"yolo\"}")),
+        (Hook::ConfigReload, "opencode/tool.execute.after-edit.json", Want::Pass),
+        (Hook::ContextMonitor, "opencode/tool.execute.after-edit.json", Want::Pass),
+        // The shim's `usage`: the last answer's tokens over the model's context limit (70%).
+        (Hook::ContextMonitor, "opencode/tool.execute.after-edit-usage.json", Want::Context("30% left")),
+        (Hook::ContextMonitor, "opencode/tool.execute.after-edit-usage.json", Want::Pass),
     ];
     let d = project();
     for (h, rel, want) in cases {
@@ -177,6 +191,71 @@ fn hook_local_twin_only_for_a_global_helper() {
     assert_eq!(local_twin(Path::new("/h/p/.claude/msd-core/bin/msd_run"), home, Path::new("/h/p")), None);
     assert_eq!(local_twin(exe, home, home), None);
     assert_eq!(local_twin(Path::new("/opt/msd_run"), home, Path::new("/h/p")), None);
+}
+
+#[test]
+fn hook_opencode_payload_fields() {
+    let d = project();
+    let e = event::parse(&fixture("opencode/tool.execute.before-edit-config.json", d.path())).unwrap();
+    let p = fsx::canonicalize(d.path()).unwrap();
+    assert_eq!(e.name.as_deref(), Some("tool.execute.before"));
+    assert_eq!(e.cwd.as_deref(), p.to_str());
+    assert_eq!(e.session.as_deref(), Some("ses_dcd5a19d5ffe1SIuazTAGFrjzS"));
+    assert_eq!(e.tool.as_deref(), Some("edit"));
+    assert_eq!(e.target(), Some(p.join(".planning/config.json").to_str().unwrap()));
+    assert_eq!(e.written_texts(), vec!["yolo"]);
+    let after = event::parse(&fixture("opencode/tool.execute.after-edit.json", d.path())).unwrap();
+    assert_eq!(after.target(), e.target(), "tool.execute.after carries the args in its input");
+    let edited = event::parse(&fixture("opencode/event-file.edited-config.json", d.path())).unwrap();
+    assert_eq!(edited.changed.as_deref(), Some(p.join(".planning/config.json").to_str().unwrap()));
+    assert_eq!(edited.session, None);
+    let r = reply::render(
+        &run_fixture(Hook::Guard, "opencode/tool.execute.before-read-env.json", d.path()),
+        Protocol::Opencode,
+        "x",
+    );
+    assert_eq!(r.code, reply::BLOCK);
+    assert!(r.stdout.starts_with("{\"block\":\"msd: refusing to read .env"), "{}", r.stdout);
+}
+
+#[test]
+fn hook_guard_reads_get_the_env_guard_only() {
+    // OpenCode's shim sends every tool call to the guard: a read outside a linked worktree is
+    // not an edit outside it.
+    let d = tempfile::tempdir().unwrap();
+    let wt = d.path().join("wt");
+    fsx::create_dir_all(&wt).unwrap();
+    fsx::write_atomic(&wt.join(".git"), b"gitdir: /r/.git/worktrees/wt\n", fsx::FileMode::Regular).unwrap();
+    let wt = fsx::canonicalize(&wt).unwrap();
+    let outside = wt.parent().unwrap().join("main/src/a.rs");
+    let e = |tool: &str, f: &Path| serde_json::json!({"directory": wt, "hook": "tool.execute.before", "input": {"tool": tool, "sessionID": "s"}, "output": {"args": {"filePath": f}}});
+    check(&decide(Hook::Guard, event::parse(&e("read", &outside).to_string()), &dirs(d.path())), &Want::Pass, "read");
+    check(
+        &decide(Hook::Guard, event::parse(&e("write", &outside).to_string()), &dirs(d.path())),
+        &Want::Block("git worktree"),
+        "write",
+    );
+    check(
+        &decide(Hook::Guard, event::parse(&e("read", &wt.join(".env")).to_string()), &dirs(d.path())),
+        &Want::Block("refusing to read"),
+        "read .env",
+    );
+}
+
+#[test]
+fn hook_local_copy_follows_the_installers_local_helper() {
+    // OpenCode: the global home is ~/.config/opencode, a local install .opencode/.
+    let home = Path::new("/h");
+    let exe = Path::new("/h/.config/opencode/msd-core/bin/msd_run");
+    let rel = Some(".opencode/msd-core/bin/msd_run");
+    assert_eq!(local_copy(exe, home, Path::new("/h/p"), rel), Some("/h/p/.opencode/msd-core/bin/msd_run".into()));
+    assert_eq!(
+        local_copy(exe, home, Path::new("/h/p"), None),
+        Some("/h/p/.config/opencode/msd-core/bin/msd_run".into())
+    );
+    assert_eq!(local_copy(exe, home, home, rel), None);
+    let local = Path::new("/h/p/.opencode/msd-core/bin/msd_run");
+    assert_eq!(local_copy(local, home, Path::new("/h/p"), rel), None);
 }
 
 #[test]
