@@ -256,13 +256,15 @@ fn hooks_every_runtime_registers_exactly_ours_and_they_run() {
         let cmds = commands(&settings);
         let names: Vec<&str> = cmds.iter().map(|(_, n)| n.as_str()).collect();
         assert_eq!(names, case.hooks, "{what}:\n{settings}");
-        if case.runtime == "copilot" && !case.local {
-            // Each bash command has its PowerShell twin, the helper called with `&`.
+        if case.runtime == "copilot" {
+            // Each bash command has its PowerShell twin, the helper called with `&`; a local one
+            // finds the project in the environment ($env:, not the `${...}` of the bash form).
             let v: serde_json::Value = serde_json::from_str(&settings).unwrap();
             for ev in ["sessionStart", "preToolUse"] {
                 let entry = &v["hooks"][ev][0];
                 let ps = entry["powershell"].as_str().unwrap_or_else(|| panic!("{what}: no powershell in {entry}"));
                 assert!(ps.starts_with("& ") && ps.contains("msd_run") && ps.contains(" hook "), "{what}: {ps}");
+                assert_eq!(case.local, ps.contains("$env:COPILOT_PROJECT_DIR"), "{what}: {ps}");
             }
         }
         let project = w.project.canonicalize().unwrap();
