@@ -11,7 +11,7 @@ use msd_core::manifest::capability::{Capability, Scope};
 use msd_core::shell::Os;
 use rayon::prelude::*;
 
-use super::{ApplyError, InstallOptions, LifecycleError, TargetRun, lio, migrate, plan, state, surfaces, txn, write};
+use super::{ApplyError, InstallOptions, LifecycleError, TargetRun, fast, lio, migrate, plan, state, surfaces, txn, write};
 use crate::apply::migrate::Ran;
 use crate::apply::plan::{Action, Plan, SettingsChange};
 use crate::apply::state::{InstallState, MigrationOutcome, MigrationRecord, SurfaceLedger};
@@ -26,7 +26,7 @@ pub(super) struct Held {
     _locks: Vec<Lock>,
     pub(super) recoveries: BTreeMap<PathBuf, Recovery>,
     /// Homes this run created, each with how many directories above it it created too.
-    created_home: BTreeMap<PathBuf, usize>,
+    pub(super) created_home: BTreeMap<PathBuf, usize>,
 }
 
 impl Drop for Held {
@@ -134,14 +134,39 @@ pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, Lifecy
 /// [`take_targets`] (check, lock and recover every home), [`plan_target`] for each (migrations,
 /// files, settings, state), [`probe_destinations`], then [`write_all`] (one transaction per
 /// target). A failure before a target's transaction reverts the migrations of this run.
+///
+/// First, when every target has a record of the last run with this run's fingerprint, the
+/// no-change fast path ([`fast`]): the targets are taken as below, and when nothing differs from
+/// the records, the no-change plans are returned without emitting or reading the files;
+/// otherwise the run goes on in full under the same locks.
 pub fn install(
     content: &Content,
     runtimes: &[&LoadedRuntime],
     opts: &InstallOptions<'_>,
     env: &Environment,
 ) -> Result<Vec<TargetRun>, ApplyError> {
+    let mut taken = None;
+    if let Some(candidates) = fast::candidates(runtimes, opts, env) {
+        let targets: Vec<&Target> = candidates.iter().map(|c| &c.target).collect();
+        let held = take(&targets, opts)?.expect("not a dry run");
+        if let Some(runs) = fast::check(candidates, &held, opts, env) {
+            note_version(env);
+            drop(held);
+            return Ok(runs);
+        }
+        taken = Some(held);
+    }
     let emitted = emit_all(content, runtimes, opts, env)?;
-    let held = take_targets(&emitted, opts)?;
+    let held = match taken {
+        Some(h) => Some(h),
+        None => take_targets(&emitted, opts)?,
+    };
+    if !opts.dry_run {
+        // The files are about to change: the records of the last run no longer hold.
+        for (_, e) in &emitted {
+            fast::forget(env, &e.target);
+        }
+    }
     // Across every runtime: a file most of them get unchanged is hashed once.
     let digests = plan::digests(&emitted.iter().map(|(_, e)| &e.emission).collect::<Vec<_>>());
     let mut migrated: Vec<Migrated<'_>> = Vec::new();
@@ -166,6 +191,7 @@ pub fn install(
     };
     if !opts.dry_run {
         write_all(&mut runs, &migrated, opts)?;
+        fast::record_all(&runs, runtimes, opts, env);
         note_version(env);
     }
     drop(held);
@@ -200,6 +226,7 @@ pub fn forget_version(env: &Environment) {
     for f in [update_cache::CACHE_FILE, update_cache::NOTICE_FILE] {
         let _ = fsx::remove_file_if_exists(&dir.join(f));
     }
+    fast::forget_all(env);
     fsx::remove_dir_if_empty(&dir);
 }
 
@@ -236,13 +263,19 @@ fn take_targets(
     emitted: &[(&LoadedRuntime, pipeline::Emitted)],
     opts: &InstallOptions<'_>,
 ) -> Result<Option<Held>, LifecycleError> {
+    let targets: Vec<&Target> = emitted.iter().map(|(_, e)| &e.target).collect();
+    take(&targets, opts)
+}
+
+/// [`take_targets`] of resolved targets.
+fn take(targets: &[&Target], opts: &InstallOptions<'_>) -> Result<Option<Held>, LifecycleError> {
     if opts.dry_run {
         return Ok(None);
     }
-    for (_, e) in emitted {
-        preflight(&e.target)?;
+    for t in targets {
+        preflight(t)?;
     }
-    let homes: Vec<&Path> = emitted.iter().map(|(_, e)| e.target.home.as_path()).collect();
+    let homes: Vec<&Path> = targets.iter().map(|t| t.home.as_path()).collect();
     Ok(Some(hold(&homes, opts.allow_symlinks)?))
 }
 
@@ -289,6 +322,7 @@ fn plan_target<'r>(
         plan,
         report: None,
         compose,
+        fast: false,
     })
 }
 
@@ -443,7 +477,7 @@ pub(super) fn plan_settings(
     clippy::too_many_arguments,
     reason = "the state of a target is computed from every part of its plan; a struct would only rename them"
 )]
-fn next_state(
+pub(super) fn next_state(
     plan: &Plan,
     cap: &Capability,
     prev: Option<&InstallState>,

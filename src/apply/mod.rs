@@ -14,6 +14,7 @@
 //! until every target has been planned; a failure before its transaction reverts the
 //! migrations of that run.
 
+pub mod fast;
 pub mod migrate;
 pub mod plan;
 pub mod record;
@@ -172,6 +173,9 @@ pub struct InstallOptions<'a> {
     /// The profile the content was selected for, recorded in each target's install state
     /// (`None` keeps what the state has).
     pub profile: Option<&'a str>,
+    /// The identity of the run's content and manifests ([`fast::inputs`]); `None` turns the
+    /// no-change fast path off.
+    pub inputs: Option<&'a str>,
 }
 
 /// Where a run reports progress: the CLI draws bars on a terminal; tests and scripts see nothing.
@@ -208,4 +212,6 @@ pub struct TargetRun {
     pub report: Option<WriteReport>,
     /// What composition did to each file with sections or a cap.
     pub compose: Vec<crate::pipeline::fit::FileCompose>,
+    /// Whether the no-change fast path answered for it ([`fast`]).
+    pub fast: bool,
 }

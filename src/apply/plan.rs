@@ -93,6 +93,10 @@ pub struct Op {
     /// sha256 of the file on disk when planned (`None` when absent).
     #[serde(skip)]
     pub old_sha256: Option<String>,
+    /// The file's [`fsx::StatKey`] taken just before it was read for the plan: a kept file whose
+    /// stat is the same after the run was not touched in between ([`crate::apply::fast`]).
+    #[serde(skip)]
+    pub disk_stat: Option<fsx::StatKey>,
 }
 
 /// The install state to write: its path, bytes and the sha256 of the file it replaces.
@@ -154,6 +158,9 @@ pub struct Plan {
     /// sha256 of the manifest file on disk when planned.
     #[serde(skip)]
     pub manifest_old_sha256: Option<String>,
+    /// The manifest file's stat taken just before it was read for the plan.
+    #[serde(skip)]
+    pub manifest_disk_stat: Option<fsx::StatKey>,
     /// Settings surfaces edited.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub settings: Vec<SettingsChange>,
@@ -308,6 +315,7 @@ pub fn build_hashed(
     let mut foreign = Vec::new();
     for (f, sha) in emission.files.into_iter().zip(digests) {
         let dest = fsx::confined(home, &f.path, allow_symlinks)?;
+        let disk_stat = fsx::stat_key(&dest)?;
         let disk = fsx::read_if_exists(&dest)?;
         // Every file is hashed once: the new bytes before (`digests`), the disk's only when
         // they differ.
@@ -344,6 +352,7 @@ pub fn build_hashed(
             old_data: if backup.is_some() { disk } else { None },
             data: Some(f.bytes),
             mode: f.mode,
+            disk_stat,
         });
     }
     if let Some(prev) = &previous {
@@ -368,6 +377,7 @@ pub fn build_hashed(
                 old_data: edited.then_some(disk),
                 mode: old.mode,
                 old_sha256: Some(disk_sha),
+                disk_stat: None,
             });
         }
     }
@@ -383,6 +393,7 @@ pub fn build_hashed(
         scope: emission.scope,
         files: entries,
     };
+    let manifest_disk_stat = fsx::stat_key(&home.join(manifest_path.as_str()))?;
     let manifest_disk = fsx::read_if_exists(&home.join(manifest_path.as_str()))?;
     let manifest_changed =
         previous.as_ref() != Some(&manifest) || manifest_disk.as_deref() != Some(&manifest.render()[..]);
@@ -396,6 +407,7 @@ pub fn build_hashed(
         manifest_changed,
         previous,
         manifest_old_sha256: manifest_disk.as_deref().map(fsx::sha256_hex),
+        manifest_disk_stat,
         settings: Vec::new(),
         migrations: Vec::new(),
         state: None,

@@ -53,7 +53,7 @@ impl<'c> Rules<'c> {
 }
 
 /// One measured file.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Measured {
     /// Emitted path.
     pub path: String,
@@ -66,7 +66,7 @@ pub struct Measured {
 }
 
 /// What the guard checked for one runtime.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct GuardReport {
     /// Files within their caps.
     pub compliant: Vec<Measured>,

@@ -69,6 +69,11 @@ fn locate() -> Result<PathBuf, HelperError> {
     Ok(dir.join(format!("msd_run{}", std::env::consts::EXE_SUFFIX)))
 }
 
+/// Where the msd_run binary to install is (not checked).
+pub fn helper_location() -> Result<PathBuf, HelperError> {
+    locate()
+}
+
 /// The bytes of the msd_run binary to install, read once.
 pub fn helper_bytes() -> Result<Arc<[u8]>, HelperError> {
     static BYTES: OnceLock<Result<Arc<[u8]>, HelperError>> = OnceLock::new();
