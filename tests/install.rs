@@ -416,12 +416,7 @@ fn install_bench_content_scale_installs_every_copy_in_its_profile() {
 /// whether every target took the fast path (`Some(true)`), none did (`Some(false)`), or it
 /// printed no trace (`None`).
 fn run_fast(w: &World, args: &[&str], fast: bool) -> (String, Option<bool>) {
-    let out = w
-        .install()
-        .args(args)
-        .env("MSD_INSTALL_FAST", if fast { "trace" } else { "0" })
-        .output()
-        .unwrap();
+    let out = w.install().args(args).env("MSD_INSTALL_FAST", if fast { "trace" } else { "0" }).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let err = String::from_utf8_lossy(&out.stderr);
     let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("fast path: ")).collect();
@@ -579,13 +574,8 @@ fn install_fast_path_replans_on_another_flag_profile_content_or_environment() {
     // The environment resolution reads: another home is another target.
     assert_eq!(run_fast(&w, &args, true).1, Some(true));
     let other = w.tmp.path().join("claude-elsewhere");
-    let out = w
-        .install()
-        .args(args)
-        .env("MSD_INSTALL_FAST", "trace")
-        .env("CLAUDE_CONFIG_DIR", &other)
-        .output()
-        .unwrap();
+    let out =
+        w.install().args(args).env("MSD_INSTALL_FAST", "trace").env("CLAUDE_CONFIG_DIR", &other).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("fast path: claude (global): not taken"));
     assert!(other.join("skills/msd-plan/SKILL.md").is_file());
 

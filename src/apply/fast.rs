@@ -13,8 +13,8 @@
 //! runtimes edit their settings files themselves). When all of it holds, the run's plan is the
 //! full path's no-change plan (every file kept), built from the record; anything else (a file
 //! edited, touched, removed or replaced, a settings file changed, another flag, profile, content,
-//! binary or environment) takes the full path, which removes the record first and writes a new
-//! one after it succeeds.
+//! binary or environment) takes the full path, which removes a target's record before it writes
+//! there and writes a new one after it succeeds.
 //!
 //! What the fingerprint covers: this msd-install (version, and the path and stat of its
 //! executable, whose embedded content and manifests it carries), the helper it installs (path
@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 use msd_core::fs::fsx::{self, FileMode, StatKey};
 use msd_core::fs::relpath::RelPath;
 
-use super::install::{HookContext, Held, next_state, plan_settings};
+use super::install::{Held, HookContext, next_state, plan_settings};
 use super::plan::{Action, Op, Plan};
 use super::record::{self, Entry, FileManifest};
 use super::state::InstallState;
@@ -174,7 +174,8 @@ fn fingerprint(rt: &LoadedRuntime, target: &Target, opts: &InstallOptions<'_>, e
 fn record_path(env: &Environment, target: &Target) -> Option<PathBuf> {
     let xdg = env.vars.get("XDG_CACHE_HOME").map(String::as_str);
     let dir = msd_core::installed::update_cache::cache_dir(xdg, Some(&env.home))?.join("install");
-    let key = fsx::sha256_hex(format!("{}\0{}\0{}", target.runtime, target.scope.as_str(), target.home.display()).as_bytes());
+    let key =
+        fsx::sha256_hex(format!("{}\0{}\0{}", target.runtime, target.scope.as_str(), target.home.display()).as_bytes());
     Some(dir.join(format!("{}.json", &key[..32])))
 }
 
@@ -334,7 +335,12 @@ fn check_one(c: Candidate<'_>, held: &Held, opts: &InstallOptions<'_>, env: &Env
 /// target whose kept files changed during the run (their stat is not the one taken before they
 /// were read) gets none. Best effort: a record that cannot be written costs the next run its
 /// fast path only.
-pub(super) fn record_all(runs: &[TargetRun], runtimes: &[&LoadedRuntime], opts: &InstallOptions<'_>, env: &Environment) {
+pub(super) fn record_all(
+    runs: &[TargetRun],
+    runtimes: &[&LoadedRuntime],
+    opts: &InstallOptions<'_>,
+    env: &Environment,
+) {
     if opts.dry_run || opts.inputs.is_none() || disabled() {
         return;
     }

@@ -11,7 +11,9 @@ use msd_core::manifest::capability::{Capability, Scope};
 use msd_core::shell::Os;
 use rayon::prelude::*;
 
-use super::{ApplyError, InstallOptions, LifecycleError, TargetRun, fast, lio, migrate, plan, state, surfaces, txn, write};
+use super::{
+    ApplyError, InstallOptions, LifecycleError, TargetRun, fast, lio, migrate, plan, state, surfaces, txn, write,
+};
 use crate::apply::migrate::Ran;
 use crate::apply::plan::{Action, Plan, SettingsChange};
 use crate::apply::state::{InstallState, MigrationOutcome, MigrationRecord, SurfaceLedger};
@@ -161,12 +163,7 @@ pub fn install(
         Some(h) => Some(h),
         None => take_targets(&emitted, opts)?,
     };
-    if !opts.dry_run {
-        // The files are about to change: the records of the last run no longer hold.
-        for (_, e) in &emitted {
-            fast::forget(env, &e.target);
-        }
-    }
+
     // Across every runtime: a file most of them get unchanged is hashed once.
     let digests = plan::digests(&emitted.iter().map(|(_, e)| &e.emission).collect::<Vec<_>>());
     let mut migrated: Vec<Migrated<'_>> = Vec::new();
@@ -190,7 +187,7 @@ pub fn install(
         }
     };
     if !opts.dry_run {
-        write_all(&mut runs, &migrated, opts)?;
+        write_all(&mut runs, &migrated, opts, env)?;
         fast::record_all(&runs, runtimes, opts, env);
         note_version(env);
     }
@@ -251,10 +248,42 @@ fn emit_all<'r>(
     opts: &InstallOptions<'_>,
     env: &Environment,
 ) -> Result<Vec<(&'r LoadedRuntime, pipeline::Emitted)>, PipelineError> {
+    let interned = Interner::default();
     runtimes
         .par_iter()
-        .map(|rt| pipeline::emit(content, rt, opts.scope, opts.config_dir, env).map(|e| (*rt, e)))
+        .map(|rt| {
+            let mut e = pipeline::emit(content, rt, opts.scope, opts.config_dir, env)?;
+            interned.intern(&mut e.emission);
+            Ok((*rt, e))
+        })
         .collect()
+}
+
+/// Equal byte strings of several emissions made one buffer as each emission is done: a reference
+/// most runtimes get unchanged is held once however many runtimes are planned at a time. Found
+/// by length and a few bytes of each end, then compared in full.
+#[derive(Default)]
+struct Interner(std::sync::Mutex<std::collections::HashMap<BytesKey, Vec<pipeline::convert::Bytes>>>);
+
+/// The length and the first and last 8 bytes of a byte string.
+type BytesKey = (usize, [u8; 16]);
+
+impl Interner {
+    fn intern(&self, emission: &mut pipeline::convert::Emission) {
+        let mut table = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for f in &mut emission.files {
+            let b = &f.bytes;
+            let mut k = [0u8; 16];
+            let n = b.len().min(8);
+            k[..n].copy_from_slice(&b[..n]);
+            k[8..8 + n].copy_from_slice(&b[b.len() - n..]);
+            let same = table.entry((b.len(), k)).or_default();
+            match same.iter().find(|s| std::sync::Arc::ptr_eq(s, b) || s[..] == b[..]) {
+                Some(s) => f.bytes = s.clone(),
+                None => same.push(b.clone()),
+            }
+        }
+    }
 }
 
 /// Checks that every target can be written, then locks and recovers them all (none for a dry
@@ -328,11 +357,25 @@ fn plan_target<'r>(
 
 /// One transaction per target, in order; a failure reverts the migrations of the targets not
 /// yet written.
-fn write_all(runs: &mut [TargetRun], migrated: &[Migrated<'_>], opts: &InstallOptions<'_>) -> Result<(), ApplyError> {
+fn write_all(
+    runs: &mut [TargetRun],
+    migrated: &[Migrated<'_>],
+    opts: &InstallOptions<'_>,
+    env: &Environment,
+) -> Result<(), ApplyError> {
     for i in 0..runs.len() {
+        // The target's files are about to change: the record of its last run no longer holds.
+        fast::forget(env, &runs[i].target);
         let bars = opts.progress.target(&format!("{} ({})", runs[i].plan.runtime, runs[i].plan.scope.as_str()));
         match write::apply(&runs[i].plan, opts.allow_symlinks, bars.as_ref()) {
-            Ok(report) => runs[i].report = Some(report),
+            Ok(report) => {
+                runs[i].report = Some(report);
+                // Written: the plan keeps its hashes and sizes, not the bytes.
+                for op in &mut runs[i].plan.ops {
+                    op.data = None;
+                    op.old_data = None;
+                }
+            }
             Err(e) => {
                 revert(&migrated[i..], opts.allow_symlinks);
                 if runs.len() == 1 {

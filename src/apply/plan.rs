@@ -81,9 +81,9 @@ pub struct Op {
     /// sha256 of the new bytes (add, change, keep).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
-    /// New bytes.
+    /// New bytes (shared with the emission).
     #[serde(skip)]
-    pub data: Option<Vec<u8>>,
+    pub data: Option<crate::pipeline::convert::Bytes>,
     /// Current bytes when they are backed up.
     #[serde(skip)]
     pub old_data: Option<Vec<u8>>,
@@ -281,9 +281,10 @@ fn distinct<'a>(emissions: &[&'a Emission]) -> (Vec<&'a [u8]>, Vec<Vec<usize>>) 
             e.files
                 .iter()
                 .map(|f| {
-                    let b = f.bytes.as_slice();
+                    let b = &f.bytes[..];
                     let same = seen.entry(key(b)).or_default();
-                    match same.iter().find(|&&i| unique[i] == b) {
+                    // Bytes interned across emissions are one buffer: equal without a look.
+                    match same.iter().find(|&&i| std::ptr::eq(unique[i], b) || unique[i] == b) {
                         Some(&i) => i,
                         None => {
                             unique.push(b);
@@ -319,7 +320,7 @@ pub fn build_hashed(
         let disk = fsx::read_if_exists(&dest)?;
         // Every file is hashed once: the new bytes before (`digests`), the disk's only when
         // they differ.
-        let same = disk.as_deref() == Some(f.bytes.as_slice());
+        let same = disk.as_deref() == Some(&f.bytes[..]);
         let disk_sha = match &disk {
             Some(_) if same => Some(sha.clone()),
             Some(d) => Some(fsx::sha256_hex(d)),
@@ -350,7 +351,8 @@ pub fn build_hashed(
             sha256: Some(sha),
             old_sha256: disk_sha,
             old_data: if backup.is_some() { disk } else { None },
-            data: Some(f.bytes),
+            // A kept file is not written: its bytes need not be held until the write.
+            data: (action != Action::Keep).then_some(f.bytes),
             mode: f.mode,
             disk_stat,
         });
@@ -427,7 +429,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, b)| crate::pipeline::convert::EmittedFile {
                     path: RelPath::new(format!("f{i}.md")).unwrap(),
-                    bytes: b.to_vec(),
+                    bytes: b.to_vec().into(),
                     mode: FileMode::Regular,
                     kind: FileKind::Core,
                     sources: Vec::new(),

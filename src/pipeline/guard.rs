@@ -217,7 +217,7 @@ mod tests {
     fn file(path: &str, kind: FileKind, source: &str, bytes: Vec<u8>) -> EmittedFile {
         EmittedFile {
             path: RelPath::new(path).unwrap(),
-            bytes,
+            bytes: bytes.into(),
             mode: FileMode::Regular,
             kind,
             sources: vec![source.to_string()],

@@ -101,7 +101,7 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
         .filter(|h| h.scopes.contains(&emission.scope))
         .map(|h| EmittedFile {
             path: h.path.clone(),
-            bytes: msd_core::manifest::surfaces::hook_script(h, &helper_at).into_bytes(),
+            bytes: msd_core::manifest::surfaces::hook_script(h, &helper_at).into_bytes().into(),
             mode: FileMode::Executable,
             kind: FileKind::Program,
             sources: vec![manifest_source.clone()],
@@ -117,21 +117,22 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
     let files = [
         EmittedFile {
             path: cap.core_dir(emission.scope).join(&helper_path(Os::HOST)),
-            bytes: helper.to_vec(),
+            // One buffer for every runtime's copy.
+            bytes: helper.clone(),
             mode: FileMode::Executable,
             kind: FileKind::Program,
             sources: vec!["src/bin/msd_run.rs".into()],
         },
         EmittedFile {
             path: cap.core_dir(emission.scope).join(&RelPath::new(resolver::INSTALLED_PATH).expect("static")),
-            bytes: resolvers.render().into_bytes(),
+            bytes: resolvers.render().into_bytes().into(),
             mode: FileMode::Regular,
             kind: FileKind::Core,
             sources: vec![manifest_source.clone()],
         },
         EmittedFile {
             path: cap.core_dir(emission.scope).join(&RelPath::new(RUNTIME_INFO_PATH).expect("static")),
-            bytes: info.render().into_bytes(),
+            bytes: info.render().into_bytes().into(),
             mode: FileMode::Regular,
             kind: FileKind::Core,
             sources: vec![manifest_source],
