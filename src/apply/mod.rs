@@ -13,6 +13,10 @@
 //! written -> one transaction ([`write::apply`]) -> unlock. Nothing is written for any target
 //! until every target has been planned; a failure before its transaction reverts the
 //! migrations of that run.
+//!
+//! A re-run whose inputs and installed files are as the last run left them takes the no-change
+//! fast path first ([`fast`]): the same checks, lock and recovery, then every recorded stat, the
+//! settings and the state, without emission or reading the files.
 
 pub mod fast;
 pub mod migrate;
