@@ -14,8 +14,9 @@
 # Generated xN is `msd-install bench content --scale N`: N distinct copies of every command,
 # workflow, agent, reference and template, a large third-party-shaped tree loaded from a
 # directory (`--content DIR`); `x / x1` compares it with generated x1 (same shape, same loading).
-# Also timed: a no-change re-run of the same `--all`, and the peak memory (max RSS) of `--all`
-# and of `-r claude` against the largest single runtime tree.
+# Also timed: a no-change re-run of the same `--all` (the fast path: see src/apply/fast.rs), and
+# the peak memory (max RSS) of `--all` and of `-r claude` against the largest single runtime
+# tree, and of the no-change re-run with and without the fast path (MSD_INSTALL_FAST=0).
 #
 # Public tools only: a loop timed with `date +%s%N` (`/usr/bin/time` resolution is 10 ms, too
 # coarse for sub-second runs; hyperfine cannot alternate two commands run for run); GNU time for
@@ -107,6 +108,13 @@ bench_content() {
 peak_kib() {
   local work="${root[tmpfs]}/m"
   rm -rf "$work" && mkdir -p "$work"
+  rerun_kib "$@"
+}
+
+# rerun_kib ARGS...: max RSS of one install into the HOME of the last peak_kib (a no-change
+# re-run after it; MSD_INSTALL_FAST=0 in the environment measures the full path).
+rerun_kib() {
+  local work="${root[tmpfs]}/m"
   HOME="$work" XDG_CONFIG_HOME="$work/.config" XDG_CACHE_HOME="$work/.cache" \
     /usr/bin/time -f %M -o "${root[tmpfs]}/rss" "$bin" -q "$@" >/dev/null
   cat "${root[tmpfs]}/rss"
@@ -147,10 +155,24 @@ one=$(peak_kib -r claude)
 one_tree=$(du -sk "${root[tmpfs]}/m/.claude" | cut -f1)
 all=$(peak_kib --all)
 largest=$(largest_tree_kib)
+all_fast=$(rerun_kib --all)
+all_full=$(MSD_INSTALL_FAST=0 rerun_kib --all)
+# The full no-change path, timed (medians like the table's; the fast path is off for these runs).
+: > "${root[tmpfs]}/full.ns"
+for i in $(seq "$runs"); do
+  t0=$(date +%s%N)
+  MSD_INSTALL_FAST=0 rerun_kib --all >/dev/null
+  t1=$(date +%s%N)
+  echo $((t1 - t0)) >> "${root[tmpfs]}/full.ns"
+done
+full_ms=$(median_ms < "${root[tmpfs]}/full.ns")
 echo
 echo "| peak memory (max RSS, shipped content) | MiB | largest runtime tree | ratio |"
 echo "|---|--:|--:|--:|"
 echo "| msd-install --all | $((all / 1024)) | $((largest / 1024)) MiB | $(ratio "$all" "$largest") |"
+echo "| msd-install --all, no-change re-run | $((all_fast / 1024)) | $((largest / 1024)) MiB | $(ratio "$all_fast" "$largest") |"
+echo "| msd-install --all, no-change re-run, fast path off | $((all_full / 1024)) | $((largest / 1024)) MiB | $(ratio "$all_full" "$largest") |"
 echo "| msd-install -r claude | $((one / 1024)) | $((one_tree / 1024)) MiB | $(ratio "$one" "$one_tree") |"
 echo
+echo "no-change re-run of --all on tmpfs with the fast path off (MSD_INSTALL_FAST=0): $full_ms ms (median of $runs)"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

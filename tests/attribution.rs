@@ -142,7 +142,10 @@ fn emitted(content: &Path) -> BTreeMap<(String, String, String), Vec<u8>> {
             let target = target::resolve(&rt.capability, scope, None, &env).expect("resolves");
             let emission = convert::emit(&loaded.content, rt, &target).expect("emits");
             for f in emission.files {
-                out.insert((rt.capability.id.clone(), scope.as_str().to_string(), f.path.to_string()), f.bytes);
+                out.insert(
+                    (rt.capability.id.clone(), scope.as_str().to_string(), f.path.to_string()),
+                    f.bytes.to_vec(),
+                );
             }
         }
     }

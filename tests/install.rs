@@ -411,3 +411,175 @@ fn install_bench_content_scale_installs_every_copy_in_its_profile() {
     }
     assert!(!skills.join("msd-quick-s2").exists(), "a standard command's copy stays out of core");
 }
+
+/// One run of `args` in `w` with the fast path traced (`fast`) or turned off: its stdout, and
+/// whether every target took the fast path (`Some(true)`), none did (`Some(false)`), or it
+/// printed no trace (`None`).
+fn run_fast(w: &World, args: &[&str], fast: bool) -> (String, Option<bool>) {
+    let out = w.install().args(args).env("MSD_INSTALL_FAST", if fast { "trace" } else { "0" }).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("fast path: ")).collect();
+    let taken = match (lines.iter().all(|l| l.ends_with(": taken")), lines.iter().all(|l| l.ends_with(": not taken"))) {
+        _ if lines.is_empty() => None,
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => panic!("the fast path is all or nothing: {err}"),
+    };
+    (String::from_utf8_lossy(&out.stdout).into_owned(), taken)
+}
+
+#[test]
+fn install_no_change_rerun_takes_the_fast_path_and_reports_what_the_full_run_reports() {
+    let w = World::new();
+    let c = starter();
+    let base = ["-r", "claude", "-r", "codex", "-r", "gemini", "--content", c.as_str()];
+    let with = |extra: &[&'static str]| -> Vec<&str> { base.iter().copied().chain(extra.iter().copied()).collect() };
+    let (_, first) = run_fast(&w, &with(&["--quiet"]), true);
+    assert_eq!(first, Some(false), "a first install has no record to go by");
+    let home = w.home.join(".claude");
+    let before = tree(&w.home);
+    let before_mtimes = mtimes(&home);
+    // Fast runs first (a run with the fast path off drops the records), then the full ones.
+    let (fast_json, taken) = run_fast(&w, &with(&["--json"]), true);
+    assert_eq!(taken, Some(true), "the re-run right after the install is fast");
+    let (fast_text, _) = run_fast(&w, &with(&[]), true);
+    let (fast_verbose, _) = run_fast(&w, &with(&["-v"]), true);
+    let (full_json, taken) = run_fast(&w, &with(&["--json"]), false);
+    assert_eq!(taken, None, "no trace with the fast path off");
+    let (full_text, _) = run_fast(&w, &with(&[]), false);
+    let (full_verbose, _) = run_fast(&w, &with(&["-v"]), false);
+    assert_eq!(fast_json, full_json, "--json: same plan, ops, settings, caps and compose");
+    assert_eq!(fast_text, full_text);
+    assert_eq!(fast_verbose, full_verbose, "-v lists every kept file alike");
+    assert!(fast_text.contains("up to date"), "{fast_text}");
+    let doc: serde_json::Value = serde_json::from_str(&fast_json).unwrap();
+    assert_eq!(doc["runtimes"].as_array().unwrap().len(), 3);
+    assert!(doc["runtimes"][0]["ops"].as_array().unwrap().iter().all(|o| o["action"] == "keep"));
+    assert_eq!(mtimes(&home), before_mtimes, "no file was touched");
+    let mut after = tree(&w.home);
+    let mut before = before;
+    for t in [&mut after, &mut before] {
+        t.retain(|p, _| !p.starts_with(".cache/"));
+    }
+    assert_eq!(after, before, "the fast path writes nothing in the homes");
+}
+
+#[test]
+fn install_fast_path_notices_edited_deleted_and_touched_files() {
+    let w = World::new();
+    let c = starter();
+    let args = ["--content", c.as_str(), "--json"];
+    run_fast(&w, &args, true);
+    let home = w.home.join(".claude");
+    let rules = home.join("msd-core/references/rules.md");
+    let ours = std::fs::read(&rules).unwrap();
+    // An edit of the same size with the modification time put back: the status-change time
+    // still tells.
+    let mtime = std::fs::metadata(&rules).unwrap().modified().unwrap();
+    let mut edited = ours.clone();
+    edited[0] = if edited[0] == b'X' { b'Y' } else { b'X' };
+    std::fs::write(&rules, &edited).unwrap();
+    std::fs::File::options().write(true).open(&rules).unwrap().set_modified(mtime).unwrap();
+    let (out, taken) = run_fast(&w, &args, true);
+    assert_eq!(taken, Some(false), "an edited file takes the full path");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let r = &doc["runtimes"][0];
+    assert_eq!(r["summary"]["changed"], 1, "{r}");
+    assert_eq!(r["written"]["backed_up"], serde_json::json!(["msd-core/references/rules.md"]));
+    let backup = std::path::PathBuf::from(r["written"]["backup_dir"].as_str().unwrap());
+    assert_eq!(std::fs::read(backup.join("msd-core/references/rules.md")).unwrap(), edited);
+    assert_eq!(std::fs::read(&rules).unwrap(), ours, "ours is back");
+    assert_eq!(run_fast(&w, &args, true).1, Some(true), "and the next run is fast again");
+
+    // A deleted file is put back.
+    let skill = home.join("skills/msd-plan/SKILL.md");
+    std::fs::remove_file(&skill).unwrap();
+    let (out, taken) = run_fast(&w, &args, true);
+    assert_eq!(taken, Some(false));
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["runtimes"][0]["summary"]["added"], 1);
+    assert!(skill.is_file());
+
+    // A touched file (same bytes, new time): the full path, which finds nothing to do. A touched
+    // settings file: settings are planned for real on both paths (runtimes edit them too), so
+    // the fast path reads it and finds it as the full path would.
+    for (touched, fast) in [(home.join("msd-core/workflows/plan.md"), false), (home.join("settings.json"), true)] {
+        assert_eq!(run_fast(&w, &args, true).1, Some(true));
+        std::fs::File::options()
+            .write(true)
+            .open(&touched)
+            .unwrap()
+            .set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+            .unwrap();
+        let (out, taken) = run_fast(&w, &args, true);
+        assert_eq!(taken, Some(fast), "{} was touched", touched.display());
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let s = &doc["runtimes"][0]["summary"];
+        assert_eq!((s["added"].as_u64(), s["changed"].as_u64(), s["removed"].as_u64()), (Some(0), Some(0), Some(0)));
+        assert!(doc["runtimes"][0]["settings"].as_array().unwrap().iter().all(|s| s["action"] == "keep"));
+    }
+
+    // A settings file the user edited: our entry is put back.
+    let settings = home.join("settings.json");
+    let ours = std::fs::read_to_string(&settings).unwrap();
+    assert_eq!(run_fast(&w, &args, true).1, Some(true));
+    std::fs::write(&settings, "{}\n").unwrap();
+    let (out, taken) = run_fast(&w, &args, true);
+    assert_eq!(taken, Some(false));
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["runtimes"][0]["settings"][0]["action"], "change", "{doc}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), ours);
+
+    // The manifest replaced by a copy of itself (another inode).
+    let manifest = home.join("msd-core/msd-file-manifest.json");
+    assert_eq!(run_fast(&w, &args, true).1, Some(true));
+    let bytes = std::fs::read(&manifest).unwrap();
+    std::fs::remove_file(&manifest).unwrap();
+    std::fs::write(&manifest, &bytes).unwrap();
+    assert_eq!(run_fast(&w, &args, true).1, Some(false));
+}
+
+#[test]
+fn install_fast_path_replans_on_another_flag_profile_content_or_environment() {
+    let w = World::new();
+    // The embedded content: profiles, and the fingerprint of the executable.
+    assert_eq!(run_fast(&w, &["--quiet"], true).1, Some(false));
+    assert_eq!(run_fast(&w, &["--quiet"], true).1, Some(true), "embedded content, default profile");
+    let (out, taken) = run_fast(&w, &["--profile", "core", "--json"], true);
+    assert_eq!(taken, Some(false), "another profile");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(doc["runtimes"][0]["summary"]["removed"].as_u64().unwrap() > 0, "core installs fewer commands");
+    assert_eq!(run_fast(&w, &["--quiet"], true).1, Some(true), "the recorded profile, again");
+    let (out, taken) = run_fast(&w, &["--portable-hooks", "--json"], true);
+    assert_eq!(taken, Some(false), "another flag");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(!doc["runtimes"][0]["settings"].as_array().unwrap().iter().all(|s| s["action"] == "keep"), "{doc}");
+    assert_eq!(run_fast(&w, &["--portable-hooks", "--quiet"], true).1, Some(true));
+    assert_eq!(run_fast(&w, &["--quiet"], true).1, Some(false), "the flag dropped");
+
+    // --content: the tree's bytes are the fingerprint.
+    let content = w.tmp.path().join("content");
+    copy_tree(&fixture("starter"), &content);
+    let c = content.display().to_string();
+    let args = ["--content", c.as_str(), "--json"];
+    run_fast(&w, &args, true);
+    assert_eq!(run_fast(&w, &args, true).1, Some(true));
+    std::fs::write(content.join("msd-core/references/rules.md"), "# Rules v2\n").unwrap();
+    let (out, taken) = run_fast(&w, &args, true);
+    assert_eq!(taken, Some(false), "other content");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["runtimes"][0]["summary"]["changed"], 1);
+
+    // The environment resolution reads: another home is another target.
+    assert_eq!(run_fast(&w, &args, true).1, Some(true));
+    let other = w.tmp.path().join("claude-elsewhere");
+    let out =
+        w.install().args(args).env("MSD_INSTALL_FAST", "trace").env("CLAUDE_CONFIG_DIR", &other).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fast path: claude (global): not taken"));
+    assert!(other.join("skills/msd-plan/SKILL.md").is_file());
+
+    // Uninstall takes the records with it.
+    w.install().args(["uninstall", "--all", "--quiet"]).assert().success();
+    assert!(!w.home.join(".cache/msd/install").exists(), "no record is left behind");
+}

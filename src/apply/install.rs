@@ -11,7 +11,9 @@ use msd_core::manifest::capability::{Capability, Scope};
 use msd_core::shell::Os;
 use rayon::prelude::*;
 
-use super::{ApplyError, InstallOptions, LifecycleError, TargetRun, lio, migrate, plan, state, surfaces, txn, write};
+use super::{
+    ApplyError, InstallOptions, LifecycleError, TargetRun, fast, lio, migrate, plan, state, surfaces, txn, write,
+};
 use crate::apply::migrate::Ran;
 use crate::apply::plan::{Action, Plan, SettingsChange};
 use crate::apply::state::{InstallState, MigrationOutcome, MigrationRecord, SurfaceLedger};
@@ -26,7 +28,7 @@ pub(super) struct Held {
     _locks: Vec<Lock>,
     pub(super) recoveries: BTreeMap<PathBuf, Recovery>,
     /// Homes this run created, each with how many directories above it it created too.
-    created_home: BTreeMap<PathBuf, usize>,
+    pub(super) created_home: BTreeMap<PathBuf, usize>,
 }
 
 impl Drop for Held {
@@ -134,14 +136,34 @@ pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, Lifecy
 /// [`take_targets`] (check, lock and recover every home), [`plan_target`] for each (migrations,
 /// files, settings, state), [`probe_destinations`], then [`write_all`] (one transaction per
 /// target). A failure before a target's transaction reverts the migrations of this run.
+///
+/// First, when every target has a record of the last run with this run's fingerprint, the
+/// no-change fast path ([`fast`]): the targets are taken as below, and when nothing differs from
+/// the records, the no-change plans are returned without emitting or reading the files;
+/// otherwise the run goes on in full under the same locks.
 pub fn install(
     content: &Content,
     runtimes: &[&LoadedRuntime],
     opts: &InstallOptions<'_>,
     env: &Environment,
 ) -> Result<Vec<TargetRun>, ApplyError> {
+    let mut taken = None;
+    if let Some(candidates) = fast::candidates(runtimes, opts, env) {
+        let targets: Vec<&Target> = candidates.iter().map(|c| &c.target).collect();
+        let held = take(&targets, opts)?.expect("not a dry run");
+        if let Some(runs) = fast::check(candidates, &held, opts, env) {
+            note_version(env);
+            drop(held);
+            return Ok(runs);
+        }
+        taken = Some(held);
+    }
     let emitted = emit_all(content, runtimes, opts, env)?;
-    let held = take_targets(&emitted, opts)?;
+    let held = match taken {
+        Some(h) => Some(h),
+        None => take_targets(&emitted, opts)?,
+    };
+
     // Across every runtime: a file most of them get unchanged is hashed once.
     let digests = plan::digests(&emitted.iter().map(|(_, e)| &e.emission).collect::<Vec<_>>());
     let mut migrated: Vec<Migrated<'_>> = Vec::new();
@@ -165,7 +187,8 @@ pub fn install(
         }
     };
     if !opts.dry_run {
-        write_all(&mut runs, &migrated, opts)?;
+        write_all(&mut runs, &migrated, opts, env)?;
+        fast::record_all(&runs, runtimes, opts, env);
         note_version(env);
     }
     drop(held);
@@ -200,6 +223,7 @@ pub fn forget_version(env: &Environment) {
     for f in [update_cache::CACHE_FILE, update_cache::NOTICE_FILE] {
         let _ = fsx::remove_file_if_exists(&dir.join(f));
     }
+    fast::forget_all(env);
     fsx::remove_dir_if_empty(&dir);
 }
 
@@ -224,10 +248,42 @@ fn emit_all<'r>(
     opts: &InstallOptions<'_>,
     env: &Environment,
 ) -> Result<Vec<(&'r LoadedRuntime, pipeline::Emitted)>, PipelineError> {
+    let interned = Interner::default();
     runtimes
         .par_iter()
-        .map(|rt| pipeline::emit(content, rt, opts.scope, opts.config_dir, env).map(|e| (*rt, e)))
+        .map(|rt| {
+            let mut e = pipeline::emit(content, rt, opts.scope, opts.config_dir, env)?;
+            interned.intern(&mut e.emission);
+            Ok((*rt, e))
+        })
         .collect()
+}
+
+/// Equal byte strings of several emissions made one buffer as each emission is done: a reference
+/// most runtimes get unchanged is held once however many runtimes are planned at a time. Found
+/// by length and a few bytes of each end, then compared in full.
+#[derive(Default)]
+struct Interner(std::sync::Mutex<std::collections::HashMap<BytesKey, Vec<pipeline::convert::Bytes>>>);
+
+/// The length and the first and last 8 bytes of a byte string.
+type BytesKey = (usize, [u8; 16]);
+
+impl Interner {
+    fn intern(&self, emission: &mut pipeline::convert::Emission) {
+        let mut table = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for f in &mut emission.files {
+            let b = &f.bytes;
+            let mut k = [0u8; 16];
+            let n = b.len().min(8);
+            k[..n].copy_from_slice(&b[..n]);
+            k[8..8 + n].copy_from_slice(&b[b.len() - n..]);
+            let same = table.entry((b.len(), k)).or_default();
+            match same.iter().find(|s| std::sync::Arc::ptr_eq(s, b) || s[..] == b[..]) {
+                Some(s) => f.bytes = s.clone(),
+                None => same.push(b.clone()),
+            }
+        }
+    }
 }
 
 /// Checks that every target can be written, then locks and recovers them all (none for a dry
@@ -236,13 +292,19 @@ fn take_targets(
     emitted: &[(&LoadedRuntime, pipeline::Emitted)],
     opts: &InstallOptions<'_>,
 ) -> Result<Option<Held>, LifecycleError> {
+    let targets: Vec<&Target> = emitted.iter().map(|(_, e)| &e.target).collect();
+    take(&targets, opts)
+}
+
+/// [`take_targets`] of resolved targets.
+fn take(targets: &[&Target], opts: &InstallOptions<'_>) -> Result<Option<Held>, LifecycleError> {
     if opts.dry_run {
         return Ok(None);
     }
-    for (_, e) in emitted {
-        preflight(&e.target)?;
+    for t in targets {
+        preflight(t)?;
     }
-    let homes: Vec<&Path> = emitted.iter().map(|(_, e)| e.target.home.as_path()).collect();
+    let homes: Vec<&Path> = targets.iter().map(|t| t.home.as_path()).collect();
     Ok(Some(hold(&homes, opts.allow_symlinks)?))
 }
 
@@ -289,16 +351,31 @@ fn plan_target<'r>(
         plan,
         report: None,
         compose,
+        fast: false,
     })
 }
 
 /// One transaction per target, in order; a failure reverts the migrations of the targets not
 /// yet written.
-fn write_all(runs: &mut [TargetRun], migrated: &[Migrated<'_>], opts: &InstallOptions<'_>) -> Result<(), ApplyError> {
+fn write_all(
+    runs: &mut [TargetRun],
+    migrated: &[Migrated<'_>],
+    opts: &InstallOptions<'_>,
+    env: &Environment,
+) -> Result<(), ApplyError> {
     for i in 0..runs.len() {
+        // The target's files are about to change: the record of its last run no longer holds.
+        fast::forget(env, &runs[i].target);
         let bars = opts.progress.target(&format!("{} ({})", runs[i].plan.runtime, runs[i].plan.scope.as_str()));
         match write::apply(&runs[i].plan, opts.allow_symlinks, bars.as_ref()) {
-            Ok(report) => runs[i].report = Some(report),
+            Ok(report) => {
+                runs[i].report = Some(report);
+                // Written: the plan keeps its hashes and sizes, not the bytes.
+                for op in &mut runs[i].plan.ops {
+                    op.data = None;
+                    op.old_data = None;
+                }
+            }
             Err(e) => {
                 revert(&migrated[i..], opts.allow_symlinks);
                 if runs.len() == 1 {
@@ -443,7 +520,7 @@ pub(super) fn plan_settings(
     clippy::too_many_arguments,
     reason = "the state of a target is computed from every part of its plan; a struct would only rename them"
 )]
-fn next_state(
+pub(super) fn next_state(
     plan: &Plan,
     cap: &Capability,
     prev: Option<&InstallState>,

@@ -13,7 +13,12 @@
 //! written -> one transaction ([`write::apply`]) -> unlock. Nothing is written for any target
 //! until every target has been planned; a failure before its transaction reverts the
 //! migrations of that run.
+//!
+//! A re-run whose inputs and installed files are as the last run left them takes the no-change
+//! fast path first ([`fast`]): the same checks, lock and recovery, then every recorded stat, the
+//! settings and the state, without emission or reading the files.
 
+pub(crate) mod fast;
 pub(crate) mod migrate;
 pub mod plan;
 pub(crate) mod record;
@@ -172,6 +177,9 @@ pub struct InstallOptions<'a> {
     /// The profile the content was selected for, recorded in each target's install state
     /// (`None` keeps what the state has).
     pub profile: Option<&'a str>,
+    /// The identity of the run's content and manifests ([`fast::inputs`]); `None` turns the
+    /// no-change fast path off.
+    pub inputs: Option<&'a str>,
 }
 
 /// Where a run reports progress: the CLI draws bars on a terminal; tests and scripts see nothing.
@@ -208,4 +216,6 @@ pub struct TargetRun {
     pub report: Option<WriteReport>,
     /// What composition did to each file with sections or a cap.
     pub compose: Vec<crate::pipeline::fit::FileCompose>,
+    /// Whether the no-change fast path answered for it ([`fast`]).
+    pub fast: bool,
 }

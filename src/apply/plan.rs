@@ -81,9 +81,9 @@ pub struct Op {
     /// sha256 of the new bytes (add, change, keep).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
-    /// New bytes.
+    /// New bytes (shared with the emission).
     #[serde(skip)]
-    pub data: Option<Vec<u8>>,
+    pub data: Option<crate::pipeline::convert::Bytes>,
     /// Current bytes when they are backed up.
     #[serde(skip)]
     pub old_data: Option<Vec<u8>>,
@@ -93,6 +93,10 @@ pub struct Op {
     /// sha256 of the file on disk when planned (`None` when absent).
     #[serde(skip)]
     pub old_sha256: Option<String>,
+    /// The file's [`fsx::StatKey`] taken just before it was read for the plan: a kept file whose
+    /// stat is the same after the run was not touched in between ([`crate::apply::fast`]).
+    #[serde(skip)]
+    pub disk_stat: Option<fsx::StatKey>,
 }
 
 /// The install state to write: its path, bytes and the sha256 of the file it replaces.
@@ -154,6 +158,9 @@ pub struct Plan {
     /// sha256 of the manifest file on disk when planned.
     #[serde(skip)]
     pub manifest_old_sha256: Option<String>,
+    /// The manifest file's stat taken just before it was read for the plan.
+    #[serde(skip)]
+    pub manifest_disk_stat: Option<fsx::StatKey>,
     /// Settings surfaces edited.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub settings: Vec<SettingsChange>,
@@ -274,9 +281,10 @@ fn distinct<'a>(emissions: &[&'a Emission]) -> (Vec<&'a [u8]>, Vec<Vec<usize>>) 
             e.files
                 .iter()
                 .map(|f| {
-                    let b = f.bytes.as_slice();
+                    let b = &f.bytes[..];
                     let same = seen.entry(key(b)).or_default();
-                    match same.iter().find(|&&i| unique[i] == b) {
+                    // Bytes interned across emissions are one buffer: equal without a look.
+                    match same.iter().find(|&&i| std::ptr::eq(unique[i], b) || unique[i] == b) {
                         Some(&i) => i,
                         None => {
                             unique.push(b);
@@ -308,10 +316,11 @@ pub fn build_hashed(
     let mut foreign = Vec::new();
     for (f, sha) in emission.files.into_iter().zip(digests) {
         let dest = fsx::confined(home, &f.path, allow_symlinks)?;
+        let disk_stat = fsx::stat_key(&dest)?;
         let disk = fsx::read_if_exists(&dest)?;
         // Every file is hashed once: the new bytes before (`digests`), the disk's only when
         // they differ.
-        let same = disk.as_deref() == Some(f.bytes.as_slice());
+        let same = disk.as_deref() == Some(&f.bytes[..]);
         let disk_sha = match &disk {
             Some(_) if same => Some(sha.clone()),
             Some(d) => Some(fsx::sha256_hex(d)),
@@ -342,8 +351,10 @@ pub fn build_hashed(
             sha256: Some(sha),
             old_sha256: disk_sha,
             old_data: if backup.is_some() { disk } else { None },
-            data: Some(f.bytes),
+            // A kept file is not written: its bytes need not be held until the write.
+            data: (action != Action::Keep).then_some(f.bytes),
             mode: f.mode,
+            disk_stat,
         });
     }
     if let Some(prev) = &previous {
@@ -368,6 +379,7 @@ pub fn build_hashed(
                 old_data: edited.then_some(disk),
                 mode: old.mode,
                 old_sha256: Some(disk_sha),
+                disk_stat: None,
             });
         }
     }
@@ -383,6 +395,7 @@ pub fn build_hashed(
         scope: emission.scope,
         files: entries,
     };
+    let manifest_disk_stat = fsx::stat_key(&home.join(manifest_path.as_str()))?;
     let manifest_disk = fsx::read_if_exists(&home.join(manifest_path.as_str()))?;
     let manifest_changed =
         previous.as_ref() != Some(&manifest) || manifest_disk.as_deref() != Some(&manifest.render()[..]);
@@ -396,6 +409,7 @@ pub fn build_hashed(
         manifest_changed,
         previous,
         manifest_old_sha256: manifest_disk.as_deref().map(fsx::sha256_hex),
+        manifest_disk_stat,
         settings: Vec::new(),
         migrations: Vec::new(),
         state: None,
@@ -415,7 +429,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, b)| crate::pipeline::convert::EmittedFile {
                     path: RelPath::new(format!("f{i}.md")).unwrap(),
-                    bytes: b.to_vec(),
+                    bytes: b.to_vec().into(),
                     mode: FileMode::Regular,
                     kind: FileKind::Core,
                     sources: Vec::new(),

@@ -246,7 +246,7 @@ pub struct Staged {
     /// The op.
     pub op: TxnOp,
     /// The new bytes of a put.
-    pub bytes: Option<Vec<u8>>,
+    pub bytes: Option<crate::pipeline::convert::Bytes>,
     /// Many targets receive these bytes alike: stage a hard link to the copy this process
     /// already wrote, where it can ([`fsx::write_new_shared`]).
     pub shared: bool,
@@ -254,7 +254,13 @@ pub struct Staged {
 
 impl Staged {
     /// A put of `bytes` at `path`, which had `old_sha256` when planned.
-    pub fn put(path: RelPath, bytes: Vec<u8>, mode: FileMode, old_sha256: Option<String>) -> Staged {
+    pub fn put(
+        path: RelPath,
+        bytes: impl Into<crate::pipeline::convert::Bytes>,
+        mode: FileMode,
+        old_sha256: Option<String>,
+    ) -> Staged {
+        let bytes = bytes.into();
         let sha256 = fsx::sha256_hex(&bytes);
         Staged::put_hashed(path, bytes, sha256, mode, old_sha256)
     }
@@ -262,14 +268,14 @@ impl Staged {
     /// A put whose bytes were already hashed (the plan hashes every emitted file once).
     pub fn put_hashed(
         path: RelPath,
-        bytes: Vec<u8>,
+        bytes: impl Into<crate::pipeline::convert::Bytes>,
         sha256: String,
         mode: FileMode,
         old_sha256: Option<String>,
     ) -> Staged {
         Staged {
             op: TxnOp { path, action: TxnAction::Put { sha256, mode }, old_sha256 },
-            bytes: Some(bytes),
+            bytes: Some(bytes.into()),
             shared: false,
         }
     }

@@ -127,6 +127,7 @@ pub fn verify(
         manifest_changed: false,
         previous: None,
         manifest_old_sha256: None,
+        manifest_disk_stat: None,
         settings: Vec::new(),
         migrations: Vec::new(),
         state: None,

@@ -30,7 +30,7 @@ use msd_core::compose::{Composition, Fragment, Options, Report, Utf8Bytes, compo
 const MAX_ROUNDS: usize = 16;
 
 /// What composition did to one emitted file.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FileCompose {
     /// Emitted path.
     pub path: String,

@@ -48,7 +48,7 @@ impl<'c> Rules<'c> {
 }
 
 /// One measured file.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Measured {
     /// Emitted path.
     pub path: String,
@@ -61,7 +61,7 @@ pub struct Measured {
 }
 
 /// What the guard checked for one runtime.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct GuardReport {
     /// Files within their caps.
     pub compliant: Vec<Measured>,
@@ -212,7 +212,7 @@ mod tests {
     fn file(path: &str, kind: FileKind, source: &str, bytes: Vec<u8>) -> EmittedFile {
         EmittedFile {
             path: RelPath::new(path).unwrap(),
-            bytes,
+            bytes: bytes.into(),
             mode: FileMode::Regular,
             kind,
             sources: vec![source.to_string()],

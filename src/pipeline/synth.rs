@@ -70,6 +70,11 @@ fn locate() -> Result<PathBuf, HelperError> {
     Ok(dir.join(format!("msd_run{}", std::env::consts::EXE_SUFFIX)))
 }
 
+/// Where the msd_run binary to install is (not checked).
+pub fn helper_location() -> Result<PathBuf, HelperError> {
+    locate()
+}
+
 /// The bytes of the msd_run binary to install, read once.
 pub fn helper_bytes() -> Result<Arc<[u8]>, HelperError> {
     static BYTES: OnceLock<Result<Arc<[u8]>, HelperError>> = OnceLock::new();
@@ -104,7 +109,13 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
                     (js_plugin::render(h, &helper_at), FileMode::Regular)
                 }
             };
-            EmittedFile { path: h.path.clone(), bytes: text.into_bytes(), mode, kind: FileKind::Program, sources }
+            EmittedFile {
+                path: h.path.clone(),
+                bytes: text.into_bytes().into(),
+                mode,
+                kind: FileKind::Program,
+                sources,
+            }
         })
         .collect();
     let info = RuntimeInfo {
@@ -118,21 +129,22 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
     let files = [
         EmittedFile {
             path: cap.core_dir(emission.scope).join(&helper_path(Os::HOST)),
-            bytes: helper.to_vec(),
+            // One buffer for every runtime's copy.
+            bytes: helper.clone(),
             mode: FileMode::Executable,
             kind: FileKind::Program,
             sources: vec!["src/bin/msd_run.rs".into()],
         },
         EmittedFile {
             path: cap.core_dir(emission.scope).join(&RelPath::new(resolver::INSTALLED_PATH).expect("static")),
-            bytes: resolvers.render().into_bytes(),
+            bytes: resolvers.render().into_bytes().into(),
             mode: FileMode::Regular,
             kind: FileKind::Core,
             sources: vec![manifest_source.clone()],
         },
         EmittedFile {
             path: cap.core_dir(emission.scope).join(&RelPath::new(RUNTIME_INFO_PATH).expect("static")),
-            bytes: info.render().into_bytes(),
+            bytes: info.render().into_bytes().into(),
             mode: FileMode::Regular,
             kind: FileKind::Core,
             sources: vec![manifest_source],

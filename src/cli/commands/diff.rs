@@ -48,7 +48,7 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), Error> {
             emitted.insert(f.path.as_str().to_string());
             let on_disk = fsx::read_if_exists(&home.join(f.path.as_str()))
                 .map_err(|err| Error::Io { context: format!("reading {}", f.path), source: err })?;
-            if on_disk.as_deref() == Some(f.bytes.as_slice()) {
+            if on_disk.as_deref() == Some(&f.bytes[..]) {
                 continue;
             }
             changed += 1;

@@ -65,6 +65,7 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
     };
     let skipped: Vec<&str> = skipped.iter().map(|r| r.capability.id.as_str()).collect();
     let content = pipeline::load_content(&src)?;
+    let inputs = apply::fast::inputs(&content.tree, src.content.is_none(), src.runtimes.is_none());
     // Each target installs its profile: the one given, else the one it recorded, else the
     // default. Runtimes of one profile install together.
     let given = args.profile.given();
@@ -94,10 +95,21 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
             progress: &bars,
             profile: profile.as_deref(),
             hooks: apply::surfaces::HookMode { portable: args.portable_hooks, force_statusline: args.force_statusline },
+            inputs: inputs.as_deref(),
         };
         for r in apply::install(&selected, rts, &opts, &env)? {
             profiles.push(profile.clone());
             runs.push(r);
+        }
+    }
+    if apply::fast::traced() {
+        for r in &runs {
+            eprintln!(
+                "fast path: {} ({}): {}",
+                r.plan.runtime,
+                r.plan.scope.as_str(),
+                if r.fast { "taken" } else { "not taken" }
+            );
         }
     }
 

@@ -24,6 +24,11 @@ pub(crate) fn run(args: &UninstallArgs) -> Result<(), Error> {
         reports.push((r, target));
     }
     if !args.dry_run {
+        // The no-change records of the targets uninstalled (a cache outside the homes).
+        let env = super::env()?;
+        for (_, target) in &reports {
+            apply::fast::forget(&env, target);
+        }
         let parents: Vec<_> = reports.iter().flat_map(|(r, _)| r.created_parents.iter().cloned()).collect();
         apply::remove_created_parents(&parents);
     }

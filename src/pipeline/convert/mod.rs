@@ -50,13 +50,17 @@ pub enum FileKind {
     Program,
 }
 
+/// The bytes of an emitted file, shared: the helper binary every runtime gets, and a file
+/// several runtimes get unchanged, are one buffer however many trees they go into.
+pub type Bytes = std::sync::Arc<[u8]>;
+
 /// One emitted file.
 #[derive(Debug, Clone)]
 pub struct EmittedFile {
     /// Path relative to the target home.
     pub path: RelPath,
     /// The bytes to write.
-    pub bytes: Vec<u8>,
+    pub bytes: Bytes,
     /// File mode.
     pub mode: FileMode,
     /// What it is.
@@ -228,7 +232,7 @@ impl Ctx<'_> {
     ) -> Result<EmittedFile, ConvertError> {
         let path =
             RelPath::new(path.clone()).map_err(|_| ConvertError::BadPath { runtime: self.cap.id.clone(), path })?;
-        Ok(EmittedFile { path, bytes: self.rw.apply(text).into_bytes(), mode: FileMode::Regular, kind, sources })
+        Ok(EmittedFile { path, bytes: self.rw.apply(text).into_bytes().into(), mode: FileMode::Regular, kind, sources })
     }
 
     pub(crate) fn layout_error(&self, message: String) -> ConvertError {
@@ -369,8 +373,8 @@ pub fn emit(content: &Content, rt: &LoadedRuntime, target: &Target) -> Result<Em
     for f in &content.core {
         let path = cap.core_dir(target.scope).join(&f.rel);
         let bytes = match &f.text {
-            Some(t) => ctx.rw.apply(t).into_bytes(),
-            None => f.bytes.to_vec(),
+            Some(t) => ctx.rw.apply(t).into_bytes().into(),
+            None => f.bytes.clone(),
         };
         files.push(EmittedFile {
             path,
@@ -385,7 +389,7 @@ pub fn emit(content: &Content, rt: &LoadedRuntime, target: &Target) -> Result<Em
     for (rel, text, source) in crate::pipeline::compact::canonical_payloads(content) {
         files.push(EmittedFile {
             path: cap.core_dir(target.scope).join(&rel),
-            bytes: ctx.rw.apply(text).into_bytes(),
+            bytes: ctx.rw.apply(text).into_bytes().into(),
             mode: FileMode::Regular,
             kind: FileKind::Core,
             sources: ctx.sources(None, &[source]),
@@ -393,7 +397,7 @@ pub fn emit(content: &Content, rt: &LoadedRuntime, target: &Target) -> Result<Em
     }
     files.push(EmittedFile {
         path: cap.core_dir(target.scope).join(&RelPath::new("VERSION").expect("static")),
-        bytes: format!("{}\n", env!("CARGO_PKG_VERSION")).into_bytes(),
+        bytes: format!("{}\n", env!("CARGO_PKG_VERSION")).into_bytes().into(),
         mode: FileMode::Regular,
         kind: FileKind::Core,
         sources: vec!["Cargo.toml".into()],

@@ -84,6 +84,6 @@ pub(super) fn workflow_stub(
         FileKind::Workflow,
         ctx.sources(Some(spec), &[&c.source]),
     )?;
-    f.bytes = text.into_bytes();
+    f.bytes = text.into_bytes().into();
     Ok(f)
 }

@@ -45,7 +45,7 @@ pub(super) fn gemini_command(ctx: &Ctx<'_>, spec: &ArtifactSpec, c: &Command) ->
     let text = render(&[("description", &description), ("prompt", &prompt)]);
     let path = format!("{}/{}{}.toml", spec.dest, spec.prefix, c.stem);
     let mut f = ctx.file(path, "", FileKind::Command, ctx.sources(Some(spec), &[&c.source]))?;
-    f.bytes = text.into_bytes();
+    f.bytes = text.into_bytes().into();
     Ok(f)
 }
 
@@ -63,7 +63,7 @@ pub(super) fn codex_agent(ctx: &Ctx<'_>, spec: &ArtifactSpec, a: &Agent) -> Resu
     ]);
     let mut f =
         ctx.file(format!("{}/{}.toml", spec.dest, a.name), "", FileKind::Agent, ctx.sources(Some(spec), &[&a.source]))?;
-    f.bytes = text.into_bytes();
+    f.bytes = text.into_bytes().into();
     Ok(f)
 }
 

@@ -291,7 +291,7 @@ pub struct Planned {
 }
 
 /// Why a composition hard-failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum HardFail {
     /// The minimum set alone exceeds the effective budget.
     #[serde(rename = "minimum-set")]
@@ -299,7 +299,7 @@ pub enum HardFail {
 }
 
 /// What the composer did.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     /// The budget given.
     pub budget: i64,

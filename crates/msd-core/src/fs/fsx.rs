@@ -193,6 +193,25 @@ fn write_atomic_bits(dest: &Path, bytes: &[u8], bits: u32) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes `bytes` to `dest` like [`write_atomic_private`] (temp file, rename: a reader sees the
+/// old bytes or the new ones), without the flush: for caches, where what a power cut leaves (the
+/// old file, or an empty or missing one) only costs the cache.
+pub fn write_atomic_unsynced(dest: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = dest.parent().ok_or_else(|| {
+        io::Error::new(io::ErrorKind::InvalidInput, format!("no parent directory: {}", dest.display()))
+    })?;
+    create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".msd-tmp-")
+        .tempfile_in(dir)
+        .map_err(|e| io::Error::new(e.kind(), format!("creating a temp file in {}: {e}", dir.display())))?;
+    tmp.write_all(bytes)?;
+    set_mode(tmp.as_file(), 0o600)?;
+    tmp.persist(dest)
+        .map_err(|e| io::Error::new(e.error.kind(), format!("renaming into {}: {}", dest.display(), e.error)))?;
+    Ok(())
+}
+
 #[cfg(unix)]
 fn set_mode(file: &std::fs::File, bits: u32) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
@@ -710,6 +729,57 @@ pub fn sync_fs(path: &Path) -> io::Result<()> {
 /// sha256 of the file at `path`, `None` when it does not exist.
 pub fn sha256_file(path: &Path) -> io::Result<Option<String>> {
     Ok(read_if_exists(path)?.map(|b| sha256_hex(&b)))
+}
+
+/// What the file system says about a file, enough to tell that it has not changed since it was
+/// looked at: size, modification and status-change times (nanoseconds), inode, device and mode
+/// bits, of the path itself (a symlink is not followed). Any write, rename over, `chmod`, `touch`
+/// or replacement changes at least one of them; the status-change time cannot be set back by a
+/// user. Elsewhere than Unix: size and modification time only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct StatKey(pub [i64; 8]);
+
+/// The [`StatKey`] of `path`, `None` when nothing is there (a path under a directory known to be
+/// absent is not looked at).
+pub fn stat_key(path: &Path) -> io::Result<Option<StatKey>> {
+    if path.parent().is_some_and(known_dirs::absent) {
+        return Ok(None);
+    }
+    let m = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Ok(Some(StatKey([
+            m.size() as i64,
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+            m.ino() as i64,
+            m.dev() as i64,
+            i64::from(m.mode()),
+        ])))
+    }
+    #[cfg(not(unix))]
+    {
+        let t = m.modified()?.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        Ok(Some(StatKey([m.len() as i64, t.as_secs() as i64, i64::from(t.subsec_nanos()), 0, 0, 0, 0, 0])))
+    }
+}
+
+/// The [`StatKey`] of `rel` under `root`, its directories checked as [`confined`] checks them
+/// (each one once per process); the file itself is not followed, so a symlink there has a stat of
+/// its own (another mode) rather than an error.
+pub fn confined_stat(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<Option<StatKey>, ConfineError> {
+    let dest = match rel.parent() {
+        Some(dir) => confined(root, &dir, allow_symlinks)?.join(rel.file_name()),
+        None => confined(root, rel, allow_symlinks)?,
+    };
+    stat_key(&dest).map_err(|source| ConfineError::Io { path: dest.clone(), source })
 }
 
 /// Keeps the current bytes of `src` at `dst` without disturbing `src`: a hard link where the

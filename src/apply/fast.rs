@@ -1,0 +1,393 @@
+//! The no-change fast path of an install: a re-run whose inputs and installed files are exactly
+//! as the last run left them reports "up to date" without emitting anything or reading the
+//! installed files.
+//!
+//! After every successful install of a target, its [`Record`] is written to the machine's cache
+//! (`$XDG_CACHE_HOME/msd/install/<key>.json`, else `~/.cache/msd/install/`): a fingerprint of
+//! everything that decides the emission, the plan's files (path, size, sha256, mode, kind) with
+//! the [`StatKey`] of each installed file and of the file manifest, and the guard's and the
+//! composer's reports. The next install of the same target with the same fingerprint takes the
+//! target exactly as the full path does (checks, lock, recovery), then checks: no recovery ran, no
+//! migration is pending, and every recorded stat is the disk's. The settings surfaces and the
+//! install state are planned for real, as the full path plans them (they are small, and
+//! runtimes edit their settings files themselves). When all of it holds, the run's plan is the
+//! full path's no-change plan (every file kept), built from the record; anything else (a file
+//! edited, touched, removed or replaced, a settings file changed, another flag, profile, content,
+//! binary or environment) takes the full path, which removes a target's record before it writes
+//! there and writes a new one after it succeeds.
+//!
+//! What the fingerprint covers: this msd-install (version, and the path and stat of its
+//! executable, whose embedded content and manifests it carries), the helper it installs (path
+//! and stat), the content (embedded, or the sha256 of a `--content` tree as loaded), the runtime
+//! and scope, the resolved [`Target`] (home, how it was found, the rewrite prefixes: everything
+//! resolution reads from the environment and the disk ends up there), `--config-dir`, the
+//! user's home (hook commands), the profile, `--adopt`, `--allow-symlinks` and the hook modes.
+//! `--runtimes DIR` runs have no fast path (see [`inputs`]).
+//!
+//! Why not in the install state: the state is written inside the transaction and rendered
+//! deterministically, so an identical run writes nothing; the stat of a file is known only after
+//! the transaction and differs on every machine and every write. It is also strictly parsed by
+//! older versions. The record is a cache: losing it costs one full run, never a wrong answer.
+//!
+//! The one thing a stat cannot see: a write of the same size within the same clock tick as
+//! msd-install's own look at the file (it renamed the file into place, or read it for the plan),
+//! with the times set back. Everything else changes the stat.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use msd_core::fs::fsx::{self, FileMode, StatKey};
+use msd_core::fs::relpath::RelPath;
+
+use super::install::{Held, HookContext, next_state, plan_settings};
+use super::plan::{Action, Op, Plan};
+use super::record::{self, Entry, FileManifest};
+use super::state::InstallState;
+use super::write::WriteReport;
+use super::{InstallOptions, TargetRun, migrate};
+use crate::pipeline::convert::FileKind;
+use crate::pipeline::fit::FileCompose;
+use crate::pipeline::guard::GuardReport;
+use crate::pipeline::load::{LoadedRuntime, Tree};
+use crate::pipeline::target::{Environment, Target};
+
+/// Version of the record's format.
+const SCHEMA_VERSION: u32 = 1;
+
+/// Environment variable: `0` turns the fast path off (every run plans in full), `trace` makes
+/// the CLI say on stderr which targets took it. For tests and measurements.
+pub(crate) const FAST_ENV: &str = "MSD_INSTALL_FAST";
+
+/// Whether [`FAST_ENV`] turns the fast path off.
+pub(crate) fn disabled() -> bool {
+    std::env::var(FAST_ENV).is_ok_and(|v| v == "0")
+}
+
+/// Whether [`FAST_ENV`] asks for a trace.
+pub(crate) fn traced() -> bool {
+    std::env::var(FAST_ENV).is_ok_and(|v| v == "trace")
+}
+
+/// What one install left in one target, as the next run would find it.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Record {
+    schema_version: u32,
+    fingerprint: String,
+    manifest: StatKey,
+    files: Vec<FileRecord>,
+    guard: GuardReport,
+    compose: Vec<FileCompose>,
+}
+
+/// One installed file.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRecord {
+    path: RelPath,
+    bytes: u64,
+    sha256: String,
+    mode: FileMode,
+    kind: FileKind,
+    stat: StatKey,
+}
+
+/// The identity of a run's content and manifests: `Some` for the embedded manifests (they are
+/// part of the executable, in the fingerprint), with the embedded content or the sha256 of a
+/// `--content` tree (every path and its bytes, as loaded); `None` (no fast path) for
+/// `--runtimes DIR`.
+pub(crate) fn inputs(content: &Tree, content_embedded: bool, runtimes_embedded: bool) -> Option<String> {
+    if !runtimes_embedded {
+        return None;
+    }
+    if content_embedded {
+        return Some("content: embedded".into());
+    }
+    let mut h = Fp::default();
+    for (path, bytes) in &content.files {
+        h.field(path.as_str().as_bytes());
+        h.field(bytes);
+    }
+    Some(format!("content: {}", h.finish()))
+}
+
+/// A sha256 over length-prefixed fields.
+#[derive(Default)]
+struct Fp(Vec<u8>);
+
+impl Fp {
+    fn field(&mut self, b: &[u8]) {
+        self.0.extend_from_slice(&(b.len() as u64).to_le_bytes());
+        self.0.extend_from_slice(b);
+    }
+
+    fn text(&mut self, s: &str) {
+        self.field(s.as_bytes());
+    }
+
+    fn finish(&self) -> String {
+        fsx::sha256_hex(&self.0)
+    }
+}
+
+/// The path and stat of a file, for the fingerprint (`None` when it cannot be looked at: no
+/// fast path).
+fn file_identity(path: &Path) -> Option<String> {
+    let st = fsx::stat_key(path).ok()??;
+    Some(format!("{}\0{:?}", path.display(), st.0))
+}
+
+/// The fingerprint of installing `rt` into `target` with `opts`, `None` when it cannot be taken.
+fn fingerprint(rt: &LoadedRuntime, target: &Target, opts: &InstallOptions<'_>, env: &Environment) -> Option<String> {
+    let inputs = opts.inputs?;
+    let exe = std::env::current_exe().ok()?;
+    let helper = crate::pipeline::synth::helper_location().ok()?;
+    let mut h = Fp::default();
+    h.text("msd-install fast path 1");
+    h.text(env!("CARGO_PKG_VERSION"));
+    h.text(&file_identity(&exe)?);
+    h.text(&file_identity(&helper)?);
+    h.text(inputs);
+    h.text(&rt.capability.id);
+    h.text(rt.source.as_str());
+    h.text(opts.scope.as_str());
+    h.text(&format!("{:?}", opts.config_dir));
+    // What emission reads of the target (how the home was found is only shown, and comes
+    // from this run's resolution).
+    h.text(&format!("{}", target.home.display()));
+    h.text(&target.home_ref);
+    h.text(&target.core_ref);
+    h.text(&target.local_ref);
+    h.text(&format!("{}", env.home.display()));
+    h.text(&format!("{:?}", opts.profile));
+    h.text(&format!(
+        "adopt={} symlinks={} portable={} statusline={}",
+        opts.adopt, opts.allow_symlinks, opts.hooks.portable, opts.hooks.force_statusline
+    ));
+    h.text(&format!("{:?}", msd_core::shell::Os::HOST));
+    Some(h.finish())
+}
+
+/// Where the record of `target` lives.
+fn record_path(env: &Environment, target: &Target) -> Option<PathBuf> {
+    let xdg = env.vars.get("XDG_CACHE_HOME").map(String::as_str);
+    let dir = msd_core::installed::update_cache::cache_dir(xdg, Some(&env.home))?.join("install");
+    let key =
+        fsx::sha256_hex(format!("{}\0{}\0{}", target.runtime, target.scope.as_str(), target.home.display()).as_bytes());
+    Some(dir.join(format!("{}.json", &key[..32])))
+}
+
+fn read_record(env: &Environment, target: &Target) -> Option<Record> {
+    let bytes = fsx::read_if_exists(&record_path(env, target)?).ok()??;
+    let r: Record = serde_json::from_slice(&bytes).ok()?;
+    (r.schema_version == SCHEMA_VERSION).then_some(r)
+}
+
+/// Removes the record of `target` (before a full run changes it, and after an uninstall), and
+/// the records' directory when it is left empty. Best effort.
+pub(crate) fn forget(env: &Environment, target: &Target) {
+    if let Some(p) = record_path(env, target) {
+        let _ = fsx::remove_file_if_exists(&p);
+        if let Some(dir) = p.parent() {
+            fsx::remove_dir_if_empty(dir);
+        }
+    }
+}
+
+/// Removes every record (uninstall of every runtime: no msd file is left in the cache either; an
+/// install left in the other scope costs its next run the fast path only). Best effort.
+pub(crate) fn forget_all(env: &Environment) {
+    let xdg = env.vars.get("XDG_CACHE_HOME").map(String::as_str);
+    if let Some(dir) = msd_core::installed::update_cache::cache_dir(xdg, Some(&env.home)) {
+        let _ = fsx::remove_dir_all_if_exists(&dir.join("install"));
+    }
+}
+
+/// A target whose record's fingerprint matches this run.
+pub(super) struct Candidate<'r> {
+    pub(super) rt: &'r LoadedRuntime,
+    pub(super) target: Target,
+    record: Record,
+}
+
+/// The targets of this run, when every one of them has a record with this run's fingerprint
+/// (reads only the records; `None` sends the run down the full path).
+pub(super) fn candidates<'r>(
+    runtimes: &[&'r LoadedRuntime],
+    opts: &InstallOptions<'_>,
+    env: &Environment,
+) -> Option<Vec<Candidate<'r>>> {
+    if opts.dry_run || opts.inputs.is_none() || disabled() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for rt in runtimes {
+        let target = crate::pipeline::target::resolve(&rt.capability, opts.scope, opts.config_dir, env).ok()?;
+        let fp = fingerprint(rt, &target, opts, env)?;
+        let record = read_record(env, &target)?;
+        if record.fingerprint != fp {
+            return None;
+        }
+        out.push(Candidate { rt, target, record });
+    }
+    Some(out)
+}
+
+/// Under the targets' locks (`held`, taken as the full path takes them): the no-change runs of
+/// every candidate, or `None` when any target differs from its record.
+pub(super) fn check(
+    candidates: Vec<Candidate<'_>>,
+    held: &Held,
+    opts: &InstallOptions<'_>,
+    env: &Environment,
+) -> Option<Vec<TargetRun>> {
+    if !held.recoveries.is_empty() {
+        return None;
+    }
+    // In parallel: the stat of every file is most of the work.
+    candidates.into_par_iter().map(|c| check_one(c, held, opts, env)).collect()
+}
+
+fn check_one(c: Candidate<'_>, held: &Held, opts: &InstallOptions<'_>, env: &Environment) -> Option<TargetRun> {
+    let Candidate { rt, target, record } = c;
+    let cap = &rt.capability;
+    let home = &target.home;
+    if held.created_home.contains_key(home) {
+        return None;
+    }
+    let state = InstallState::read(home, cap, target.scope).ok()?;
+    if !migrate::pending(state.as_ref()).is_empty() {
+        return None;
+    }
+    let manifest_path = record::manifest_rel(cap, target.scope);
+    if fsx::confined_stat(home, &manifest_path, opts.allow_symlinks).ok()? != Some(record.manifest) {
+        return None;
+    }
+    let mut ops = Vec::with_capacity(record.files.len());
+    let mut entries = Vec::with_capacity(record.files.len());
+    for f in record.files {
+        if fsx::confined_stat(home, &f.path, opts.allow_symlinks).ok()? != Some(f.stat) {
+            return None;
+        }
+        entries.push(Entry { path: f.path.clone(), bytes: f.bytes, sha256: f.sha256.clone(), mode: f.mode });
+        ops.push(Op {
+            action: Action::Keep,
+            path: f.path,
+            bytes: Some(f.bytes),
+            old_bytes: Some(f.bytes),
+            backup: None,
+            kind: Some(f.kind),
+            sha256: Some(f.sha256.clone()),
+            data: None,
+            old_data: None,
+            mode: f.mode,
+            old_sha256: Some(f.sha256),
+            disk_stat: Some(f.stat),
+        });
+    }
+    let manifest = FileManifest {
+        schema_version: record::SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        runtime: cap.id.clone(),
+        scope: target.scope,
+        files: entries,
+    };
+    let mut plan = Plan {
+        runtime: cap.id.clone(),
+        scope: target.scope,
+        home: home.clone(),
+        ops,
+        manifest: manifest.clone(),
+        manifest_path,
+        manifest_changed: false,
+        previous: Some(manifest),
+        manifest_old_sha256: None,
+        manifest_disk_stat: Some(record.manifest),
+        settings: Vec::new(),
+        migrations: Vec::new(),
+        state: None,
+    };
+    let hooks = HookContext { mode: opts.hooks, user_home: &env.home };
+    let ledgers = plan_settings(&mut plan, cap, &target, state.as_ref(), opts.allow_symlinks, &hooks).ok()?;
+    if plan.settings.iter().any(|s| s.action != Action::Keep) {
+        return None;
+    }
+    let next = next_state(&plan, cap, state.as_ref(), &[], ledgers, None, opts.hooks.portable, opts.profile).ok()?;
+    if next.is_some() || !plan.is_noop() {
+        return None;
+    }
+    Some(TargetRun {
+        target,
+        guard: record.guard,
+        plan,
+        recovery: None,
+        pending_recovery: false,
+        pending_migrations: Vec::new(),
+        report: Some(WriteReport::default()),
+        compose: record.compose,
+        fast: true,
+    })
+}
+
+/// After a successful full run: the record of each target, as the next run will find it. A
+/// target whose kept files changed during the run (their stat is not the one taken before they
+/// were read) gets none. Best effort: a record that cannot be written costs the next run its
+/// fast path only.
+pub(super) fn record_all(
+    runs: &[TargetRun],
+    runtimes: &[&LoadedRuntime],
+    opts: &InstallOptions<'_>,
+    env: &Environment,
+) {
+    if opts.dry_run || opts.inputs.is_none() || disabled() {
+        return;
+    }
+    for r in runs {
+        let Some(rt) = runtimes.iter().find(|rt| rt.capability.id == r.plan.runtime) else { continue };
+        let Some(path) = record_path(env, &r.target) else { continue };
+        let Some(rec) = record_of(r, rt, opts, env) else { continue };
+        let Ok(bytes) = serde_json::to_vec(&rec) else { continue };
+        if let Some(dir) = path.parent()
+            && fsx::create_dir_all(dir).is_ok()
+        {
+            let _ = fsx::write_atomic_unsynced(&path, &bytes);
+        }
+    }
+}
+
+fn record_of(r: &TargetRun, rt: &LoadedRuntime, opts: &InstallOptions<'_>, env: &Environment) -> Option<Record> {
+    let plan = &r.plan;
+    let fingerprint = fingerprint(rt, &r.target, opts, env)?;
+    let stat_of = |rel: &RelPath| fsx::confined_stat(&plan.home, rel, opts.allow_symlinks).ok()?;
+    let manifest = stat_of(&plan.manifest_path)?;
+    if !plan.manifest_changed && plan.manifest_disk_stat != Some(manifest) {
+        return None;
+    }
+    let mut files = Vec::with_capacity(plan.manifest.files.len());
+    for e in &plan.manifest.files {
+        // Ops are sorted by path; every manifest entry is an emitted file, so it has one.
+        let op = &plan.ops[plan.ops.binary_search_by(|o| o.path.cmp(&e.path)).ok()?];
+        let stat = stat_of(&e.path)?;
+        if op.action == Action::Keep && op.disk_stat != Some(stat) {
+            return None;
+        }
+        files.push(FileRecord {
+            path: e.path.clone(),
+            bytes: e.bytes,
+            sha256: e.sha256.clone(),
+            mode: e.mode,
+            kind: op.kind?,
+            stat,
+        });
+    }
+    Some(Record {
+        schema_version: SCHEMA_VERSION,
+        fingerprint,
+        manifest,
+        files,
+        guard: r.guard.clone(),
+        compose: r.compose.clone(),
+    })
+}
