@@ -49,6 +49,20 @@ hook_for() {
     PostToolUse* | AfterTool*) echo context-monitor ;;
     statusline*) echo statusline ;;
     FileChanged*) echo config-reload ;;
+    # OpenCode and Kilo: the events msd's JS plugin passes on (src/pipeline/convert/js_plugin.js).
+    tool.execute.before*) echo guard ;;
+    experimental.chat.system.transform*) echo session-start ;;
+    tool.execute.after*) echo context-monitor ;;
+    event-file.edited*) echo config-reload ;;
+    *) echo "" ;;
+  esac
+}
+
+# The reply protocol of the runtime a fixture was recorded from (its directory), as the
+# registered command passes it; the others speak Claude's.
+protocol_for() {
+  case "$(basename "$(dirname "$1")")" in
+    gemini | copilot | cline | opencode) echo "--protocol $(basename "$(dirname "$1")")" ;;
     *) echo "" ;;
   esac
 }
@@ -58,12 +72,13 @@ over=0
 for f in crates/msd-run/tests/fixtures/hooks/*/*.json; do
   h="$(hook_for "$f")"
   [ -n "$h" ] || continue
+  read -r -a proto <<< "$(protocol_for "$f")"
   event="$work/event.json"
   sed "s|__PROJECT__|$project|g" "$f" > "$event"
   times=()
   for _ in $(seq "$runs"); do
     t0=$(date +%s%N)
-    (cd "$project" && HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache" TMPDIR="$work" "$bin" hook "$h" < "$event" > /dev/null 2>&1) || true
+    (cd "$project" && HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache" TMPDIR="$work" "$bin" hook "$h" "${proto[@]}" < "$event" > /dev/null 2>&1) || true
     t1=$(date +%s%N)
     times+=($(( (t1 - t0) / 1000 )))
   done
