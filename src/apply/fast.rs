@@ -287,13 +287,7 @@ fn check_one(c: Candidate<'_>, held: &Held, opts: &InstallOptions<'_>, env: &Env
             disk_stat: Some(f.stat),
         });
     }
-    let manifest = FileManifest {
-        schema_version: record::SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        runtime: cap.id.clone(),
-        scope: target.scope,
-        files: entries,
-    };
+    let manifest = FileManifest::new(cap.id.clone(), target.scope, entries);
     let mut plan = Plan {
         runtime: cap.id.clone(),
         scope: target.scope,

@@ -388,13 +388,7 @@ pub fn build_hashed(
         return Err(PlanError::Unmanaged { home: home.to_path_buf(), paths: foreign });
     }
     ops.sort_by(|a, b| a.path.cmp(&b.path));
-    let manifest = FileManifest {
-        schema_version: record::SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        runtime: emission.runtime.clone(),
-        scope: emission.scope,
-        files: entries,
-    };
+    let manifest = FileManifest::new(emission.runtime.clone(), emission.scope, entries);
     let manifest_disk_stat = fsx::stat_key(&home.join(manifest_path.as_str()))?;
     let manifest_disk = fsx::read_if_exists(&home.join(manifest_path.as_str()))?;
     let manifest_changed =

@@ -67,6 +67,17 @@ pub(crate) fn manifest_rel(cap: &Capability, scope: Scope) -> RelPath {
 }
 
 impl FileManifest {
+    /// The manifest this version of msd-install writes for `runtime` and `scope`.
+    pub fn new(runtime: String, scope: Scope, files: Vec<Entry>) -> FileManifest {
+        FileManifest {
+            schema_version: SCHEMA_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            runtime,
+            scope,
+            files,
+        }
+    }
+
     /// The entry of `path`.
     pub fn get(&self, path: &RelPath) -> Option<&Entry> {
         self.files.binary_search_by(|e| e.path.cmp(path)).ok().map(|i| &self.files[i])

@@ -168,15 +168,22 @@ pub fn read_if_exists(path: &Path) -> io::Result<Option<Vec<u8>>> {
 /// Writes `bytes` to `dest` atomically: a temp file in the same directory, fsync, explicit
 /// mode, rename over the destination. Parent directories are created.
 pub fn write_atomic(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
-    write_atomic_bits(dest, bytes, mode.bits())
+    write_atomic_bits(dest, bytes, mode.bits(), true)
 }
 
 /// Writes like [`write_atomic`] with mode `0o600`: a file only this user may read.
 pub fn write_atomic_private(dest: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_atomic_bits(dest, bytes, 0o600)
+    write_atomic_bits(dest, bytes, 0o600, true)
 }
 
-fn write_atomic_bits(dest: &Path, bytes: &[u8], bits: u32) -> io::Result<()> {
+/// Writes `bytes` to `dest` like [`write_atomic_private`] (temp file, rename: a reader sees the
+/// old bytes or the new ones), without the flush: for caches, where what a power cut leaves (the
+/// old file, or an empty or missing one) only costs the cache.
+pub fn write_atomic_unsynced(dest: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_bits(dest, bytes, 0o600, false)
+}
+
+fn write_atomic_bits(dest: &Path, bytes: &[u8], bits: u32, sync: bool) -> io::Result<()> {
     let dir = dest.parent().ok_or_else(|| {
         io::Error::new(io::ErrorKind::InvalidInput, format!("no parent directory: {}", dest.display()))
     })?;
@@ -187,26 +194,9 @@ fn write_atomic_bits(dest: &Path, bytes: &[u8], bits: u32) -> io::Result<()> {
         .map_err(|e| io::Error::new(e.kind(), format!("creating a temp file in {}: {e}", dir.display())))?;
     tmp.write_all(bytes)?;
     set_mode(tmp.as_file(), bits)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(dest)
-        .map_err(|e| io::Error::new(e.error.kind(), format!("renaming into {}: {}", dest.display(), e.error)))?;
-    Ok(())
-}
-
-/// Writes `bytes` to `dest` like [`write_atomic_private`] (temp file, rename: a reader sees the
-/// old bytes or the new ones), without the flush: for caches, where what a power cut leaves (the
-/// old file, or an empty or missing one) only costs the cache.
-pub fn write_atomic_unsynced(dest: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = dest.parent().ok_or_else(|| {
-        io::Error::new(io::ErrorKind::InvalidInput, format!("no parent directory: {}", dest.display()))
-    })?;
-    create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".msd-tmp-")
-        .tempfile_in(dir)
-        .map_err(|e| io::Error::new(e.kind(), format!("creating a temp file in {}: {e}", dir.display())))?;
-    tmp.write_all(bytes)?;
-    set_mode(tmp.as_file(), 0o600)?;
+    if sync {
+        tmp.as_file().sync_all()?;
+    }
     tmp.persist(dest)
         .map_err(|e| io::Error::new(e.error.kind(), format!("renaming into {}: {}", dest.display(), e.error)))?;
     Ok(())
