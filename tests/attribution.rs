@@ -4,7 +4,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use msd_core::manifest::capability::Scope;
 use msd_install::pipeline::target::Environment;
@@ -12,7 +11,7 @@ use msd_install::pipeline::{self, Sources};
 use msd_install::pipeline::{convert, target};
 use serde_json::Value;
 
-use crate::support::{World, copy_tree, fixture, json, repo};
+use crate::support::{Install, Ran, World, copy_tree, fixture, repo};
 
 const PLAN: &str = "content/msd-core/workflows/plan.md";
 const AGENT: &str = "content/agents/msd-planner.md";
@@ -82,23 +81,20 @@ impl Repo {
         );
     }
 
-    fn attribution(&self, extra: &[&str]) -> Output {
-        self.w.install().arg("attribution").args(extra).output().unwrap()
+    /// `msd-install attribution` in this repository, to add arguments to.
+    fn cmd(&self) -> Install<'_> {
+        Install::in_world(&self.w).arg("attribution")
+    }
+
+    fn attribution(&self, extra: &[&str]) -> Ran<'_> {
+        self.cmd().args(extra).run()
     }
 
     /// `attribution --json`, asserting the exit code; the report.
     fn report(&self, extra: &[&str], code: i32) -> Value {
         let mut args = vec!["--json"];
         args.extend_from_slice(extra);
-        let out = self.attribution(&args);
-        assert_eq!(
-            out.status.code(),
-            Some(code),
-            "stdout:\n{}\nstderr:\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        json(&out)
+        self.attribution(&args).code(code).json()
     }
 }
 
@@ -171,15 +167,13 @@ fn attribution_clean_when_nothing_changed() {
     assert_eq!(c["unchanged"].as_u64().unwrap() + 42, c["files_current"].as_u64().unwrap());
     assert!(report["moved"].as_array().unwrap().is_empty());
     assert_eq!(report["home"], "/home/user", "both sides emit for the fixed home of gen golden");
-    let out = r.attribution(&[]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("clean: every emitted change is explained"));
+    r.attribution(&[]).stdout_has("clean: every emitted change is explained");
     // From a subdirectory, the root is the top of the work tree; from elsewhere, --root names it.
-    let out =
-        r.w.install().args(["attribution", "--json"]).current_dir(r.root().join("content/agents")).output().unwrap();
-    assert_eq!(json(&out)["counts"], report["counts"]);
+    let out = r.cmd().json().cwd(r.root().join("content/agents")).run();
+    assert_eq!(out.json()["counts"], report["counts"], "{}", out.describe());
     let root = r.root().to_str().unwrap();
-    let out = r.w.install().args(["attribution", "--json", "--root", root]).current_dir(&r.w.home).output().unwrap();
-    assert_eq!(json(&out)["counts"], report["counts"]);
+    let out = r.cmd().json().args(["--root", root]).cwd(&r.w.home).run();
+    assert_eq!(out.json()["counts"], report["counts"], "{}", out.describe());
 }
 
 #[test]
@@ -210,7 +204,7 @@ fn attribution_workflow_edit_moves_exactly_its_paths_in_every_runtime() {
     assert_eq!(shrunk.len(), 34);
     assert!(shrunk.iter().all(|s| s["key"] == PLAN));
 
-    let text = String::from_utf8(r.attribution(&[]).stdout).unwrap();
+    let text = r.attribution(&[]).stdout();
     assert!(text.contains(&format!("{PLAN} (modified): 34 emitted file(s) in 18 runtime(s)")), "{text}");
     assert!(text.contains("claude       global  changed  msd-core/workflows/plan.md"), "{text}");
     assert!(text.contains("B -> "), "bytes before and after: {text}");
@@ -263,7 +257,7 @@ fn attribution_growth_needs_an_acknowledgement() {
         .collect();
     assert_eq!(places, expected, "every emitted file of the agent that grew, and nothing else");
     assert_eq!(moved(&report), expected);
-    let text = String::from_utf8(r.attribution(&[]).stdout).unwrap();
+    let text = r.attribution(&[]).stdout();
     assert!(text.contains(&format!("{AGENT}: grew in")) && text.contains("NOT ACKNOWLEDGED"), "{text}");
     assert!(text.contains(&format!("\"{AGENT}\": {{")), "a ready fragment is suggested: {text}");
 
@@ -297,7 +291,7 @@ fn attribution_stale_acknowledgement_fails() {
     r.ack("nothing", &[(RULES, "explained by the edit itself")]);
     let report = r.report(&[], 1);
     assert_eq!(kinds(&report), ["stale_ack"]);
-    let text = String::from_utf8(r.attribution(&[]).stdout).unwrap();
+    let text = r.attribution(&[]).stdout();
     assert!(text.contains("STALE"), "{text}");
 }
 
@@ -338,10 +332,7 @@ fn attribution_new_command_explains_the_references_it_rewrites() {
     r.replace("content/namespaces.json", "[\"execute\", \"plan\"]", "[\"execute\", \"plan\", \"review\"]");
     // The generated section manifest lists every command's arguments: regenerate it.
     let content = r.root().join("content");
-    r.w.install()
-        .args(["gen", "section-manifest", "--write", "--content", content.to_str().unwrap()])
-        .assert()
-        .success();
+    Install::in_world(&r.w).args(["gen", "section-manifest", "--write"]).content(&content).run().success();
     let report = r.report(&[], 0);
     let review = "content/commands/msd/review.md";
     let rules: Vec<&Value> = report["moved"]
@@ -414,7 +405,7 @@ fn attribution_emitter_only_change_is_unattributable_until_acknowledged() {
         assert_eq!(v["change"], "changed");
         assert_eq!(strs(&v["sources"]), [RULES, "runtimes/claude/capability.json"]);
     }
-    let text = String::from_utf8(r.attribution(&["--base-binary", bin]).stdout).unwrap();
+    let text = r.attribution(&["--base-binary", bin]).stdout();
     assert!(text.contains("unattributable (moved, and none of their sources changed)"), "{text}");
     assert!(text.contains(&format!("base emitted by {bin}")), "{text}");
 
@@ -459,15 +450,12 @@ fn attribution_rejects_malformed_acknowledgements() {
         "tests/emitted-drift-acks/bad.json",
         "{\n  \"version\": 1,\n  \"paths\": {\n    \"__proto__\": {\"reason\": \"r\"}\n  }\n}\n",
     );
-    let out = r.attribution(&[]);
-    assert_eq!(out.status.code(), Some(3));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("tests/emitted-drift-acks/bad.json:4:5: reserved key `__proto__`"), "{err}");
-    assert!(err.contains("hint:"), "{err}");
+    r.attribution(&[])
+        .code(3)
+        .stderr_has("tests/emitted-drift-acks/bad.json:4:5: reserved key `__proto__`")
+        .stderr_has("hint:");
     r.write("tests/emitted-drift-acks/bad.json", "{\"version\": 1, \"paths\": {\"a.md\": {\"reason\": \"\u{200B}\"}}}");
-    let out = r.attribution(&["--json"]);
-    assert_eq!(out.status.code(), Some(3));
-    let doc = json(&out);
+    let doc = r.attribution(&["--json"]).code(3).json();
     assert_eq!(doc["ok"], false);
     assert!(doc["error"].as_str().unwrap().contains("invisible character U+200B"), "{doc}");
 }
@@ -475,34 +463,32 @@ fn attribution_rejects_malformed_acknowledgements() {
 #[test]
 fn attribution_errors_have_distinct_exit_codes() {
     let r = Repo::new();
-    let out = r.attribution(&["--base", "no-such-rev"]);
-    assert_eq!(out.status.code(), Some(2), "an unknown base is a usage error");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("base revision `no-such-rev` does not resolve"));
+    r.cmd()
+        .args(["--base", "no-such-rev"])
+        .note("an unknown base is a usage error")
+        .run()
+        .code(2)
+        .stderr_has("base revision `no-such-rev` does not resolve");
 
-    let outside = World::new();
-    let out = outside.install().args(["attribution", "--base", "HEAD"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "not a git work tree: {}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("is not inside a git repository"));
+    Install::new()
+        .args(["attribution", "--base", "HEAD"])
+        .note("not a git work tree")
+        .run()
+        .code(2)
+        .stderr_has("is not inside a git repository");
 
     // A base binary that is not msd-install.
-    let out = r.attribution(&["--base-binary", "/bin/true"]);
-    assert_eq!(out.status.code(), Some(4));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("printed no inventory document"));
+    r.attribution(&["--base-binary", "/bin/true"]).code(4).stderr_has("printed no inventory document");
 
     // A working tree that does not install is the content error's own code.
     r.write("content/commands/msd/broken.md", "no frontmatter\n");
-    let out = r.attribution(&[]);
-    assert_eq!(out.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("working tree"));
+    r.attribution(&[]).code(3).stderr_has("working tree");
 }
 
 #[test]
 fn attribution_inventory_matches_the_emitted_tree() {
-    let w = World::new();
     let content = fixture("attribution");
-    let out = w.install().args(["inventory", "--content", content.to_str().unwrap()]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let inv = json(&out);
+    let inv = Install::new().arg("inventory").content(&content).run().success().json();
     assert_eq!(inv["format"], "msd-emitted-inventory");
     assert_eq!(inv["version"], 1);
     assert_eq!(inv["emissions"].as_array().unwrap().len(), 34);

@@ -11,7 +11,7 @@ use msd_install::pipeline::load::Content;
 
 use std::path::Path;
 
-use crate::support::{Install, World, copy_tree, repo};
+use crate::support::{Install, Ran, World, copy_tree, repo};
 
 fn content() -> Content {
     msd_install::pipeline::load_content(&Default::default()).expect("the shipped content loads")
@@ -407,17 +407,14 @@ fn content_core_process_shares_one_set_of_planning_files() {
 }
 
 /// Runs `msd-install check references` on `content` (the shipped runtimes).
-fn check_references(w: &World, content: &Path) -> std::process::Output {
-    w.install().args(["check", "references", "--content"]).arg(content).output().unwrap()
+fn check_references<'w>(w: &'w World, content: &Path) -> Ran<'w> {
+    Install::in_world(w).args(["check", "references"]).content(content).run()
 }
 
 #[test]
 fn content_check_references_is_green_on_the_shipped_content_and_red_on_a_planted_break() {
     let w = World::new();
-    let out = check_references(&w, &repo().join("content"));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("ok: ") && stdout.contains("install(s)"), "{stdout}");
+    check_references(&w, &repo().join("content")).success().stdout_has("ok: ").stdout_has("install(s)");
     // A copy with one broken reference of each kind a workflow can make, planted at known lines.
     let planted = w.tmp.path().join("content");
     copy_tree(&repo().join("content"), &planted);
@@ -430,14 +427,11 @@ fn content_check_references_is_green_on_the_shipped_content_and_red_on_a_planted
                   Then run /msd:deploy.\n\
                   An `@file:` answer is a file: read it.\n";
     std::fs::write(&ship, format!("{text}{broken}")).unwrap();
-    let out = check_references(&w, &planted);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let mut ran = check_references(&w, &planted).code(1);
     for (offset, rule) in ["path", "helper", "agent", "command", "answers"].iter().enumerate() {
-        let at = format!("msd-core/workflows/ship.md:{}: [{rule}]", first + offset);
-        assert!(stdout.contains(&at), "missing `{at}` in:\n{stdout}");
+        ran = ran.stdout_has(&format!("msd-core/workflows/ship.md:{}: [{rule}]", first + offset));
     }
-    assert!(stdout.contains("fix: "), "{stdout}");
+    ran.stdout_has("fix: ");
 }
 
 /// What a `<...>` or shell placeholder of a helper call stands for in the scratch project.

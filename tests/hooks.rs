@@ -8,14 +8,11 @@ use std::path::Path;
 use std::process::Stdio;
 
 use crate::lifecycle::{content_copy, s};
-use crate::support::{World, repo};
+use crate::support::{Install, Ran, World, repo};
 
-fn hook(w: &World, args: &[&str], stdin: &str) -> std::process::Output {
-    let mut cmd = w.spawnable("msd_run");
-    cmd.arg("hook").args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
+/// `msd_run hook ARGS` in `w`, `stdin` on its standard input.
+fn hook<'w>(w: &'w World, args: &[&str], stdin: &str) -> Ran<'w> {
+    Install::in_world(w).helper().arg("hook").args(args).stdin(stdin).run()
 }
 
 /// Runs an installed command as a runtime does: through `sh -c`, in the project, event JSON on
@@ -250,7 +247,7 @@ fn hooks_every_runtime_registers_exactly_ours_and_they_run() {
         if case.local {
             args.push("--local");
         }
-        w.install().args(&args).assert().success();
+        Install::in_world(&w).args(&args).run().success();
         let file = path(&w, case.file);
         let settings = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{what}: {}: {e}", file.display()));
         let cmds = commands(&settings);
@@ -304,7 +301,7 @@ fn hooks_every_runtime_registers_exactly_ours_and_they_run() {
         if case.local {
             un.push("--local");
         }
-        w.install().args(&un).assert().success();
+        Install::in_world(&w).args(&un).run().success();
         assert!(!file.exists(), "{what}: the settings file we created is removed again");
     }
 }
@@ -327,16 +324,18 @@ fn hooks_a_users_hooks_and_statusline_are_kept_byte_for_byte() {
     let file = w.home.join(".claude/settings.json");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     std::fs::write(&file, USER_CLAUDE).unwrap();
-    let out = w.install().args(["--content", &s(&c)]).output().unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("kept your status line"), "{}", text(&out.stdout));
-    assert!(text(&out.stdout).contains("--force-statusline"), "{}", text(&out.stdout));
+    Install::in_world(&w)
+        .content(&c)
+        .run()
+        .success()
+        .stdout_has("kept your status line")
+        .stdout_has("--force-statusline");
     let after = std::fs::read_to_string(&file).unwrap();
     assert!(after.contains("\"command\": \"my-status\""), "{after}");
     assert!(!after.contains("hook statusline"), "{after}");
     assert_eq!(after.matches("my-formatter").count(), 1);
     assert!(after.contains("hook context-monitor"));
-    w.install().args(["uninstall"]).assert().success();
+    Install::in_world(&w).uninstall().run().success();
     assert_eq!(std::fs::read_to_string(&file).unwrap(), USER_CLAUDE);
 }
 
@@ -347,15 +346,13 @@ fn hooks_force_statusline_replaces_and_uninstall_restores() {
     let file = w.home.join(".claude/settings.json");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     std::fs::write(&file, USER_CLAUDE).unwrap();
-    let out = w.install().args(["--content", &s(&c), "--force-statusline"]).output().unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("replaced your status line"), "{}", text(&out.stdout));
+    Install::in_world(&w).content(&c).arg("--force-statusline").run().success().stdout_has("replaced your status line");
     let after = std::fs::read_to_string(&file).unwrap();
     assert!(after.contains("hook statusline") && !after.contains("my-status"), "{after}");
     // A plain reinstall keeps ours (it is ours now) and still remembers the user's.
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
     assert!(std::fs::read_to_string(&file).unwrap().contains("hook statusline"));
-    w.install().args(["uninstall"]).assert().success();
+    Install::in_world(&w).uninstall().run().success();
     let back: serde_json::Value = jsonc(&std::fs::read_to_string(&file).unwrap());
     assert_eq!(back["statusLine"], serde_json::json!({"type": "command", "command": "my-status"}));
     assert!(back.get("hooks").unwrap()["PostToolUse"].as_array().unwrap().len() == 1);
@@ -371,7 +368,7 @@ fn hooks_portable_hooks_are_relative_to_home_and_verify_clean() {
     let w = World::new();
     let c = content_copy(&w, "content");
     state_md(&w);
-    w.install().args(["--content", &s(&c), "--portable-hooks"]).assert().success();
+    Install::in_world(&w).content(&c).arg("--portable-hooks").run().success();
     let settings = std::fs::read_to_string(w.home.join(".claude/settings.json")).unwrap();
     let cmds = commands(&settings);
     assert!(!cmds.is_empty());
@@ -382,9 +379,9 @@ fn hooks_portable_hooks_are_relative_to_home_and_verify_clean() {
     let start = &cmds.iter().find(|(_, n)| n == "session-start").unwrap().0;
     let out = sh(&w, start, &serde_json::json!({"cwd": w.project}).to_string(), &[]);
     assert!(text(&out.stdout).contains("phase 3 of 3"), "{}", text(&out.stderr));
-    w.install().args(["verify"]).assert().success();
+    Install::in_world(&w).verify().run().success();
     // The default stays absolute and shell-quoted.
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
     let settings = std::fs::read_to_string(w.home.join(".claude/settings.json")).unwrap();
     assert!(commands(&settings).iter().all(|(c, _)| c.starts_with(&s(&w.home))), "{settings}");
 }
@@ -394,8 +391,8 @@ fn hooks_global_and_local_together_run_once() {
     let w = World::new();
     let c = content_copy(&w, "content");
     state_md(&w);
-    w.install().args(["--content", &s(&c)]).assert().success();
-    w.install().args(["--content", &s(&c), "--local"]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
+    Install::in_world(&w).content(&c).local().run().success();
     let global = commands(&std::fs::read_to_string(w.home.join(".claude/settings.json")).unwrap());
     let local = commands(&std::fs::read_to_string(w.project.join(".claude/settings.local.json")).unwrap());
     let project = w.project.canonicalize().unwrap();
@@ -419,31 +416,28 @@ fn hooks_global_and_local_together_run_once() {
 fn hooks_session_start_update_notice_once_a_day_from_the_installers_cache() {
     let w = World::new();
     let c = content_copy(&w, "content");
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
     let cache = w.home.join(".cache/msd/update.json");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&cache).unwrap()).unwrap();
     assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
     assert!(v["at"].as_u64().unwrap() > 1_700_000_000);
     // Same version: nothing to say.
     let ev = serde_json::json!({"cwd": w.project}).to_string();
-    assert!(hook(&w, &["session-start"], &ev).stdout.is_empty());
+    hook(&w, &["session-start"], &ev).stdout_empty();
     // A newer installer ran on this machine: said once, then not again within a day.
     std::fs::write(&cache, r#"{"version": "999.0.0", "at": 1764584000}"#).unwrap();
-    let first = text(&hook(&w, &["session-start"], &ev).stdout);
-    assert!(first.contains("msd-install 999.0.0 is on this machine"), "{first}");
-    assert!(hook(&w, &["session-start"], &ev).stdout.is_empty());
+    hook(&w, &["session-start"], &ev).stdout_has("msd-install 999.0.0 is on this machine");
+    hook(&w, &["session-start"], &ev).stdout_empty();
 }
 
 #[test]
 fn hooks_codex_summary_says_how_to_trust_the_hooks() {
     let w = World::new();
     let c = content_copy(&w, "content");
-    let out = w.install().args(["-r", "codex", "--content", &s(&c)]).output().unwrap();
-    assert!(out.status.success());
-    assert!(text(&out.stdout).contains("trust msd's hooks"), "{}", text(&out.stdout));
+    let codex = || Install::in_world(&w).runtime("codex").content(&c);
+    codex().run().success().stdout_has("trust msd's hooks");
     // A reinstall that changes nothing does not repeat it.
-    let out = w.install().args(["-r", "codex", "--content", &s(&c)]).output().unwrap();
-    assert!(!text(&out.stdout).contains("trust msd's hooks"), "{}", text(&out.stdout));
+    codex().run().stdout_lacks("trust msd's hooks");
 }
 
 #[test]
@@ -451,18 +445,28 @@ fn hooks_guards_fail_closed_on_odd_stdin_advisers_stay_silent() {
     let w = World::new();
     for bad in ["not json", "", "[]", r#"{"tool_input": "x"}"#] {
         for g in ["guard", "guard-env"] {
-            let out = hook(&w, &[g], bad);
-            assert_eq!(out.status.code(), Some(2), "{g} {bad:?}");
-            assert!(text(&out.stderr).contains("could not read the hook event"), "{g} {bad:?}");
+            Install::in_world(&w)
+                .helper()
+                .args(["hook", g])
+                .stdin(bad)
+                .note(format!("{g} {bad:?}"))
+                .run()
+                .code(2)
+                .stderr_has("could not read the hook event");
         }
         for a in ["session-start", "context-monitor", "statusline", "config-reload"] {
-            let out = hook(&w, &[a], bad);
-            assert!(out.status.success() && out.stdout.is_empty(), "{a} {bad:?}");
+            Install::in_world(&w)
+                .helper()
+                .args(["hook", a])
+                .stdin(bad)
+                .note(format!("{a} {bad:?}"))
+                .run()
+                .success()
+                .stdout_empty();
         }
     }
     // The .env guard compares names case-insensitively.
-    let out = hook(&w, &["guard"], r#"{"tool_name":"Write","tool_input":{"file_path":"App/.ENV.Local"}}"#);
-    assert_eq!(out.status.code(), Some(2));
+    hook(&w, &["guard"], r#"{"tool_name":"Write","tool_input":{"file_path":"App/.ENV.Local"}}"#).code(2);
 }
 
 #[test]
@@ -478,10 +482,10 @@ fn hooks_an_older_versions_entries_are_replaced_not_duplicated() {
         .replace("\"hook:guard\"", "\"hook:guard-env\"")
         .replace("hook guard\"", "hook guard-env\"");
     std::fs::write(&path, old).unwrap();
-    w.install().args(["--content", &s(&c), "--runtimes", &s(&dir)]).assert().success();
+    Install::in_world(&w).args(["--content", &s(&c), "--runtimes", &s(&dir)]).run().success();
     let file = w.home.join(".claude/settings.json");
     assert!(std::fs::read_to_string(&file).unwrap().contains("hook guard-env"));
-    w.install().args(["--content", &s(&c)]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
     let now = std::fs::read_to_string(&file).unwrap();
     assert!(!now.contains("guard-env"), "{now}");
     assert_eq!(now.matches("hook guard\"").count(), 1, "{now}");
@@ -504,7 +508,7 @@ fn hooks_cline_gets_executable_hook_files_that_run_the_helper() {
         if local {
             args.push("--local");
         }
-        w.install().args(&args).assert().success();
+        Install::in_world(&w).args(&args).run().success();
         let hooks = path(&w, dir);
         let guard = hooks.join("PreToolUse");
         #[cfg(unix)]
@@ -525,7 +529,7 @@ fn hooks_cline_gets_executable_hook_files_that_run_the_helper() {
         if local {
             un.push("--local");
         }
-        w.install().args(&un).assert().success();
+        Install::in_world(&w).args(&un).run().success();
         assert!(!guard.exists() && !hooks.join("TaskStart").exists(), "{dir}");
     }
 }
@@ -557,8 +561,8 @@ fn hooks_claude_global_and_local_report_once_per_session_from_any_subdirectory()
     let planning = w.project.join(".planning");
     std::fs::create_dir_all(&planning).unwrap();
     std::fs::write(planning.join("STATE.md"), "# State\n\n## Current Position\n\nPhase: 1 of 2\n").unwrap();
-    w.install().args(["--content", &s(&c)]).assert().success();
-    w.install().args(["--content", &s(&c), "--local"]).assert().success();
+    Install::in_world(&w).content(&c).run().success();
+    Install::in_world(&w).content(&c).local().run().success();
     let start = |file: std::path::PathBuf| -> String {
         let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
         v["hooks"]["SessionStart"][0]["hooks"][0]["command"].as_str().unwrap().to_string()
@@ -583,7 +587,7 @@ fn hooks_claude_global_and_local_report_once_per_session_from_any_subdirectory()
         assert!(outputs[1].contains("msd: phase 1 of 2"), "the project's own install reports");
     }
     // Without a local install the global hook reports.
-    w.install().args(["uninstall", "--local"]).assert().success();
+    Install::in_world(&w).uninstall().local().run().success();
     let out = run_registered(&w, &global, &deep, &[]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("msd: phase 1 of 2"));
 }
@@ -597,13 +601,11 @@ fn hooks_claude_local_leaves_the_users_session_env_alone() {
     let user = "{\n  \"env\": {\n    \"FOO\": \"bar\"\n  }\n}\n";
     std::fs::create_dir_all(w.project.join(".claude")).unwrap();
     std::fs::write(w.project.join(".claude/settings.local.json"), user).unwrap();
-    let out = w.install().args(["--content", &s(&c), "--local"]).output().unwrap();
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("they work from any subdirectory"));
+    Install::in_world(&w).content(&c).local().run().success().stdout_has("they work from any subdirectory");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(w.project.join(".claude/settings.local.json")).unwrap()).unwrap();
     assert_eq!(v["env"], serde_json::json!({"FOO": "bar"}), "only the user's env");
-    w.install().args(["uninstall", "--local"]).assert().success();
+    Install::in_world(&w).uninstall().local().run().success();
     assert_eq!(std::fs::read_to_string(w.project.join(".claude/settings.local.json")).unwrap(), user);
 }
 
@@ -615,12 +617,11 @@ fn hooks_gemini_reports_on_the_first_prompt_of_a_session_only() {
     for local in [false, true] {
         let w = World::new();
         state_md(&w);
-        let mut ins = w.install();
-        ins.args(["-r", "gemini", "--content", &s(&repo().join("content"))]);
+        let mut ins = Install::in_world(&w).runtime("gemini").content(repo().join("content"));
         if local {
-            ins.arg("--local");
+            ins = ins.local();
         }
-        ins.assert().success();
+        ins.run().success();
         let file = if local { w.project.join(".gemini/settings.json") } else { w.home.join(".gemini/settings.json") };
         let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
         assert!(v["hooks"].get("SessionStart").is_none(), "{v}");
@@ -709,7 +710,7 @@ fn hooks_opencode_and_kilo_get_a_plugin_that_runs_the_helper() {
             if local {
                 args.push("--local");
             }
-            w.install().args(&args).assert().success();
+            Install::in_world(&w).args(&args).run().success();
             let plugin = dir.join("plugin/msd.js");
             let js = std::fs::read_to_string(&plugin).unwrap_or_else(|e| panic!("{what}: {e}"));
             assert!(js.contains("new URL(\"../msd-core/bin/msd_run\", import.meta.url)"), "{what}: {js}");
@@ -743,12 +744,12 @@ fn hooks_opencode_and_kilo_get_a_plugin_that_runs_the_helper() {
             if local {
                 v.push("--local");
             }
-            w.install().args(&v).assert().success();
+            Install::in_world(&w).args(&v).run().success();
             let mut un = vec!["uninstall", "-r", runtime];
             if local {
                 un.push("--local");
             }
-            w.install().args(&un).assert().success();
+            Install::in_world(&w).args(&un).run().success();
             assert!(!plugin.exists(), "{what}: uninstall removes the plugin");
             assert_eq!(std::fs::read_to_string(&mine).unwrap(), user_plugin, "{what}: the user's plugin is kept");
         }
@@ -762,8 +763,8 @@ fn hooks_opencode_global_plugin_defers_to_a_local_install() {
     // global home's path under the project).
     let w = World::new();
     state_md(&w);
-    w.install().args(["-r", "opencode"]).assert().success();
-    w.install().args(["-r", "opencode", "--local"]).assert().success();
+    Install::in_world(&w).runtime("opencode").run().success();
+    Install::in_world(&w).runtime("opencode").local().run().success();
     let project = w.project.canonicalize().unwrap();
     let start = serde_json::json!({"directory": project, "hook": "experimental.chat.system.transform", "input": {"sessionID": "s"}}).to_string();
     let read_env = serde_json::json!({"directory": project, "hook": "tool.execute.before", "input": {"tool": "read", "sessionID": "s"}, "output": {"args": {"filePath": ".env"}}}).to_string();

@@ -1,7 +1,7 @@
 //! The install pipeline end to end for Claude Code: layout, rewrites, manifest, idempotency,
 //! dry run, emit, upgrades that keep the user's edits.
 
-use crate::support::{Install, World, copy_tree, fixture, json, mtimes, sha256, tree};
+use crate::support::{Install, World, copy_tree, fixture, mtimes, sha256, tree};
 
 fn starter() -> String {
     fixture("starter").display().to_string()
@@ -77,9 +77,8 @@ fn install_rewrites_every_claude_path_and_strips_markers() {
 
 #[test]
 fn install_manifest_hashes_equal_the_files() {
-    let w = World::new();
-    w.install().args(["--content", &starter()]).assert().success();
-    let home = w.home.join(".claude");
+    let ran = Install::new().starter().run().success();
+    let home = ran.path("~/.claude");
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(home.join("msd-core/msd-file-manifest.json")).unwrap()).unwrap();
     assert_eq!(m["runtime"], "claude");
@@ -99,36 +98,34 @@ fn install_manifest_hashes_equal_the_files() {
 
 #[test]
 fn install_second_run_changes_nothing() {
-    let w = World::new();
-    w.install().args(["--content", &starter()]).assert().success();
-    let home = w.home.join(".claude");
+    let ran = Install::new().starter().run().success();
+    let home = ran.path("~/.claude");
     let before = mtimes(&home);
     std::thread::sleep(std::time::Duration::from_millis(20));
-    let out = w.install().args(["--content", &starter(), "--json"]).output().unwrap();
-    assert!(out.status.success());
-    let doc = json(&out);
+    let ran = ran.then().starter().json().run().success();
+    let doc = ran.json();
     let s = &doc["runtimes"][0]["summary"];
     assert_eq!((s["added"].as_u64(), s["changed"].as_u64(), s["removed"].as_u64()), (Some(0), Some(0), Some(0)));
     assert_eq!(doc["runtimes"][0]["manifest_changed"], false);
     assert_eq!(mtimes(&home), before, "no file was touched");
-    let text = w.install().args(["--content", &starter()]).output().unwrap();
-    assert!(String::from_utf8_lossy(&text.stdout).contains("up to date"));
+    ran.then().starter().run().stdout_has("up to date");
 }
 
 #[test]
 fn install_dry_run_writes_nothing() {
-    let w = World::new();
-    let out = w.install().args(["--content", &starter(), "--dry-run"]).output().unwrap();
-    assert!(out.status.success());
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("add     skills/msd-plan/SKILL.md"), "{stdout}");
-    assert!(stdout.contains("nothing was written"), "{stdout}");
-    assert!(!w.home.join(".claude").exists());
-    let out = w.install().args(["--content", &starter(), "--dry-run", "--json"]).output().unwrap();
-    let doc = json(&out);
+    let ran = Install::new()
+        .starter()
+        .dry_run()
+        .run()
+        .success()
+        .stdout_has("add     skills/msd-plan/SKILL.md")
+        .stdout_has("nothing was written")
+        .no_file("~/.claude");
+    let ran = ran.then().starter().dry_run().json().run();
+    let doc = ran.json();
     assert_eq!(doc["dry_run"], true);
     assert_eq!(doc["runtimes"][0]["summary"]["added"], 13);
-    assert!(!w.home.join(".claude").exists());
+    ran.no_file("~/.claude");
 }
 
 #[test]
@@ -136,12 +133,12 @@ fn install_honours_claude_config_dir_and_config_dir_flag() {
     let w = World::new();
     let custom = w.tmp.path().join("custom-claude");
     let w = w.env("CLAUDE_CONFIG_DIR", &custom);
-    w.install().args(["--content", &starter()]).assert().success();
+    Install::in_world(&w).starter().run().success();
     assert!(custom.join("skills/msd-plan/SKILL.md").exists());
     let plan = std::fs::read_to_string(custom.join("msd-core/workflows/plan.md")).unwrap();
     assert!(plan.contains(&format!("{}/msd-core/", custom.display())));
     let flag = w.tmp.path().join("flag-dir");
-    w.install().args(["--content", &starter(), "--config-dir", flag.to_str().unwrap()]).assert().success();
+    Install::in_world(&w).starter().arg("--config-dir").arg(&flag).run().success();
     assert!(flag.join("skills/msd-plan/SKILL.md").exists(), "--config-dir beats the env var");
 }
 
@@ -150,8 +147,7 @@ fn install_upgrade_backs_up_edits_and_removes_retired_files() {
     let w = World::new();
     let content = w.tmp.path().join("content");
     copy_tree(&fixture("starter"), &content);
-    let c = content.display().to_string();
-    w.install().args(["--content", &c]).assert().success();
+    Install::in_world(&w).content(&content).run().success();
     let home = w.home.join(".claude");
     // The user edits one managed file and adds a file of their own.
     std::fs::write(home.join("msd-core/references/rules.md"), "my local rules\n").unwrap();
@@ -161,10 +157,8 @@ fn install_upgrade_backs_up_edits_and_removes_retired_files() {
     std::fs::remove_file(content.join("commands/msd/execute.md")).unwrap();
     std::fs::write(content.join("msd-core/references/rules.md"), "# Rules v2\n").unwrap();
     // The dropped command's argument grammar leaves the generated section manifest.
-    w.install().args(["gen", "section-manifest", "--write", "--content", &c]).assert().success();
-    let out = w.install().args(["--content", &c, "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let doc = json(&out);
+    Install::in_world(&w).args(["gen", "section-manifest", "--write"]).content(&content).run().success();
+    let doc = Install::in_world(&w).content(&content).json().run().success().json();
     let written = &doc["runtimes"][0]["written"];
     assert_eq!(written["backed_up"], serde_json::json!(["msd-core/references/rules.md"]));
     let backup_dir = std::path::PathBuf::from(written["backup_dir"].as_str().unwrap());
@@ -192,11 +186,12 @@ fn install_bad_marker_names_file_and_line_and_writes_nothing() {
         "a\n<!-- msd:section id=\"x\" when=\"flag:--nope\" -->\nb\n<!-- /msd:section -->\n",
     )
     .unwrap();
-    let out = w.install().args(["--content", content.to_str().unwrap()]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("msd-core/workflows/execute.md:2: unknown_when"), "{err}");
-    assert!(!w.home.join(".claude").exists());
+    Install::in_world(&w)
+        .content(&content)
+        .run()
+        .code(3)
+        .stderr_has("msd-core/workflows/execute.md:2: unknown_when")
+        .no_file("~/.claude");
 }
 
 #[test]
@@ -206,41 +201,37 @@ fn install_bad_frontmatter_names_file_and_line() {
     copy_tree(&fixture("starter"), &content);
     std::fs::write(content.join("commands/msd/execute.md"), "---\nname: msd:execute\ndescription: a: b\n---\nbody\n")
         .unwrap();
-    let out = w.install().args(["--content", content.to_str().unwrap()]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("commands/msd/execute.md:3: frontmatter is not valid YAML"), "{err}");
+    Install::in_world(&w)
+        .content(&content)
+        .run()
+        .code(3)
+        .stderr_has("commands/msd/execute.md:3: frontmatter is not valid YAML");
 }
 
 #[test]
 fn install_unknown_runtime_lists_valid_ids() {
-    let w = World::new();
-    let out = w.install().args(["--runtime", "vscode"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown runtime `vscode`"), "{err}");
-    assert!(err.contains("claude") && err.contains("zcode") && err.contains("opencode"), "{err}");
+    Install::new()
+        .runtime("vscode")
+        .run()
+        .code(2)
+        .stderr_has("unknown runtime `vscode`")
+        .stderr_has("claude")
+        .stderr_has("zcode")
+        .stderr_has("opencode");
 }
 
 #[test]
 fn install_emit_writes_the_tree_alone() {
     let w = World::new();
     let out_dir = w.tmp.path().join("emitted");
-    w.install()
-        .args(["emit", "--runtime", "claude", "--content", &starter(), "--out", out_dir.to_str().unwrap()])
-        .assert()
-        .success();
+    let emit = || Install::in_world(&w).arg("emit").runtime("claude").starter().arg("--out").arg(&out_dir);
+    emit().run().success();
     let files = tree(&out_dir);
     assert!(files.contains_key("skills/msd-plan/SKILL.md"));
     assert!(!files.contains_key("msd-core/msd-file-manifest.json"), "emit writes no install manifest");
     assert!(!w.home.join(".claude").exists(), "emit installs nothing");
     // A non-empty output directory is refused.
-    let again = w
-        .install()
-        .args(["emit", "--runtime", "claude", "--content", &starter(), "--out", out_dir.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(again.status.code(), Some(2));
+    emit().run().code(2);
 }
 
 #[test]
@@ -249,27 +240,29 @@ fn install_local_from_a_subdirectory_installs_at_the_project_root() {
     std::fs::create_dir_all(w.project.join(".git")).unwrap();
     let sub = w.project.join("src/deep");
     std::fs::create_dir_all(&sub).unwrap();
-    let out = w.install().args(["--local", "--content", &starter()]).current_dir(&sub).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(&format!("project: {} (found by .git)", w.project.display())), "{text}");
-    assert!(w.project.join(".claude/commands/msd-plan.md").is_file());
+    Install::in_world(&w)
+        .local()
+        .starter()
+        .cwd(&sub)
+        .run()
+        .success()
+        .stdout_has(&format!("project: {} (found by .git)", w.project.display()))
+        .file(".claude/commands/msd-plan.md");
     assert!(!sub.join(".claude").exists() && !w.project.join("src/.claude").exists());
     // A .planning/ marks a project too, and --project names one outright.
     let other = w.tmp.path().join("other");
     std::fs::create_dir_all(other.join(".planning")).unwrap();
     std::fs::create_dir_all(other.join("a")).unwrap();
-    w.install().args(["--local", "--quiet", "--content", &starter()]).current_dir(other.join("a")).assert().success();
+    Install::in_world(&w).local().arg("--quiet").starter().cwd(other.join("a")).run().success();
     assert!(other.join(".claude/commands/msd-plan.md").is_file());
     let named = w.tmp.path().join("named");
     std::fs::create_dir_all(&named).unwrap();
-    w.install().args(["--project", named.to_str().unwrap(), "--quiet", "--content", &starter()]).assert().success();
+    Install::in_world(&w).arg("--project").arg(&named).arg("--quiet").starter().run().success();
     assert!(named.join(".claude/commands/msd-plan.md").is_file(), "--project implies --local");
     // Without a marker the current directory is the project, and the summary says so.
     let bare = w.tmp.path().join("bare");
     std::fs::create_dir_all(&bare).unwrap();
-    let out = w.install().args(["--local", "--content", &starter()]).current_dir(&bare).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("(found by the current directory)"));
+    Install::in_world(&w).local().starter().cwd(&bare).run().stdout_has("(found by the current directory)");
 }
 
 /// The msd skills of a Claude Code home, sorted.
@@ -286,9 +279,8 @@ fn skills(home: &std::path::Path) -> Vec<String> {
 fn install_profiles_install_their_command_sets_and_are_remembered() {
     let w = World::new();
     let claude = w.home.join(".claude");
-    let out = w.install().args(["--profile", "core", "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(json(&out)["runtimes"][0]["profile"], "core");
+    let ran = Install::in_world(&w).args(["--profile", "core"]).json().run().success();
+    assert_eq!(ran.json()["runtimes"][0]["profile"], "core", "{}", ran.describe());
     // The main loop, and what it requires (new-project maps the codebase, execute-phase reviews).
     let core = [
         "msd-code-review",
@@ -310,30 +302,31 @@ fn install_profiles_install_their_command_sets_and_are_remembered() {
     let state = std::fs::read_to_string(claude.join("msd-core/msd-install-state.json")).unwrap();
     assert!(state.contains("\"profile\": \"core\""), "{state}");
     // The next run without --profile keeps it.
-    let again = json(&w.install().arg("--json").output().unwrap());
+    let again = Install::in_world(&w).json().run().json();
     assert_eq!(again["runtimes"][0]["profile"], "core");
     assert_eq!(again["runtimes"][0]["summary"]["added"], 0);
     assert_eq!(skills(&claude), core);
     // standard adds the everyday commands, not the rest.
-    w.install().args(["--profile", "Standard", "--quiet"]).assert().success();
+    Install::in_world(&w).args(["--profile", "Standard", "--quiet"]).run().success();
     let standard = skills(&claude);
     assert!(standard.contains(&"msd-ship".to_string()) && standard.contains(&"msd-quick".to_string()));
     assert!(!standard.contains(&"msd-autonomous".to_string()));
     // --minimal is core without agents.
-    w.install().args(["--minimal", "--quiet"]).assert().success();
+    Install::in_world(&w).args(["--minimal", "--quiet"]).run().success();
     assert_eq!(skills(&claude), core);
     let agents: Vec<_> = std::fs::read_dir(claude.join("agents")).map(|rd| rd.count()).into_iter().collect();
     assert!(agents.iter().all(|n| *n == 0), "no agent under --minimal");
-    let status = json(&w.install().args(["status", "--json"]).output().unwrap());
+    let status = Install::in_world(&w).status().json().run().json();
     assert_eq!(status["installs"][0]["profile"], "minimal");
     // A fresh target gets the default, full.
-    let full = World::new();
-    full.install().args(["--quiet"]).assert().success();
-    assert!(skills(&full.home.join(".claude")).contains(&"msd-autonomous".to_string()));
+    let full = Install::new().arg("--quiet").run().success();
+    assert!(skills(&full.path("~/.claude")).contains(&"msd-autonomous".to_string()));
     // An unknown profile is a usage error that names the others.
-    let out = w.install().args(["--profile", "huge"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("profiles: core, standard, full, minimal"));
+    Install::in_world(&w)
+        .args(["--profile", "huge"])
+        .run()
+        .code(2)
+        .stderr_has("profiles: core, standard, full, minimal");
 }
 
 /// `msd-install` of `w` on a pseudo-terminal.
@@ -389,7 +382,7 @@ fn install_asks_on_a_terminal_and_never_off_it() {
     // Off a terminal nothing is asked: the default (claude, global) stands.
     let w4 = World::new();
     std::fs::create_dir_all(w4.home.join(".config/opencode")).unwrap();
-    w4.install().args(["--content", &starter()]).assert().success();
+    Install::in_world(&w4).starter().run().success();
     assert!(w4.home.join(".claude/msd-core/msd-file-manifest.json").is_file());
     assert!(!w4.home.join(".config/opencode/msd-core").exists());
 }
@@ -401,10 +394,8 @@ fn install_asks_on_a_terminal_and_never_off_it() {
 fn install_bench_content_scale_installs_every_copy_in_its_profile() {
     let w = World::new();
     let dir = w.tmp.path().join("x2");
-    let out = w.install().args(["bench", "content", "--scale", "2", "--out", dir.to_str().unwrap()]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = w.install().args(["-q", "--profile", "core", "--content", dir.to_str().unwrap()]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    Install::in_world(&w).args(["bench", "content", "--scale", "2", "--out"]).arg(&dir).run().success();
+    Install::in_world(&w).args(["-q", "--profile", "core"]).content(&dir).run().success();
     let skills = w.home.join(".claude/skills");
     for s in ["msd-plan-phase", "msd-plan-phase-s2", "msd-new-project-s2", "msd-map-codebase-s2"] {
         assert!(skills.join(s).join("SKILL.md").is_file(), "{s} is installed");
@@ -416,17 +407,16 @@ fn install_bench_content_scale_installs_every_copy_in_its_profile() {
 /// whether every target took the fast path (`Some(true)`), none did (`Some(false)`), or it
 /// printed no trace (`None`).
 fn run_fast(w: &World, args: &[&str], fast: bool) -> (String, Option<bool>) {
-    let out = w.install().args(args).env("MSD_INSTALL_FAST", if fast { "trace" } else { "0" }).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let ran = Install::in_world(w).args(args).env("MSD_INSTALL_FAST", if fast { "trace" } else { "0" }).run().success();
+    let err = ran.stderr();
     let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("fast path: ")).collect();
     let taken = match (lines.iter().all(|l| l.ends_with(": taken")), lines.iter().all(|l| l.ends_with(": not taken"))) {
         _ if lines.is_empty() => None,
         (true, _) => Some(true),
         (_, true) => Some(false),
-        _ => panic!("the fast path is all or nothing: {err}"),
+        _ => panic!("the fast path is all or nothing\n{}", ran.describe()),
     };
-    (String::from_utf8_lossy(&out.stdout).into_owned(), taken)
+    (String::from_utf8_lossy(&ran.out.stdout).into_owned(), taken)
 }
 
 #[test]
@@ -574,12 +564,15 @@ fn install_fast_path_replans_on_another_flag_profile_content_or_environment() {
     // The environment resolution reads: another home is another target.
     assert_eq!(run_fast(&w, &args, true).1, Some(true));
     let other = w.tmp.path().join("claude-elsewhere");
-    let out =
-        w.install().args(args).env("MSD_INSTALL_FAST", "trace").env("CLAUDE_CONFIG_DIR", &other).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("fast path: claude (global): not taken"));
+    Install::in_world(&w)
+        .args(args)
+        .env("MSD_INSTALL_FAST", "trace")
+        .env("CLAUDE_CONFIG_DIR", &other)
+        .run()
+        .stderr_has("fast path: claude (global): not taken");
     assert!(other.join("skills/msd-plan/SKILL.md").is_file());
 
     // Uninstall takes the records with it.
-    w.install().args(["uninstall", "--all", "--quiet"]).assert().success();
+    Install::in_world(&w).uninstall().all().arg("--quiet").run().success();
     assert!(!w.home.join(".cache/msd/install").exists(), "no record is left behind");
 }

@@ -2,13 +2,11 @@
 //! snapshot per runtime x scope of every text file the starter fixture emits, paths filtered.
 //! A converter or manifest change shows here as a reviewable diff (`cargo insta review`).
 
-use crate::support::{World, fixture, tree};
+use crate::support::{Install, Ran, World, fixture, tree};
 
 fn help(w: &World, bin: &str) -> String {
-    let mut cmd = if bin == "msd_run" { w.run() } else { w.install() };
-    let out = cmd.env("COLUMNS", "100").arg("--help").output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap().replace(env!("CARGO_PKG_VERSION"), "[VERSION]")
+    let cmd = if bin == "msd_run" { Install::in_world(w).helper() } else { Install::in_world(w) };
+    cmd.env("COLUMNS", "100").arg("--help").run().success().stdout().replace(env!("CARGO_PKG_VERSION"), "[VERSION]")
 }
 
 #[test]
@@ -41,7 +39,7 @@ fn snapshots_emitted_text_per_runtime_and_scope() {
             let mut args =
                 vec!["emit", "-r", id.as_str(), "--content", starter.to_str().unwrap(), "--out", out.to_str().unwrap()];
             args.extend(flag);
-            w.install().args(&args).assert().success();
+            Install::in_world(&w).args(&args).run().success();
             let mut text = String::new();
             for (path, bytes) in tree(&out) {
                 let Ok(body) = String::from_utf8(bytes) else { continue };
@@ -63,11 +61,12 @@ fn snapshots_emitted_text_per_runtime_and_scope() {
 /// README's code. One combined snapshot, temp paths filtered.
 #[test]
 fn snapshots_error_messages() {
-    fn case(text: &mut String, name: &str, w: &World, out: &std::process::Output) {
-        let stderr = String::from_utf8_lossy(&out.stderr)
-            .replace(&w.tmp.path().display().to_string(), "[TMP]")
+    fn case(text: &mut String, name: &str, ran: &Ran) {
+        let stderr = ran
+            .stderr()
+            .replace(&ran.world.tmp.path().display().to_string(), "[TMP]")
             .replace(env!("CARGO_PKG_VERSION"), "[VERSION]");
-        text.push_str(&format!("=== {name} (exit {})\n{stderr}\n", out.status.code().unwrap_or(-1)));
+        text.push_str(&format!("=== {name} (exit {})\n{stderr}\n", ran.exit().unwrap_or(-1)));
     }
     let mut text = String::new();
 
@@ -75,19 +74,19 @@ fn snapshots_error_messages() {
     let w = World::new();
     std::fs::create_dir_all(w.home.join(".claude")).unwrap();
     std::fs::write(w.home.join(".claude/skills"), "mine\n").unwrap();
-    case(&mut text, "skills dir is a file", &w, &w.install().arg("-q").output().unwrap());
+    case(&mut text, "skills dir is a file", &Install::in_world(&w).arg("-q").run());
     assert_eq!(std::fs::read(w.home.join(".claude/skills")).unwrap(), b"mine\n");
 
     // A symlinked `~/.claude` (the migration is the first step that looks).
     let w = World::new();
     std::fs::create_dir_all(w.home.join("dotfiles/claude")).unwrap();
     std::os::unix::fs::symlink("dotfiles/claude", w.home.join(".claude")).unwrap();
-    case(&mut text, "symlinked home", &w, &w.install().arg("-q").output().unwrap());
+    case(&mut text, "symlinked home", &Install::in_world(&w).arg("-q").run());
     assert_eq!(std::fs::read_dir(w.home.join("dotfiles/claude")).unwrap().count(), 0, "nothing written through it");
 
     // HOME is relative.
     let w = World::new();
-    case(&mut text, "relative HOME", &w, &w.install().env("HOME", "rel").arg("-q").output().unwrap());
+    case(&mut text, "relative HOME", &Install::in_world(&w).env("HOME", "rel").arg("-q").run());
     assert!(!w.project.join("rel").exists());
 
     // A symlink loop in the content tree.
@@ -95,15 +94,14 @@ fn snapshots_error_messages() {
     let content = w.tmp.path().join("content");
     crate::support::copy_tree(&fixture("starter"), &content);
     std::os::unix::fs::symlink("loop.md", content.join("msd-core/loop.md")).unwrap();
-    let out = w.install().args(["-q", "--content", content.to_str().unwrap()]).output().unwrap();
-    case(&mut text, "symlink loop in content", &w, &out);
+    case(&mut text, "symlink loop in content", &Install::in_world(&w).arg("-q").content(&content).run());
 
     // A corrupt journal of an interrupted run: damaged state, exit 3, for install and recover.
     let w = World::new();
     std::fs::create_dir_all(w.home.join(".claude/.msd-install/txn")).unwrap();
     std::fs::write(w.home.join(".claude/.msd-install/journal.json"), "{bad").unwrap();
-    case(&mut text, "corrupt journal (install)", &w, &w.install().arg("-q").output().unwrap());
-    case(&mut text, "corrupt journal (recover)", &w, &w.install().arg("recover").output().unwrap());
+    case(&mut text, "corrupt journal (install)", &Install::in_world(&w).arg("-q").run());
+    case(&mut text, "corrupt journal (recover)", &Install::in_world(&w).recover().run());
 
     insta::assert_snapshot!("error-messages", text);
 }
