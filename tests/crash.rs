@@ -262,8 +262,8 @@ fn find_empty_dirs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 ///
 /// The suite runs a small form (`MSD_KILL_POINTS`, default 8, two of them `--all`). The full
 /// form, 200 points or more, is `MSD_KILL_POINTS=200 cargo test --test main crash_kill_campaign
-/// -- --nocapture`, run by the `kill-campaign` job of `.github/workflows/ci.yml` (7 minutes on a
-/// loaded 2-core machine with the worlds on tmpfs: a quarter of the points are `--all`, which
+/// -- --nocapture`, run by the `kill-campaign` job of `.github/workflows/ci.yml` (4 to 7 minutes
+/// on a 2-core machine with the worlds on tmpfs: a quarter of the points are `--all`, which
 /// installs and verifies every runtime); `MSD_KILL_SEED=N` replays one campaign.
 #[test]
 fn crash_kill_campaign() {
