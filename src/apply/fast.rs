@@ -113,22 +113,25 @@ pub(crate) fn inputs(content: &Tree, content_embedded: bool, runtimes_embedded: 
     Some(format!("content: {}", h.finish()))
 }
 
-/// A sha256 over length-prefixed fields.
+/// A sha256 over length-prefixed fields, streamed: a `--content` tree is hashed as it is fed,
+/// never copied into one buffer.
 #[derive(Default)]
-struct Fp(Vec<u8>);
+struct Fp(sha2::Sha256);
 
 impl Fp {
     fn field(&mut self, b: &[u8]) {
-        self.0.extend_from_slice(&(b.len() as u64).to_le_bytes());
-        self.0.extend_from_slice(b);
+        use sha2::Digest as _;
+        self.0.update((b.len() as u64).to_le_bytes());
+        self.0.update(b);
     }
 
     fn text(&mut self, s: &str) {
         self.field(s.as_bytes());
     }
 
-    fn finish(&self) -> String {
-        fsx::sha256_hex(&self.0)
+    fn finish(self) -> String {
+        use sha2::Digest as _;
+        fsx::hex(&self.0.finalize())
     }
 }
 

@@ -473,17 +473,22 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     {
         return h.clone();
     }
-    let digest = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in digest.iter() {
-        use std::fmt::Write as _;
-        let _ = write!(s, "{b:02x}");
-    }
+    let s = hex(&Sha256::digest(bytes));
     if bytes.len() >= MEMO_MIN
         && let Ok(mut memo) = MEMO.lock()
         && memo.len() < 8
     {
         memo.push((bytes.to_vec(), s.clone()));
+    }
+    s
+}
+
+/// Lower-case hex of `bytes` (a digest).
+pub fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        use std::fmt::Write as _;
+        let _ = write!(s, "{b:02x}");
     }
     s
 }

@@ -146,14 +146,21 @@ fn hook_guard_env_follows_symlinks() {
     check(&decide(Hook::GuardEnv, event::parse(&e.to_string()), &dirs(d.path())), &Want::Block("a link to"), "symlink");
 }
 
-#[test]
-fn hook_guard_worktree_blocks_edits_outside() {
-    let d = tempfile::tempdir().unwrap();
-    let wt = d.path().join("wt");
+/// A linked git worktree `<dir>/wt` (its `.git` a `gitdir:` file) and a path in the main
+/// checkout beside it.
+fn linked_worktree(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let wt = dir.join("wt");
     fsx::create_dir_all(&wt).unwrap();
     fsx::write_atomic(&wt.join(".git"), b"gitdir: /r/.git/worktrees/wt\n", fsx::FileMode::Regular).unwrap();
     let wt = fsx::canonicalize(&wt).unwrap();
     let outside = wt.parent().unwrap().join("main/src/a.rs");
+    (wt, outside)
+}
+
+#[test]
+fn hook_guard_worktree_blocks_edits_outside() {
+    let d = tempfile::tempdir().unwrap();
+    let (wt, outside) = linked_worktree(d.path());
     let e = |f: &Path| serde_json::json!({"cwd": wt, "tool_name": "Edit", "tool_input": {"file_path": f, "new_string": "b"}});
     check(
         &decide(Hook::Guard, event::parse(&e(&outside).to_string()), &dirs(d.path())),
@@ -223,11 +230,7 @@ fn hook_guard_reads_get_the_env_guard_only() {
     // OpenCode's shim sends every tool call to the guard: a read outside a linked worktree is
     // not an edit outside it.
     let d = tempfile::tempdir().unwrap();
-    let wt = d.path().join("wt");
-    fsx::create_dir_all(&wt).unwrap();
-    fsx::write_atomic(&wt.join(".git"), b"gitdir: /r/.git/worktrees/wt\n", fsx::FileMode::Regular).unwrap();
-    let wt = fsx::canonicalize(&wt).unwrap();
-    let outside = wt.parent().unwrap().join("main/src/a.rs");
+    let (wt, outside) = linked_worktree(d.path());
     let e = |tool: &str, f: &Path| serde_json::json!({"directory": wt, "hook": "tool.execute.before", "input": {"tool": tool, "sessionID": "s"}, "output": {"args": {"filePath": f}}});
     check(&decide(Hook::Guard, event::parse(&e("read", &outside).to_string()), &dirs(d.path())), &Want::Pass, "read");
     check(
