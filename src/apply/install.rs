@@ -9,7 +9,6 @@ use msd_core::fs::fsx::{self, Lock};
 use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
 use msd_core::shell::Os;
-use rayon::prelude::*;
 
 use super::{
     ApplyError, InstallOptions, LifecycleError, TargetRun, fast, lio, migrate, plan, state, surfaces, txn, write,
@@ -132,10 +131,14 @@ pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, Lifecy
     Ok(held)
 }
 
-/// Installs (or upgrades) `runtimes`, in five steps: [`emit_all`] (pure, in parallel),
-/// [`take_targets`] (check, lock and recover every home), [`plan_target`] for each (migrations,
-/// files, settings, state), [`probe_destinations`], then [`write_all`] (one transaction per
-/// target). A failure before a target's transaction reverts the migrations of this run.
+/// Installs (or upgrades) `runtimes`: resolve every target, [`take`] them all (check, lock and
+/// recover every home), then [`stream`] the runtimes: each is emitted (pure, on a thread of its
+/// own, one ahead) and, in order, planned ([`plan_target`]: migrations, files, settings,
+/// state), its destinations probed ([`probe_destinations`]) and its transaction staged
+/// ([`write::prepare`]: nothing visible changes, and its bytes are dropped). Only when every
+/// target is staged does [`commit_all`] commit them, one transaction per target, in order. A
+/// failure before that discards every staged tree and reverts the migrations of this run: the
+/// run changed nothing; a failure of one commit names the targets installed before it.
 ///
 /// First, when every target has a record of the last run with this run's fingerprint, the
 /// no-change fast path ([`fast`]): the targets are taken as below, and when nothing differs from
@@ -158,41 +161,104 @@ pub fn install(
         }
         taken = Some(held);
     }
-    let emitted = emit_all(content, runtimes, opts, env)?;
+    let targets = runtimes
+        .iter()
+        .map(|rt| pipeline::target::resolve(&rt.capability, opts.scope, opts.config_dir, env))
+        .collect::<Result<Vec<Target>, _>>()
+        .map_err(PipelineError::from)?;
     let held = match taken {
         Some(h) => Some(h),
-        None => take_targets(&emitted, opts)?,
+        None => take(&targets.iter().collect::<Vec<_>>(), opts)?,
     };
+    // Two targets in one home share its staging area: each is then committed as soon as it is
+    // staged (no built-in runtime shares a home; overrides could make two).
+    let homes: BTreeSet<&Path> = targets.iter().map(|t| t.home.as_path()).collect();
+    let stage_ahead = homes.len() == targets.len();
 
-    // Across every runtime: a file most of them get unchanged is hashed once.
-    let digests = plan::digests(&emitted.iter().map(|(_, e)| &e.emission).collect::<Vec<_>>());
     let mut migrated: Vec<Migrated<'_>> = Vec::new();
-    let planned = (|| -> Result<Vec<TargetRun>, ApplyError> {
-        let mut runs = Vec::new();
-        for ((rt, e), d) in emitted.into_iter().zip(digests) {
-            runs.push(plan_target(rt, e, d, opts, env, held.as_ref(), &mut migrated)?);
-        }
+    let mut staged: Vec<Option<(txn::Prepared, write::WriteReport)>> = Vec::new();
+    let planned = stream(content, runtimes, opts, env, |rt, e, d| {
+        let mut run = plan_target(rt, e, d, opts, env, held.as_ref(), &mut migrated)?;
         if !opts.dry_run {
-            for r in &runs {
-                probe_destinations(&r.plan, opts.allow_symlinks)?;
+            probe_destinations(&run.plan, opts.allow_symlinks)?;
+            let bars = opts.progress.target(&label(&run));
+            let (prepared, report) = write::prepare(&run.plan, opts.allow_symlinks, bars.as_ref())?;
+            // Staged: the plan keeps its hashes and sizes, not the bytes.
+            for op in &mut run.plan.ops {
+                op.data = None;
+                op.old_data = None;
+            }
+            if stage_ahead {
+                staged.push(Some((prepared, report)));
+            } else {
+                fast::forget(env, &run.target);
+                prepared.commit(&write::label(&run.plan), bars.as_ref()).map_err(write::WriteError::from)?;
+                run.report = Some(report);
+                staged.push(None);
             }
         }
-        Ok(runs)
-    })();
+        Ok(run)
+    });
     let mut runs = match planned {
         Ok(runs) => runs,
         Err(e) => {
-            revert(&migrated, opts.allow_symlinks);
+            // Every staged tree is discarded (nothing visible was written), then the
+            // migrations of this run are undone.
+            let committed = staged.iter().take_while(|s| s.is_none()).count();
+            drop(staged);
+            revert(&migrated[committed.min(migrated.len())..], opts.allow_symlinks);
             return Err(e);
         }
     };
     if !opts.dry_run {
-        write_all(&mut runs, &migrated, opts, env)?;
+        commit_all(&mut runs, staged, &migrated, opts, env)?;
         fast::record_all(&runs, runtimes, opts, env);
         note_version(env);
     }
     drop(held);
     Ok(runs)
+}
+
+/// Emits each runtime on a thread of its own, one ahead, and hands it (with its digests) to
+/// `each` in order: one emission is planned while the next is made, and at most three are held
+/// at once, not all of them. Stops at the first error of either side.
+fn stream<'r, F>(
+    content: &Content,
+    runtimes: &[&'r LoadedRuntime],
+    opts: &InstallOptions<'_>,
+    env: &Environment,
+    mut each: F,
+) -> Result<Vec<TargetRun>, ApplyError>
+where
+    F: FnMut(&'r LoadedRuntime, pipeline::Emitted, Vec<String>) -> Result<TargetRun, ApplyError>,
+{
+    let (scope, config_dir) = (opts.scope, opts.config_dir);
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        s.spawn(move || {
+            for rt in runtimes {
+                let emitted = pipeline::emit(content, rt, scope, config_dir, env).map(|e| {
+                    let digests = plan::digests(&[&e.emission]).pop().unwrap_or_default();
+                    (e, digests)
+                });
+                let failed = emitted.is_err();
+                // The receiver is gone once planning failed: nothing more to emit.
+                if tx.send(emitted).is_err() || failed {
+                    break;
+                }
+            }
+        });
+        let mut runs = Vec::with_capacity(runtimes.len());
+        for rt in runtimes {
+            let (e, d) = rx.recv().expect("the emitter sends one result per runtime until an error")?;
+            runs.push(each(rt, e, d)?);
+        }
+        Ok(runs)
+    })
+}
+
+fn label(r: &TargetRun) -> String {
+    format!("{} ({})", r.plan.runtime, r.plan.scope.as_str())
 }
 
 /// Records this installer's version in the update cache the session-start hook reads
@@ -241,62 +307,8 @@ fn revert(migrated: &[Migrated<'_>], allow_symlinks: bool) {
     }
 }
 
-/// Emits and guards every runtime (pure, in parallel).
-fn emit_all<'r>(
-    content: &Content,
-    runtimes: &[&'r LoadedRuntime],
-    opts: &InstallOptions<'_>,
-    env: &Environment,
-) -> Result<Vec<(&'r LoadedRuntime, pipeline::Emitted)>, PipelineError> {
-    let interned = Interner::default();
-    runtimes
-        .par_iter()
-        .map(|rt| {
-            let mut e = pipeline::emit(content, rt, opts.scope, opts.config_dir, env)?;
-            interned.intern(&mut e.emission);
-            Ok((*rt, e))
-        })
-        .collect()
-}
-
-/// Equal byte strings of several emissions made one buffer as each emission is done: a reference
-/// most runtimes get unchanged is held once however many runtimes are planned at a time. Found
-/// by length and a few bytes of each end, then compared in full.
-#[derive(Default)]
-struct Interner(std::sync::Mutex<std::collections::HashMap<BytesKey, Vec<pipeline::convert::Bytes>>>);
-
-/// The length and the first and last 8 bytes of a byte string.
-type BytesKey = (usize, [u8; 16]);
-
-impl Interner {
-    fn intern(&self, emission: &mut pipeline::convert::Emission) {
-        let mut table = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        for f in &mut emission.files {
-            let b = &f.bytes;
-            let mut k = [0u8; 16];
-            let n = b.len().min(8);
-            k[..n].copy_from_slice(&b[..n]);
-            k[8..8 + n].copy_from_slice(&b[b.len() - n..]);
-            let same = table.entry((b.len(), k)).or_default();
-            match same.iter().find(|s| std::sync::Arc::ptr_eq(s, b) || s[..] == b[..]) {
-                Some(s) => f.bytes = s.clone(),
-                None => same.push(b.clone()),
-            }
-        }
-    }
-}
-
 /// Checks that every target can be written, then locks and recovers them all (none for a dry
 /// run).
-fn take_targets(
-    emitted: &[(&LoadedRuntime, pipeline::Emitted)],
-    opts: &InstallOptions<'_>,
-) -> Result<Option<Held>, LifecycleError> {
-    let targets: Vec<&Target> = emitted.iter().map(|(_, e)| &e.target).collect();
-    take(&targets, opts)
-}
-
-/// [`take_targets`] of resolved targets.
 fn take(targets: &[&Target], opts: &InstallOptions<'_>) -> Result<Option<Held>, LifecycleError> {
     if opts.dry_run {
         return Ok(None);
@@ -355,38 +367,34 @@ fn plan_target<'r>(
     })
 }
 
-/// One transaction per target, in order; a failure reverts the migrations of the targets not
-/// yet written.
-fn write_all(
+/// Commits the staged transaction of each target, in order (those already committed, when
+/// targets share a home, are skipped); a failure discards the staged trees after it and reverts
+/// the migrations of the targets not yet written.
+fn commit_all(
     runs: &mut [TargetRun],
+    staged: Vec<Option<(txn::Prepared, write::WriteReport)>>,
     migrated: &[Migrated<'_>],
     opts: &InstallOptions<'_>,
     env: &Environment,
 ) -> Result<(), ApplyError> {
-    for i in 0..runs.len() {
+    for (i, s) in staged.into_iter().enumerate() {
+        let Some((prepared, report)) = s else { continue };
         // The target's files are about to change: the record of its last run no longer holds.
         fast::forget(env, &runs[i].target);
-        let bars = opts.progress.target(&format!("{} ({})", runs[i].plan.runtime, runs[i].plan.scope.as_str()));
-        match write::apply(&runs[i].plan, opts.allow_symlinks, bars.as_ref()) {
-            Ok(report) => {
-                runs[i].report = Some(report);
-                // Written: the plan keeps its hashes and sizes, not the bytes.
-                for op in &mut runs[i].plan.ops {
-                    op.data = None;
-                    op.old_data = None;
-                }
-            }
+        let bars = opts.progress.target(&label(&runs[i]));
+        match prepared.commit(&write::label(&runs[i].plan), bars.as_ref()) {
+            Ok(()) => runs[i].report = Some(report),
             Err(e) => {
                 revert(&migrated[i..], opts.allow_symlinks);
+                let e = ApplyError::from(write::WriteError::from(e));
                 if runs.len() == 1 {
-                    return Err(e.into());
+                    return Err(e);
                 }
-                let label = |r: &TargetRun| format!("{} ({})", r.plan.runtime, r.plan.scope.as_str());
                 return Err(ApplyError::Partial {
                     installed: runs[..i].iter().filter(|r| r.report.is_some()).map(label).collect(),
                     failed: label(&runs[i]),
                     not_installed: runs[i..].iter().map(label).collect(),
-                    source: Box::new(e.into()),
+                    source: Box::new(e),
                 });
             }
         }

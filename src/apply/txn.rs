@@ -31,8 +31,8 @@
 //! a crash or SIGKILL would: no destructors, no cleanup) just before its (N+1)-th disk
 //! operation in this module and in migrations, `N=0` before the first. The crash tests run an
 //! install for every N until one completes. `MSD_INSTALL_FAIL_COMMIT=K` makes the K-th
-//! transaction of the process (0-based) fail with an io error before it stages anything, as a
-//! full disk would; the `--all` tests use it. Neither is a user option nor in `--help`.
+//! transaction of the process (0-based) fail with an io error at its commit point, its staged
+//! tree discarded, as a full disk would; the `--all` tests use it. Neither is a user option nor in `--help`.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -317,49 +317,91 @@ impl Progress for NoProgress {
 
 /// Carries out `ops` on `area` as one transaction: all of them, or (on error) none.
 pub fn commit(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progress) -> Result<(), TxnError> {
+    prepare(area, ops, progress)?.commit(label, progress)
+}
+
+/// A transaction staged whole (step 1: `txn/new/` written and flushed) and not yet journaled:
+/// nothing visible has changed. [`Prepared::commit`] carries it out; dropping it instead
+/// discards the staged tree (a crash in between leaves a `txn/` without a journal, which
+/// recovery discards the same way). Holds the ops without their bytes: a run that stages
+/// several targets before it commits any keeps no file's bytes in memory.
+#[derive(Debug)]
+pub struct Prepared {
+    area: Area,
+    ops: Vec<TxnOp>,
+    done: bool,
+}
+
+/// Step 1 of [`commit`]: stages `ops` on `area` (every destination checked first). On error
+/// nothing is left staged.
+pub fn prepare(area: &Area, ops: Vec<Staged>, progress: &dyn Progress) -> Result<Prepared, TxnError> {
+    let area = area.clone();
     if ops.is_empty() {
-        return Ok(());
-    }
-    if COMMITS.fetch_add(1, Ordering::SeqCst) == FAIL_COMMIT.load(Ordering::SeqCst) {
-        return Err(TxnError::Io {
-            path: area.work().display().to_string(),
-            source: std::io::Error::new(
-                std::io::ErrorKind::StorageFull,
-                format!("{FAIL_COMMIT_ENV}: injected failure"),
-            ),
-        });
+        return Ok(Prepared { area, ops: Vec::new(), done: true });
     }
     // A leftover from an interrupted run is recovered before planning; anything still here is
     // stale staging and is cleared.
     let txn = area.txn();
     fsx::remove_dir_all_if_exists(&txn).map_err(io(&txn))?;
     progress.staging(ops.iter().filter(|s| s.bytes.is_some()).count());
-    let staged = stage(area, &ops, progress);
+    let staged = stage(&area, &ops, progress);
     if let Err(e) = staged {
         let _ = fsx::remove_dir_all_if_exists(&txn);
         return Err(e);
     }
-    let journal = Journal {
-        schema_version: 1,
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        label: label.to_string(),
-        ops: ops.into_iter().map(|s| s.op).collect(),
-    };
-    let jpath = area.journal_path();
-    let mut text = serde_json::to_string_pretty(&journal).expect("journal serializes");
-    text.push('\n');
-    fault_point();
-    if let Err(e) = fsx::write_atomic(&jpath, text.as_bytes(), FileMode::Regular) {
-        let _ = fsx::remove_dir_all_if_exists(&txn);
-        return Err(TxnError::Io { path: jpath.display().to_string(), source: e });
+    Ok(Prepared { area, ops: ops.into_iter().map(|s| s.op).collect(), done: false })
+}
+
+impl Prepared {
+    /// Steps 2 to 4: journals the staged ops (the commit point), applies them and finishes.
+    pub fn commit(mut self, label: &str, progress: &dyn Progress) -> Result<(), TxnError> {
+        if self.done {
+            return Ok(());
+        }
+        self.done = true;
+        let area = &self.area;
+        let txn = area.txn();
+        if COMMITS.fetch_add(1, Ordering::SeqCst) == FAIL_COMMIT.load(Ordering::SeqCst) {
+            let _ = fsx::remove_dir_all_if_exists(&txn);
+            return Err(TxnError::Io {
+                path: area.work().display().to_string(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::StorageFull,
+                    format!("{FAIL_COMMIT_ENV}: injected failure"),
+                ),
+            });
+        }
+        let journal = Journal {
+            schema_version: 1,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            label: label.to_string(),
+            ops: std::mem::take(&mut self.ops),
+        };
+        let jpath = area.journal_path();
+        let mut text = serde_json::to_string_pretty(&journal).expect("journal serializes");
+        text.push('\n');
+        fault_point();
+        if let Err(e) = fsx::write_atomic(&jpath, text.as_bytes(), FileMode::Regular) {
+            let _ = fsx::remove_dir_all_if_exists(&txn);
+            return Err(TxnError::Io { path: jpath.display().to_string(), source: e });
+        }
+        progress.applying(journal.ops.len());
+        match forward(area, &journal, progress) {
+            Ok(()) => finish(area),
+            Err(e) => {
+                undo(area, &journal)?;
+                finish(area)?;
+                Err(e)
+            }
+        }
     }
-    progress.applying(journal.ops.len());
-    match forward(area, &journal, progress) {
-        Ok(()) => finish(area),
-        Err(e) => {
-            undo(area, &journal)?;
-            finish(area)?;
-            Err(e)
+}
+
+impl Drop for Prepared {
+    /// Not committed: the staged tree is discarded (best effort; recovery would discard it too).
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = fsx::remove_dir_all_if_exists(&self.area.txn());
         }
     }
 }

@@ -88,6 +88,24 @@ pub fn timestamp_at(t: std::time::SystemTime) -> String {
 
 /// Carries out `plan` as one transaction ([`txn`]): every change or none.
 pub fn apply(plan: &Plan, allow_symlinks: bool, progress: &dyn txn::Progress) -> Result<WriteReport, WriteError> {
+    let (prepared, report) = prepare(plan, allow_symlinks, progress)?;
+    prepared.commit(&label(plan), progress)?;
+    Ok(report)
+}
+
+/// The journal's label of `plan`'s transaction.
+pub fn label(plan: &Plan) -> String {
+    format!("install {} {}", plan.runtime, plan.scope.as_str())
+}
+
+/// The first half of [`apply`]: stages `plan`'s transaction ([`txn::prepare`]), changing nothing
+/// visible; [`txn::Prepared::commit`] (with [`label`]) carries it out. The report says what the
+/// commit will write. Once this returns, the plan's bytes are no longer needed.
+pub fn prepare(
+    plan: &Plan,
+    allow_symlinks: bool,
+    progress: &dyn txn::Progress,
+) -> Result<(txn::Prepared, WriteReport), WriteError> {
     let home = &plan.home;
     let previous = plan.previous.as_ref();
     let mut report = WriteReport::default();
@@ -162,9 +180,7 @@ pub fn apply(plan: &Plan, allow_symlinks: bool, progress: &dyn txn::Progress) ->
         staged.push(Staged::put(path.clone(), bytes.clone(), FileMode::Regular, old.clone()));
     }
     let area = txn::Area::new(home, allow_symlinks);
-    let label = format!("install {} {}", plan.runtime, plan.scope.as_str());
-    txn::commit(&area, &label, staged, progress)?;
-    Ok(report)
+    Ok((txn::prepare(&area, staged, progress)?, report))
 }
 
 /// A fresh `msd-local-patches/<timestamp>[-n]` directory name under `home`.
