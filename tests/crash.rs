@@ -241,6 +241,54 @@ fn crash_all_failing_midway_names_what_stayed_installed() {
     Install::in_world(&w).all().run().success();
 }
 
+/// Several targets: every one is staged whole before any is committed, so a run stopped before
+/// its first commit point changed no target, and one stopped after it has the rest staged. The
+/// first fault point at which a target holds a journal (or anything visible) is found by
+/// bisection; at it, the other target's staged tree is already in its work dir.
+#[test]
+fn crash_several_targets_are_all_staged_before_any_is_committed() {
+    let committed = |home: &Path| {
+        home.join(".msd-install/journal.json").exists()
+            || std::fs::read_dir(home).is_ok_and(|es| es.flatten().any(|e| e.file_name() != ".msd-install"))
+    };
+    let crash_at = |n: u64| {
+        let w = World::new();
+        let ran = Install::in_world(&w)
+            .runtime("claude")
+            .runtime("codex")
+            .env("MSD_INSTALL_FAULT_AFTER", n.to_string())
+            .note(format!("N={n}"))
+            .run();
+        let homes = [w.home.join(".claude"), w.home.join(".codex")];
+        let done = ran.out.status.success();
+        let first = homes.iter().position(|h| committed(h));
+        (w, homes, done, first)
+    };
+    let (mut lo, mut hi) = (0u64, 64u64);
+    while crash_at(hi).3.is_none() {
+        lo = hi;
+        hi *= 2;
+        assert!(hi < 1 << 20, "no target was ever committed");
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if crash_at(mid).3.is_some() { hi = mid } else { lo = mid }
+    }
+    let (w, homes, done, first) = crash_at(hi);
+    assert!(!done, "N={hi}: the run was stopped");
+    let (x, y) = match first {
+        Some(0) => (&homes[0], &homes[1]),
+        _ => (&homes[1], &homes[0]),
+    };
+    assert!(x.join(".msd-install/journal.json").exists(), "N={hi}: the first commit point is a journal");
+    let staged = tree(&y.join(".msd-install/txn/new"));
+    assert!(staged.len() > 10, "N={hi}: the other target is staged before the first commits: {:?}", staged.keys());
+    assert!(!committed(y), "N={hi}: and not committed");
+    // The next run completes both.
+    Install::in_world(&w).runtime("claude").runtime("codex").run().success();
+    Install::in_world(&w).verify().runtime("claude").runtime("codex").run().success();
+}
+
 fn find_empty_dirs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     let entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
     if entries.is_empty() {

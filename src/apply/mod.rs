@@ -10,9 +10,11 @@
 //! target is an error before anything is written) -> lock -> finish or undo what an interrupted
 //! run left ([`txn::recover`]) -> migrations -> plan the files ([`plan::build`]), the settings
 //! surfaces ([`settings`]) and the install state -> check every destination directory can be
-//! written -> one transaction ([`write::apply`]) -> unlock. Nothing is written for any target
-//! until every target has been planned; a failure before its transaction reverts the
-//! migrations of that run.
+//! written -> stage its transaction ([`write::prepare`]: nothing visible changes) -> and, once
+//! every target is staged, commit each ([`txn::Prepared::commit`]) -> unlock. Nothing visible
+//! is written for any target until every target has been planned and staged; a failure before
+//! the commits discards the staged trees and reverts the migrations of that run. Runtimes are
+//! emitted one ahead of their planning, so a run holds at most three emissions' bytes.
 //!
 //! A re-run whose inputs and installed files are as the last run left them takes the no-change
 //! fast path first ([`fast`]): the same checks, lock and recovery, then every recorded stat, the

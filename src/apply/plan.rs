@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::apply::record::{self, Entry, FileManifest};
-use crate::pipeline::convert::{Emission, FileKind};
+use crate::pipeline::convert::{Bytes, Emission, FileKind};
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
@@ -83,7 +83,7 @@ pub struct Op {
     pub sha256: Option<String>,
     /// New bytes (shared with the emission).
     #[serde(skip)]
-    pub data: Option<crate::pipeline::convert::Bytes>,
+    pub data: Option<Bytes>,
     /// Current bytes when they are backed up.
     #[serde(skip)]
     pub old_data: Option<Vec<u8>>,
@@ -260,12 +260,12 @@ pub fn build(
 /// comparison is a fraction of a digest and stops at the first difference).
 pub fn digests(emissions: &[&Emission]) -> Vec<Vec<String>> {
     let (unique, slots) = distinct(emissions);
-    let hashed: Vec<String> = unique.par_iter().map(|b| fsx::sha256_hex(b)).collect();
+    let hashed: Vec<String> = unique.par_iter().map(|b| fsx::sha256_hex_shared(b)).collect();
     slots.into_iter().map(|s| s.into_iter().map(|i| hashed[i].clone()).collect()).collect()
 }
 
 /// The distinct byte strings of `emissions`, and for each file the index of its own.
-fn distinct<'a>(emissions: &[&'a Emission]) -> (Vec<&'a [u8]>, Vec<Vec<usize>>) {
+fn distinct<'a>(emissions: &[&'a Emission]) -> (Vec<&'a Bytes>, Vec<Vec<usize>>) {
     fn key(b: &[u8]) -> (usize, [u8; 16]) {
         let mut k = [0u8; 16];
         let n = b.len().min(8);
@@ -274,17 +274,17 @@ fn distinct<'a>(emissions: &[&'a Emission]) -> (Vec<&'a [u8]>, Vec<Vec<usize>>) 
         (b.len(), k)
     }
     let mut seen: std::collections::HashMap<(usize, [u8; 16]), Vec<usize>> = std::collections::HashMap::new();
-    let mut unique: Vec<&'a [u8]> = Vec::new();
+    let mut unique: Vec<&'a Bytes> = Vec::new();
     let slots = emissions
         .iter()
         .map(|e| {
             e.files
                 .iter()
                 .map(|f| {
-                    let b = &f.bytes[..];
+                    let b = &f.bytes;
                     let same = seen.entry(key(b)).or_default();
-                    // Bytes interned across emissions are one buffer: equal without a look.
-                    match same.iter().find(|&&i| std::ptr::eq(unique[i], b) || unique[i] == b) {
+                    // Bytes shared by several files (the helper) are one buffer: equal without a look.
+                    match same.iter().find(|&&i| std::sync::Arc::ptr_eq(unique[i], b) || unique[i][..] == b[..]) {
                         Some(&i) => i,
                         None => {
                             unique.push(b);

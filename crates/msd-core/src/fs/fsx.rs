@@ -15,8 +15,6 @@
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use crate::fs::relpath::RelPath;
 
 /// Unix permission bits of an emitted file.
@@ -463,24 +461,44 @@ pub fn prune_empty_dirs(mut dir: &Path, stop: &Path) {
 }
 
 /// Hex sha256 of `bytes`. Large inputs are remembered by content for the life of the process:
-/// the same helper binary goes into every runtime's tree, and is hashed once.
+/// the same helper binary goes into every runtime's tree, and is hashed once (a copy of the
+/// bytes is kept for the comparison; [`sha256_hex_shared`] keeps a shared buffer instead).
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    const MEMO_MIN: usize = 1 << 20;
-    static MEMO: std::sync::Mutex<Vec<(Vec<u8>, String)>> = std::sync::Mutex::new(Vec::new());
-    if bytes.len() >= MEMO_MIN
-        && let Ok(memo) = MEMO.lock()
-        && let Some((_, h)) = memo.iter().find(|(b, _)| b.as_slice() == bytes)
-    {
-        return h.clone();
+    memo::digest(bytes, || std::sync::Arc::from(bytes))
+}
+
+/// [`sha256_hex`] of a shared buffer: a large one is remembered without a copy.
+pub fn sha256_hex_shared(bytes: &std::sync::Arc<[u8]>) -> String {
+    memo::digest(bytes, || bytes.clone())
+}
+
+/// The digests of large byte strings, by content.
+mod memo {
+    use std::sync::{Arc, Mutex};
+
+    use sha2::{Digest, Sha256};
+
+    const MIN: usize = 1 << 20;
+    const MAX_ENTRIES: usize = 8;
+    static MEMO: Mutex<Vec<(Arc<[u8]>, String)>> = Mutex::new(Vec::new());
+
+    pub(super) fn digest(bytes: &[u8], keep: impl FnOnce() -> Arc<[u8]>) -> String {
+        if bytes.len() < MIN {
+            return super::hex(&Sha256::digest(bytes));
+        }
+        if let Ok(memo) = MEMO.lock()
+            && let Some((_, h)) = memo.iter().find(|(b, _)| std::ptr::eq(&b[..], bytes) || b[..] == *bytes)
+        {
+            return h.clone();
+        }
+        let s = super::hex(&Sha256::digest(bytes));
+        if let Ok(mut memo) = MEMO.lock()
+            && memo.len() < MAX_ENTRIES
+        {
+            memo.push((keep(), s.clone()));
+        }
+        s
     }
-    let s = hex(&Sha256::digest(bytes));
-    if bytes.len() >= MEMO_MIN
-        && let Ok(mut memo) = MEMO.lock()
-        && memo.len() < 8
-    {
-        memo.push((bytes.to_vec(), s.clone()));
-    }
-    s
 }
 
 /// Lower-case hex of `bytes` (a digest).
