@@ -59,7 +59,7 @@ for (const k of ["userHooks", "projectHooks", "claudeUserHooks", "claudeProjectH
 }
 const session = ws.createSessionRuntime({});
 const ex = session.hookExecutor;
-const base = { conversation_id: "probe-1", generation_id: "g-1", model: "probe-model" };
+const base = { conversation_id: `probe-${process.pid}`, generation_id: "g-1", model: "probe-model" };
 const tool = (name, input) => ({ ...base, tool_name: name, tool_input: input, tool_use_id: `t-${name}` });
 const cases = {};
 const run = async (name, step, payload) => {

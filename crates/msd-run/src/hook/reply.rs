@@ -19,7 +19,7 @@
 //!   (`opencode-linux-x64@1.18.33:bin/opencode@96772725`: the hook is awaited before `execute`);
 //! - `cursor`: JSON on stdout, exit 0, for every event: `permission: deny` with `user_message`
 //!   (what the agent's rejected tool call says) and `agent_message` to block a `preToolUse`
-//!   (`@cursor/sdk@1.0.32:dist/cjs/342.js@25338`, the validator; `@856810`, the deny), context as
+//!   (`@cursor/sdk@1.0.32:dist/cjs/342.js@29664`, the validator; `@856810`, the deny), context as
 //!   `additional_context` (sessionStart, postToolUse: `@28002`, `@30415`), and `{}` to let a
 //!   call run: the guards are registered `failClosed`, under which empty stdout blocks
 //!   (`@838801`), and `{}` is no `permission: allow` (which would approve the call unasked);
@@ -72,7 +72,7 @@ pub enum Protocol {
     /// OpenCode and Kilo, through msd's JS plugin shim: JSON `context`, or `block` and exit 2.
     Opencode,
     /// Cursor: JSON `permission: deny` blocks, `additional_context` adds context, `{}` passes
-    /// (`@cursor/sdk@1.0.32:dist/cjs/342.js@25338`).
+    /// (`@cursor/sdk@1.0.32:dist/cjs/342.js@29664`).
     Cursor,
 }
 
