@@ -934,3 +934,31 @@ fn run_in(w: &World, cmd: &str, dir: &Path, stdin: &str, env: &[(&str, &Path)]) 
     child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
     child.wait_with_output().unwrap()
 }
+
+#[test]
+fn hooks_cursor_portable_hooks_are_relative_to_home_and_the_local_ones_to_the_project() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    state_md(&w);
+    Install::in_world(&w).runtime("cursor").content(&c).arg("--portable-hooks").run().success();
+    Install::in_world(&w).runtime("cursor").content(&c).local().arg("--portable-hooks").run().success();
+    let global = commands(&std::fs::read_to_string(w.home.join(".cursor/hooks.json")).unwrap());
+    let local = commands(&std::fs::read_to_string(w.project.join(".cursor/hooks.json")).unwrap());
+    assert_eq!(global.len(), 4);
+    for (cmd, _) in &global {
+        assert!(cmd.starts_with("\"$HOME\"/.cursor/msd-core/bin/msd_run hook "), "{cmd}");
+    }
+    // Cursor sets CURSOR_PROJECT_DIR for every hook (`@cursor/sdk@1.0.32:dist/cjs/342.js@830842`):
+    // the local commands name no path of this machine, portable or not.
+    for (cmd, _) in &local {
+        assert!(cmd.starts_with("\"$CURSOR_PROJECT_DIR/.cursor/msd-core/bin/msd_run\" hook "), "{cmd}");
+        assert!(!cmd.contains(&s(&w.home)), "{cmd}");
+    }
+    let project = w.project.canonicalize().unwrap();
+    let start = payload("cursor/sessionStart.json", &w.project);
+    let pick = |v: &[(String, String)], n: &str| v.iter().find(|(_, x)| x == n).unwrap().0.clone();
+    let out = run_in(&w, &pick(&local, "session-start"), &w.home, &start, &[("CURSOR_PROJECT_DIR", project.as_path())]);
+    assert!(text(&out.stdout).contains("phase 3 of 3"), "{}", text(&out.stderr));
+    Install::in_world(&w).verify().runtime("cursor").run().success();
+    Install::in_world(&w).verify().runtime("cursor").local().run().success();
+}
