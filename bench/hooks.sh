@@ -46,9 +46,9 @@ hook_for() {
   case "$(basename "$1")" in
     PreToolUse* | BeforeTool* | preToolUse* | pre_write_code*) echo guard ;;
     SessionStart* | sessionStart* | TaskStart*) echo session-start ;;
-    PostToolUse* | AfterTool*) echo context-monitor ;;
+    PostToolUse* | AfterTool* | postToolUse*) echo context-monitor ;;
     statusline*) echo statusline ;;
-    FileChanged*) echo config-reload ;;
+    FileChanged* | afterFileEdit*) echo config-reload ;;
     # OpenCode and Kilo: the events msd's JS plugin passes on (src/pipeline/convert/js_plugin.js).
     tool.execute.before*) echo guard ;;
     experimental.chat.system.transform*) echo session-start ;;
@@ -62,7 +62,7 @@ hook_for() {
 # registered command passes it; the others speak Claude's.
 protocol_for() {
   case "$(basename "$(dirname "$1")")" in
-    gemini | copilot | cline | opencode) echo "--protocol $(basename "$(dirname "$1")")" ;;
+    gemini | copilot | cline | opencode | cursor) echo "--protocol $(basename "$(dirname "$1")")" ;;
     *) echo "" ;;
   esac
 }

@@ -213,6 +213,22 @@ const CASES: &[Case] = &[
         project_var: None,
     },
     Case {
+        runtime: "cursor",
+        local: false,
+        file: "~/.cursor/hooks.json",
+        hooks: &["session-start", "guard", "context-monitor", "config-reload"],
+        guard_payload: "cursor/preToolUse-write-env.json",
+        project_var: None,
+    },
+    Case {
+        runtime: "cursor",
+        local: true,
+        file: ".cursor/hooks.json",
+        hooks: &["session-start", "guard", "context-monitor", "config-reload"],
+        guard_payload: "cursor/preToolUse-write-env.json",
+        project_var: Some("CURSOR_PROJECT_DIR"),
+    },
+    Case {
         runtime: "kimi-code",
         local: false,
         file: "~/.kimi-code/config.toml",
@@ -230,7 +246,10 @@ fn path(w: &World, rel: &str) -> std::path::PathBuf {
 }
 
 fn blocked(out: &std::process::Output) -> bool {
-    out.status.code() == Some(2) || text(&out.stdout).contains("\"permissionDecision\":\"deny\"")
+    let o = text(&out.stdout);
+    out.status.code() == Some(2)
+        || o.contains("\"permissionDecision\":\"deny\"")
+        || o.contains("\"permission\":\"deny\"")
 }
 
 #[test]
@@ -779,4 +798,167 @@ fn hooks_opencode_global_plugin_defers_to_a_local_install() {
     let l = sh(&w, &format!("'{}' hook guard --protocol opencode", s(&local)), &read_env, &[]);
     assert_eq!((g.status.code(), l.status.code()), (Some(0), Some(2)));
     assert!(text(&l.stdout).starts_with("{\"block\":\"msd: refusing to read .env"), "{}", text(&l.stdout));
+}
+
+/// A user's own Cursor hooks file: JSONC (Cursor strips comments,
+/// `@cursor/sdk@1.0.32:dist/cjs/342.js@852148`), one hook of theirs on an event msd uses too.
+const USER_CURSOR: &str = r#"{
+  // my hooks
+  "version": 1,
+  "hooks": {
+    "preToolUse": [
+      { "command": "./audit.sh", "matcher": "Shell" }
+    ],
+    "stop": [ { "command": "notify-send done" } ]
+  }
+}
+"#;
+
+#[test]
+fn hooks_cursor_keeps_a_users_hooks_file_byte_for_byte_and_verifies_clean() {
+    for local in [false, true] {
+        let w = World::new();
+        let c = content_copy(&w, "content");
+        state_md(&w);
+        let file = if local { w.project.join(".cursor/hooks.json") } else { w.home.join(".cursor/hooks.json") };
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, USER_CURSOR).unwrap();
+        let install = || {
+            let i = Install::in_world(&w).runtime("cursor").content(&c);
+            if local { i.local() } else { i }
+        };
+        install().run().success();
+        let after = std::fs::read_to_string(&file).unwrap();
+        assert!(after.starts_with("{\n  // my hooks\n"), "{after}");
+        let v = jsonc(&after);
+        let pre = v["hooks"]["preToolUse"].as_array().unwrap();
+        assert_eq!(pre[0], serde_json::json!({"command": "./audit.sh", "matcher": "Shell"}), "{after}");
+        assert_eq!(pre.len(), 2, "{after}");
+        assert_eq!(pre[1]["failClosed"], true, "a guard that cannot answer blocks: {after}");
+        assert_eq!(v["hooks"]["stop"].as_array().unwrap().len(), 1);
+        // The user's preToolUse came first: ours join their step, the others follow.
+        assert_eq!(
+            commands(&serde_json::to_string(&v).unwrap()).into_iter().map(|(_, n)| n).collect::<Vec<_>>(),
+            ["guard", "session-start", "context-monitor", "config-reload"]
+        );
+        let verify = Install::in_world(&w).verify().runtime("cursor");
+        if local { verify.local() } else { verify }.run().success();
+        // A second install changes nothing in the file.
+        install().run().success();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
+        let un = Install::in_world(&w).uninstall().runtime("cursor");
+        if local { un.local() } else { un }.run().success();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), USER_CURSOR, "local={local}");
+    }
+}
+
+#[test]
+fn hooks_cursor_global_and_local_together_answer_once() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    state_md(&w);
+    Install::in_world(&w).runtime("cursor").content(&c).run().success();
+    Install::in_world(&w).runtime("cursor").content(&c).local().run().success();
+    let global = commands(&std::fs::read_to_string(w.home.join(".cursor/hooks.json")).unwrap());
+    let local = commands(&std::fs::read_to_string(w.project.join(".cursor/hooks.json")).unwrap());
+    let pick = |v: &[(String, String)], n: &str| v.iter().find(|(_, x)| x == n).unwrap().0.clone();
+    let project = w.project.canonicalize().unwrap();
+    let vars = [("CURSOR_PROJECT_DIR", project.as_path())];
+    // Cursor runs user hooks in ~/.cursor and project hooks in the workspace
+    // (`@cursor/sdk@1.0.32:dist/cjs/342.js@830278`); the payload names the workspace.
+    let start = payload("cursor/sessionStart.json", &w.project);
+    let g = run_in(&w, &pick(&global, "session-start"), &w.home.join(".cursor"), &start, &vars);
+    let l = run_in(&w, &pick(&local, "session-start"), &w.home, &start, &vars);
+    assert_eq!(text(&g.stdout), "{}\n", "the global hook defers to the project's: {}", text(&g.stderr));
+    assert!(text(&l.stdout).contains("phase 3 of 3 (Ship)"), "{}", text(&l.stderr));
+    let env = payload("cursor/preToolUse-write-env.json", &w.project);
+    assert!(!blocked(&run_in(&w, &pick(&global, "guard"), &w.home.join(".cursor"), &env, &vars)));
+    assert!(blocked(&run_in(&w, &pick(&local, "guard"), &w.home, &env, &vars)));
+}
+
+#[test]
+fn hooks_claude_hooks_stay_silent_inside_cursor_when_cursor_has_msd() {
+    // Cursor runs Claude Code's settings.json hooks too ("third-party hooks",
+    // `@cursor/sdk@1.0.32:dist/cjs/342.js@899239`), sending its own payload (`cursor_version`).
+    for local in [false, true] {
+        let w = World::new();
+        let c = content_copy(&w, "content");
+        state_md(&w);
+        let install = |rt: &str| {
+            let i = Install::in_world(&w).runtime(rt).content(&c);
+            if local { i.local() } else { i }
+        };
+        install("claude").run().success();
+        let claude_file =
+            if local { w.project.join(".claude/settings.local.json") } else { w.home.join(".claude/settings.json") };
+        let claude = commands(&std::fs::read_to_string(&claude_file).unwrap());
+        let pick = |v: &[(String, String)], n: &str| v.iter().find(|(_, x)| x == n).unwrap().0.clone();
+        let project = w.project.canonicalize().unwrap();
+        let vars = [("CURSOR_PROJECT_DIR", project.as_path()), ("CLAUDE_PROJECT_DIR", project.as_path())];
+        let in_cursor = payload("cursor/preToolUse-write-env.json", &w.project);
+        let in_claude = payload("claude/PreToolUse-write-env.json", &w.project);
+        let start = payload("cursor/sessionStart.json", &w.project);
+        let guard = pick(&claude, "guard");
+        let session = pick(&claude, "session-start");
+        // Claude's install alone: inside Cursor it is the only msd there, and it answers.
+        assert!(blocked(&run_in(&w, &guard, &project, &in_cursor, &vars)), "local={local}");
+        assert!(text(&run_in(&w, &session, &project, &start, &vars).stdout).contains("phase 3 of 3"));
+        install("cursor").run().success();
+        // With Cursor's own install: silent inside Cursor, whichever scope Cursor's is in.
+        let g = run_in(&w, &guard, &project, &in_cursor, &vars);
+        assert!(g.status.success() && !blocked(&g), "local={local}: {} {}", text(&g.stdout), text(&g.stderr));
+        let s = run_in(&w, &session, &project, &start, &vars);
+        assert!(!text(&s.stdout).contains("phase 3"), "local={local}: {}", text(&s.stdout));
+        // ... and Cursor's own hook answers in its place.
+        let cursor_file = if local { w.project.join(".cursor/hooks.json") } else { w.home.join(".cursor/hooks.json") };
+        let cursor = commands(&std::fs::read_to_string(&cursor_file).unwrap());
+        assert!(blocked(&run_in(&w, &pick(&cursor, "guard"), &project, &in_cursor, &vars)));
+        // In Claude Code itself nothing changes.
+        assert!(blocked(&run_in(&w, &guard, &project, &in_claude, &vars)), "local={local}");
+        // Cursor uninstalled: Claude's hook answers inside Cursor again.
+        let un = Install::in_world(&w).uninstall().runtime("cursor");
+        if local { un.local() } else { un }.run().success();
+        assert!(blocked(&run_in(&w, &guard, &project, &in_cursor, &vars)), "local={local}");
+    }
+}
+
+/// Runs an installed command as Cursor does: `sh -c` in `dir`, the payload on stdin.
+fn run_in(w: &World, cmd: &str, dir: &Path, stdin: &str, env: &[(&str, &Path)]) -> std::process::Output {
+    let mut sh = std::process::Command::new("sh");
+    w.isolate(&mut sh);
+    sh.arg("-c").arg(cmd).current_dir(dir).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    for (k, v) in env {
+        sh.env(k, v);
+    }
+    let mut child = sh.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn hooks_cursor_portable_hooks_are_relative_to_home_and_the_local_ones_to_the_project() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    state_md(&w);
+    Install::in_world(&w).runtime("cursor").content(&c).arg("--portable-hooks").run().success();
+    Install::in_world(&w).runtime("cursor").content(&c).local().arg("--portable-hooks").run().success();
+    let global = commands(&std::fs::read_to_string(w.home.join(".cursor/hooks.json")).unwrap());
+    let local = commands(&std::fs::read_to_string(w.project.join(".cursor/hooks.json")).unwrap());
+    assert_eq!(global.len(), 4);
+    for (cmd, _) in &global {
+        assert!(cmd.starts_with("\"$HOME\"/.cursor/msd-core/bin/msd_run hook "), "{cmd}");
+    }
+    // Cursor sets CURSOR_PROJECT_DIR for every hook (`@cursor/sdk@1.0.32:dist/cjs/342.js@830842`):
+    // the local commands name no path of this machine, portable or not.
+    for (cmd, _) in &local {
+        assert!(cmd.starts_with("\"$CURSOR_PROJECT_DIR/.cursor/msd-core/bin/msd_run\" hook "), "{cmd}");
+        assert!(!cmd.contains(&s(&w.home)), "{cmd}");
+    }
+    let project = w.project.canonicalize().unwrap();
+    let start = payload("cursor/sessionStart.json", &w.project);
+    let pick = |v: &[(String, String)], n: &str| v.iter().find(|(_, x)| x == n).unwrap().0.clone();
+    let out = run_in(&w, &pick(&local, "session-start"), &w.home, &start, &[("CURSOR_PROJECT_DIR", project.as_path())]);
+    assert!(text(&out.stdout).contains("phase 3 of 3"), "{}", text(&out.stderr));
+    Install::in_world(&w).verify().runtime("cursor").run().success();
+    Install::in_world(&w).verify().runtime("cursor").local().run().success();
 }

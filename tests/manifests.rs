@@ -104,6 +104,23 @@ fn manifests_unknown_converter_is_rejected() {
 }
 
 #[test]
+fn manifests_hook_hosts_must_name_the_hosts_own_helpers() {
+    let w = World::new();
+    let dir = runtimes_copy(&w);
+    let p = dir.join("claude/capability.json");
+    let shipped = std::fs::read_to_string(&p).unwrap();
+    let moved = shipped.replacen("\".cursor/msd-core/bin/msd_run\"", "\".cursor/bin/msd_run\"", 1);
+    assert_ne!(moved, shipped);
+    std::fs::write(&p, moved).unwrap();
+    install_with(&w, &dir)
+        .code(3)
+        .stderr_has("`.cursor/bin/msd_run` is not where that runtime's msd helper is installed")
+        .stderr_has(".cursor/msd-core/bin/msd_run");
+    std::fs::write(&p, shipped.replacen("\"runtime\": \"cursor\"", "\"runtime\": \"cursr\"", 1)).unwrap();
+    install_with(&w, &dir).code(3).stderr_has("hook_hosts names runtime `cursr`, which has no manifest");
+}
+
+#[test]
 fn manifests_id_must_match_directory() {
     let w = World::new();
     let dir = runtimes_copy(&w);

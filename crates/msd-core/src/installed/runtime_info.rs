@@ -10,6 +10,9 @@
 //!
 //! - `local_helper` (global installs): where the project's own helper would be, so a global
 //!   hook stays silent in a project with a local install (`msd_run hook`).
+//! - `hook_hosts`: other runtimes that run this runtime's hooks (Cursor runs Claude's), the
+//!   payload field that names each and where its own helper is: a hook stays silent inside a
+//!   host that has an msd install of its own (`msd_run hook`).
 //!
 //! An install without the file (older installs, a `--core` pointing at raw content) reads as
 //! [`RuntimeInfo::fallback`]: the canonical `/msd:{stem}` syntax and no native agents (the
@@ -42,6 +45,20 @@ pub struct RuntimeInfo {
     /// it when the session's project has one, so the hook runs once with both installed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub local_helper: Option<String>,
+    /// Runtimes that run this runtime's hooks too, from the manifest's `hook_hosts`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hook_hosts: Vec<HookHost>,
+}
+
+/// A runtime that runs this runtime's hooks: the payload field only it sends, and where its
+/// own msd helper is (`~/` for the user's home, else relative to the project).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookHost {
+    /// The top-level payload field that names the host (`cursor_version`).
+    pub marker: String,
+    /// The host's helper paths.
+    pub helpers: Vec<String>,
 }
 
 impl RuntimeInfo {
@@ -54,6 +71,7 @@ impl RuntimeInfo {
             command_ref: "/msd:{stem}".into(),
             agents_native: false,
             local_helper: None,
+            hook_hosts: Vec::new(),
         }
     }
 

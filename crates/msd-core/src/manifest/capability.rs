@@ -86,9 +86,33 @@ pub struct Capability {
     /// runtime asks of them, what it loads and what it does not), per scope.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub install_notes: Vec<InstallNote>,
+    /// Other runtimes that run this runtime's hooks too (Cursor runs Claude Code's
+    /// `settings.json` hooks as "third-party hooks"). Inside such a host, this runtime's hooks
+    /// stay silent when the host has an msd install of its own, so a user with both installs
+    /// gets each answer once. Written to `<core>/runtime.json` for `msd_run hook`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hook_hosts: Vec<HookHost>,
     /// The public sources this manifest follows, one fact each: `package@version:path:line`
     /// of the runtime's packaged tool (or `@<byte offset>` in a single binary), or the URL of
     /// its documentation. Not interpreted; kept next to the data it backs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+}
+
+/// A runtime that runs another runtime's hooks (see [`Capability::hook_hosts`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HookHost {
+    /// The host runtime's id.
+    pub runtime: String,
+    /// A top-level field of the hook's JSON payload that only this host sends
+    /// (`cursor_version`): the event comes from the host, not from this runtime.
+    pub marker: String,
+    /// Where the host's own msd helper is when it has an install: `~/<path>` under the user's
+    /// home (global), or a path relative to the project (local). Each must be the host's helper
+    /// path (checked against its manifest).
+    pub helpers: Vec<String>,
+    /// The host's source for each fact (`package@version:path@offset`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<String>,
 }
@@ -756,6 +780,50 @@ pub fn validate_set(caps: &[(String, Capability)]) -> Result<(), ManifestError> 
         });
     }
     crate::manifest::resolver::validate_set(caps.iter().map(|(f, c)| (f.as_str(), &c.resolvers[..])))?;
+    for (file, cap) in caps {
+        for host in &cap.hook_hosts {
+            validate_hook_host(file, host, caps)?;
+        }
+    }
+    Ok(())
+}
+
+/// A host's helpers as [`HookHost::helpers`] names them: `~/<home>/<core>/bin/msd_run` and
+/// `<local dir>/<core>/bin/msd_run`.
+pub fn host_helpers(host: &Capability) -> Vec<String> {
+    let bin = "bin/msd_run";
+    let mut out = vec![format!("~/{}/{}/{bin}", host.home.default, host.core_dir(Scope::Global))];
+    if let Some(local) = &host.local {
+        let core = host.core_dir(Scope::Local);
+        out.push(match local.dir.trim_matches('/') {
+            "" | "." => format!("{core}/{bin}"),
+            dir => format!("{dir}/{core}/{bin}"),
+        });
+    }
+    out
+}
+
+fn validate_hook_host(file: &str, host: &HookHost, caps: &[(String, Capability)]) -> Result<(), ManifestError> {
+    let err = |message: String, hint: String| ManifestError { file: file.to_string(), line: 1, col: 1, message, hint };
+    let Some((_, cap)) = caps.iter().find(|(_, c)| c.id == host.runtime) else {
+        return Err(err(
+            format!("hook_hosts names runtime `{}`, which has no manifest", host.runtime),
+            "name a runtime of runtimes/".into(),
+        ));
+    };
+    if host.marker.is_empty() || host.helpers.is_empty() {
+        return Err(err(
+            format!("hook_hosts `{}` needs a marker and at least one helper", host.runtime),
+            "the marker is a payload field only the host sends; helpers are its msd_run paths".into(),
+        ));
+    }
+    let valid = host_helpers(cap);
+    if let Some(bad) = host.helpers.iter().find(|h| !valid.contains(h)) {
+        return Err(err(
+            format!("hook_hosts `{}`: `{bad}` is not where that runtime's msd helper is installed", host.runtime),
+            format!("its helpers are {}", valid.join(", ")),
+        ));
+    }
     Ok(())
 }
 

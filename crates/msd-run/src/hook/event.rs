@@ -9,7 +9,13 @@
 //! event}`: the plugin hook's name, the session's directory, the hook's own `input`
 //! (`{tool, sessionID, callID}`, `opencode-linux-x64@1.18.33:bin/opencode@96772725`), the tool's
 //! arguments as `output.args`, and a bus event (`file.edited` with `properties.file`,
-//! `@104431410`). Sources: `tests/real-runtimes/evidence/hooks.md` of the acceptance tier
+//! `@104431410`). Cursor sends snake_case with its own step names (`hook_event_name:
+//! "preToolUse"`), `conversation_id` (and `session_id`, the same), `workspace_roots` and a
+//! `cursor_version` on every event (`@cursor/sdk@1.0.32:dist/cjs/342.js@832168`), its file tools
+//! as `tool_name: "Write"` with `tool_input: {file_path, content}` (the whole new text, `@890143`)
+//! and `"Read"` with `{file_path}` (`@879651`), no `cwd` but for shell tools (`@864922`), and
+//! `afterFileEdit` with a top-level `file_path` (`@891565`). Sources:
+//! `tests/real-runtimes/evidence/hooks.md` of the acceptance tier
 //! (`@anthropic-ai/claude-code@2.1.332:claude@331043646`, `@google/gemini-cli@0.61.0:
 //! bundle/chunk-JDPZ4CE3.js:364049`, `@github/copilot@1.0.102:prebuilds/linux-x64/
 //! runtime.node@9705600`, `@cline/shared@0.0.86:dist/hooks/events.d.ts:110`,
@@ -39,6 +45,9 @@ pub(crate) struct Event {
     pub used_pct: Option<f64>,
     /// The changed file of a file-changed event.
     pub changed: Option<String>,
+    /// The payload's top-level field names (a host that runs another runtime's hooks names
+    /// itself by one: Cursor's `cursor_version`).
+    pub fields: Vec<String>,
 }
 
 /// Stdin that is not one JSON object.
@@ -135,6 +144,7 @@ pub(crate) fn parse(text: &str) -> Result<Event, Malformed> {
         model: first_str(&v, &[&["model", "display_name"], &["model", "id"], &["model"]]),
         used_pct,
         changed: first_str(&v, &[&["file_path"], &["file"], &["event", "properties", "file"]]),
+        fields: v.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default(),
     })
 }
 
@@ -213,6 +223,18 @@ mod tests {
         assert_eq!(e.tool.as_deref(), Some("create"));
         assert_eq!(e.target(), Some("/p/.env"));
         assert_eq!(e.whole_file(), Some("A=1"));
+    }
+
+    #[test]
+    fn hook_event_cursor_payload() {
+        let e = parse(r#"{"conversation_id":"c-1","generation_id":"g","model":"m","tool_name":"Write","tool_input":{"file_path":"/p/.env","content":"A=1"},"tool_use_id":"t","session_id":"c-1","hook_event_name":"preToolUse","cursor_version":"1.0.0","workspace_roots":["/p"],"user_email":null,"transcript_path":null}"#).unwrap();
+        assert_eq!(e.name.as_deref(), Some("preToolUse"));
+        assert_eq!(
+            (e.cwd.as_deref(), e.session.as_deref(), e.tool.as_deref()),
+            (Some("/p"), Some("c-1"), Some("Write"))
+        );
+        assert_eq!((e.target(), e.whole_file()), (Some("/p/.env"), Some("A=1")));
+        assert!(e.fields.iter().any(|f| f == "cursor_version"));
     }
 
     #[test]

@@ -18,6 +18,10 @@
 //! Global and local installs together: a runtime that merges user and project settings runs
 //! both registrations. The global helper stays silent when the project has its own install of
 //! the same core (same path under the project as under `$HOME`), so each hook runs once.
+//!
+//! Another runtime that runs this one's hooks (Cursor runs Claude Code's, the installer's
+//! `hook_hosts` in `<core>/runtime.json`): inside it (its marker field in the payload) the helper
+//! stays silent when that host has an msd helper of its own, which answers in its own protocol.
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -25,6 +29,7 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use msd_core::fs::fsx;
+use msd_core::installed::runtime_info::HookHost;
 use msd_core::installed::update_cache::{self, NoticeShown, UpdateCache};
 
 pub(crate) mod config_reload;
@@ -114,7 +119,8 @@ pub(crate) fn run(a: &HookArgs) -> ExitCode {
         write_json(marker, &now());
     }
     let cwd = parsed.as_ref().map(event_cwd).unwrap_or_default();
-    if a.watch_config && h == Hook::SessionStart && !defers_to_local(&cwd) {
+    let silent = defers_to_local(&cwd) || parsed.as_ref().is_ok_and(|e| host_answers_here(e, &cwd));
+    if a.watch_config && h == Hook::SessionStart && !silent {
         let project = project_dir(&cwd);
         let config = fsx::canonicalize(&project).unwrap_or(project).join(".planning/config.json");
         reply = reply::watching(reply, config.display().to_string());
@@ -163,7 +169,7 @@ pub(crate) fn decide(h: Hook, parsed: Result<Event, Malformed>, dirs: &Dirs) -> 
     };
     let cwd = event_cwd(&e);
     let project = project_dir(&cwd);
-    if h != Hook::Statusline && defers_to_local(&cwd) {
+    if h != Hook::Statusline && (defers_to_local(&cwd) || host_answers_here(&e, &cwd)) {
         return Reply::Pass;
     }
     match h {
@@ -205,6 +211,39 @@ fn defers_to_local(cwd: &Path) -> bool {
     cwd.ancestors()
         .take_while(|d| *d != home)
         .any(|d| local_copy(&exe, &home, d, declared.as_deref()).is_some_and(|t| fsx::is_file(&t)))
+}
+
+/// Whether `e` comes from a runtime that runs this helper's runtime's hooks too and has an msd
+/// helper of its own there to answer (the installer's `hook_hosts` of `<core>/runtime.json`).
+fn host_answers_here(e: &Event, cwd: &Path) -> bool {
+    let Ok(exe) = std::env::current_exe() else { return false };
+    let Some(core) = exe.parent().and_then(Path::parent) else { return false };
+    let hosts = crate::runtime_info(Some(core)).hook_hosts;
+    if hosts.is_empty() {
+        return false;
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let cwd = fsx::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    host_answers(&e.fields, &hosts, home.as_deref(), &cwd, |p| {
+        fsx::is_file(p) || fsx::is_file(&p.with_extension("exe"))
+    })
+}
+
+/// The decision of [`host_answers_here`]: a host whose `marker` is one of the payload's
+/// `fields` has one of its `helpers` (`~/` under `home`, else under `cwd` or an ancestor).
+pub(crate) fn host_answers(
+    fields: &[String],
+    hosts: &[HookHost],
+    home: Option<&Path>,
+    cwd: &Path,
+    exists: impl Fn(&Path) -> bool,
+) -> bool {
+    hosts.iter().filter(|h| fields.contains(&h.marker)).any(|h| {
+        h.helpers.iter().any(|rel| match rel.strip_prefix("~/") {
+            Some(r) => home.is_some_and(|home| exists(&home.join(r))),
+            None => cwd.ancestors().any(|d| exists(&d.join(rel))),
+        })
+    })
 }
 
 /// Where `project`'s local install of the helper `exe` (a global one under `home`) would be:

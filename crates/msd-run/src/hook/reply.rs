@@ -17,6 +17,12 @@
 //!   JSON `context` for the shim to add (to the system prompt, or after a tool's output), JSON
 //!   `block` with exit 2 for it to throw in `tool.execute.before`, which fails the tool call
 //!   (`opencode-linux-x64@1.18.33:bin/opencode@96772725`: the hook is awaited before `execute`);
+//! - `cursor`: JSON on stdout, exit 0, for every event: `permission: deny` with `user_message`
+//!   (what the agent's rejected tool call says) and `agent_message` to block a `preToolUse`
+//!   (`@cursor/sdk@1.0.32:dist/cjs/342.js@29664`, the validator; `@856810`, the deny), context as
+//!   `additional_context` (sessionStart, postToolUse: `@28002`, `@30415`), and `{}` to let a
+//!   call run: the guards are registered `failClosed`, under which empty stdout blocks
+//!   (`@838801`), and `{}` is no `permission: allow` (which would approve the call unasked);
 //! - the status line is plain text on stdout whatever the protocol.
 
 use clap::ValueEnum;
@@ -65,6 +71,9 @@ pub enum Protocol {
     Cline,
     /// OpenCode and Kilo, through msd's JS plugin shim: JSON `context`, or `block` and exit 2.
     Opencode,
+    /// Cursor: JSON `permission: deny` blocks, `additional_context` adds context, `{}` passes
+    /// (`@cursor/sdk@1.0.32:dist/cjs/342.js@29664`).
+    Cursor,
 }
 
 /// What the process writes and exits with.
@@ -85,7 +94,16 @@ pub(crate) const BLOCK: u8 = 2;
 pub(crate) fn render(reply: &Reply, p: Protocol, event: &str) -> Rendered {
     let ok = |stdout: String| Rendered { stdout, stderr: String::new(), code: 0 };
     match (reply, p) {
+        // A fail-closed Cursor hook that prints nothing blocks (`@cursor/sdk@1.0.32:
+        // dist/cjs/342.js@838801`): pass with an empty object.
+        (Reply::Pass, Protocol::Cursor) => ok(line(&serde_json::json!({}))),
         (Reply::Pass, _) => ok(String::new()),
+        (Reply::Context(c) | Reply::Watch(c, _), Protocol::Cursor) => {
+            ok(line(&serde_json::json!({"additional_context": c})))
+        }
+        (Reply::Block(r), Protocol::Cursor) => {
+            ok(line(&serde_json::json!({"permission": "deny", "user_message": r, "agent_message": r})))
+        }
         (Reply::Status(s), _) => ok(format!("{s}\n")),
         (Reply::Context(c), Protocol::Claude | Protocol::Gemini) => ok(line(&serde_json::json!({
             "hookSpecificOutput": {"hookEventName": event, "additionalContext": c}
@@ -150,5 +168,20 @@ mod tests {
         assert_eq!((oc.code, oc.stdout.as_str()), (BLOCK, "{\"block\":\"no\"}\n"));
         let oc = render(&Reply::Context("hi".into()), Protocol::Opencode, "experimental.chat.system.transform");
         assert_eq!((oc.code, oc.stdout.as_str()), (0, "{\"context\":\"hi\"}\n"));
+    }
+
+    #[test]
+    fn hook_reply_cursor_json_on_stdout_exit_0() {
+        let cu = render(&Reply::Block("no".into()), Protocol::Cursor, "preToolUse");
+        assert_eq!(
+            (cu.code, cu.stdout.as_str(), cu.stderr.as_str()),
+            (0, "{\"permission\":\"deny\",\"user_message\":\"no\",\"agent_message\":\"no\"}\n", "")
+        );
+        let ctx = render(&Reply::Context("hi".into()), Protocol::Cursor, "sessionStart");
+        assert_eq!(ctx.stdout, "{\"additional_context\":\"hi\"}\n");
+        // Passing prints a valid empty answer: a fail-closed hook's empty stdout would block.
+        assert_eq!(render(&Reply::Pass, Protocol::Cursor, "preToolUse").stdout, "{}\n");
+        let w = render(&Reply::Watch("hi".into(), vec!["/p/.planning/config.json".into()]), Protocol::Cursor, "x");
+        assert_eq!(w.stdout, "{\"additional_context\":\"hi\"}\n");
     }
 }

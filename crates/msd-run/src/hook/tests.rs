@@ -109,6 +109,20 @@ fn hook_fixtures_every_runtime() {
         // The shim's `usage`: the last answer's tokens over the model's context limit (70%).
         (Hook::ContextMonitor, "opencode/tool.execute.after-edit-usage.json", Want::Context("30% left")),
         (Hook::ContextMonitor, "opencode/tool.execute.after-edit-usage.json", Want::Pass),
+        // Cursor, shaped after @cursor/sdk@1.0.32's executor (see super::event): no `cwd` for
+        // file tools, the project is the first workspace root.
+        (Hook::SessionStart, "cursor/sessionStart.json", Want::Context("phase 2 of 4 (API), plan 1 of 3, executing")),
+        (Hook::Guard, "cursor/preToolUse-write-env.json", Want::Block("refusing to write")),
+        (Hook::GuardEnv, "cursor/preToolUse-write-env.json", Want::Block(".env files hold secrets")),
+        (Hook::Guard, "cursor/preToolUse-read-env.json", Want::Block("refusing to read")),
+        (Hook::Guard, "cursor/preToolUse-write-state-shrink.json", Want::Block("lose most of a planning artifact")),
+        (Hook::Guard, "cursor/preToolUse-write-injection.json", Want::Block("instruction to the agents")),
+        (Hook::Guard, "cursor/preToolUse-write-source.json", Want::Pass),
+        (Hook::Guard, "cursor/preToolUse-shell.json", Want::Pass),
+        // afterFileEdit's output reaches no model: the announcement waits for postToolUse.
+        (Hook::ConfigReload, "cursor/afterFileEdit-config.json", Want::Pass),
+        (Hook::ContextMonitor, "cursor/postToolUse-write-config.json", Want::Context("{\"mode\":\"yolo\"}")),
+        (Hook::ContextMonitor, "cursor/postToolUse-write-config.json", Want::Pass),
     ];
     let d = project();
     for (h, rel, want) in cases {
@@ -268,4 +282,51 @@ fn hook_planning_rel_from_the_last_planning_dir() {
         Some(".planning/phases/01/PLAN.md")
     );
     assert_eq!(planning_rel(Path::new("/p/src/planning.rs")), None);
+}
+
+#[test]
+fn hook_host_answers_only_inside_the_host_with_its_own_install() {
+    let hosts = [HookHost {
+        marker: "cursor_version".into(),
+        helpers: vec!["~/.cursor/msd-core/bin/msd_run".into(), ".cursor/msd-core/bin/msd_run".into()],
+    }];
+    let fields = |f: &[&str]| f.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let cursor = fields(&["hook_event_name", "cursor_version", "workspace_roots"]);
+    let claude = fields(&["hook_event_name", "session_id", "cwd"]);
+    let home = Path::new("/h");
+    let cwd = Path::new("/h/p/src");
+    let global = |p: &Path| p == Path::new("/h/.cursor/msd-core/bin/msd_run");
+    let local = |p: &Path| p == Path::new("/h/p/.cursor/msd-core/bin/msd_run");
+    let none = |_: &Path| false;
+    // Inside Cursor, with Cursor's global or (an ancestor's) local install: silent.
+    assert!(host_answers(&cursor, &hosts, Some(home), cwd, global));
+    assert!(host_answers(&cursor, &hosts, Some(home), cwd, local));
+    // Inside Cursor without an msd install of its own: Claude's hook answers.
+    assert!(!host_answers(&cursor, &hosts, Some(home), cwd, none));
+    // In Claude Code itself (no marker), whatever is installed for Cursor.
+    assert!(!host_answers(&claude, &hosts, Some(home), cwd, global));
+    assert!(!host_answers(&claude, &hosts, Some(home), cwd, local));
+    // No home: only the project's install counts.
+    assert!(!host_answers(&cursor, &hosts, None, Path::new("/w/p"), global));
+    assert!(host_answers(&cursor, &hosts, None, cwd, local));
+}
+
+#[test]
+fn hook_cursor_fixtures_render_cursors_json() {
+    let d = project();
+    let out = |h: Hook, rel: &str| reply::render(&run_fixture(h, rel, d.path()), Protocol::Cursor, "x");
+    let deny = out(Hook::Guard, "cursor/preToolUse-write-env.json");
+    let v: serde_json::Value = serde_json::from_str(&deny.stdout).unwrap();
+    assert_eq!((deny.code, v["permission"].as_str()), (0, Some("deny")), "{}", deny.stdout);
+    assert!(v["user_message"].as_str().unwrap().contains(".env files hold secrets"));
+    let pass = out(Hook::Guard, "cursor/preToolUse-write-source.json");
+    assert_eq!((pass.code, pass.stdout.as_str()), (0, "{}\n"));
+    let start = out(Hook::SessionStart, "cursor/sessionStart.json");
+    let v: serde_json::Value = serde_json::from_str(&start.stdout).unwrap();
+    assert!(v["additional_context"].as_str().unwrap().contains("phase 2 of 4"), "{}", start.stdout);
+    // Malformed stdin: the guard denies in Cursor's form (its failClosed would deny too).
+    for rel in ["malformed/not-json.txt", "malformed/empty.txt", "malformed/input-string.json"] {
+        let r = out(Hook::Guard, rel);
+        assert!(r.stdout.contains("\"permission\":\"deny\""), "{rel}: {}", r.stdout);
+    }
 }
