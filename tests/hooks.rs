@@ -560,16 +560,8 @@ fn run_registered(
     dir: &std::path::Path,
     env: &[(&str, &std::path::Path)],
 ) -> std::process::Output {
-    let mut sh = std::process::Command::new("sh");
-    w.isolate(&mut sh);
-    sh.arg("-c").arg(cmd).current_dir(dir).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    for (k, v) in env {
-        sh.env(k, v);
-    }
-    let mut child = sh.spawn().unwrap();
     let input = serde_json::json!({"hook_event_name": "SessionStart", "cwd": dir, "source": "startup"});
-    child.stdin.take().unwrap().write_all(input.to_string().as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
+    run_in(w, cmd, dir, &input.to_string(), env)
 }
 
 #[test]
@@ -922,7 +914,8 @@ fn hooks_claude_hooks_stay_silent_inside_cursor_when_cursor_has_msd() {
     }
 }
 
-/// Runs an installed command as Cursor does: `sh -c` in `dir`, the payload on stdin.
+/// Runs an installed command as Cursor (and the runtimes that use `sh -c`) does: in `dir`, the
+/// payload on stdin.
 fn run_in(w: &World, cmd: &str, dir: &Path, stdin: &str, env: &[(&str, &Path)]) -> std::process::Output {
     let mut sh = std::process::Command::new("sh");
     w.isolate(&mut sh);
