@@ -45,6 +45,7 @@ use super::install::{Held, HookContext, next_state, plan_settings};
 use super::plan::{Action, Op, Plan};
 use super::record::{self, Entry, FileManifest};
 use super::state::InstallState;
+use super::surfaces::HookMode;
 use super::write::WriteReport;
 use super::{InstallOptions, TargetRun, migrate};
 use crate::pipeline::convert::FileKind;
@@ -144,7 +145,20 @@ fn file_identity(path: &Path) -> Option<String> {
 
 /// The fingerprint of installing `rt` into `target` with `opts`, `None` when it cannot be taken.
 fn fingerprint(rt: &LoadedRuntime, target: &Target, opts: &InstallOptions<'_>, env: &Environment) -> Option<String> {
-    let inputs = opts.inputs?;
+    // Every option is named here, none with `..`: a new one does not compile until it is
+    // either part of the fingerprint or said not to change what is emitted.
+    let InstallOptions {
+        scope,
+        config_dir,
+        allow_symlinks,
+        adopt,
+        dry_run: _, // a dry run never takes the fast path (`candidates`)
+        hooks: HookMode { portable, force_statusline },
+        progress: _, // only what is drawn
+        profile,
+        inputs,
+    } = opts;
+    let inputs = (*inputs)?;
     let exe = std::env::current_exe().ok()?;
     let helper = crate::pipeline::synth::helper_location().ok()?;
     let mut h = Fp::default();
@@ -155,8 +169,8 @@ fn fingerprint(rt: &LoadedRuntime, target: &Target, opts: &InstallOptions<'_>, e
     h.text(inputs);
     h.text(&rt.capability.id);
     h.text(rt.source.as_str());
-    h.text(opts.scope.as_str());
-    h.text(&format!("{:?}", opts.config_dir));
+    h.text(scope.as_str());
+    h.text(&format!("{config_dir:?}"));
     // What emission reads of the target (how the home was found is only shown, and comes
     // from this run's resolution).
     h.text(&format!("{}", target.home.display()));
@@ -164,11 +178,8 @@ fn fingerprint(rt: &LoadedRuntime, target: &Target, opts: &InstallOptions<'_>, e
     h.text(&target.core_ref);
     h.text(&target.local_ref);
     h.text(&format!("{}", env.home.display()));
-    h.text(&format!("{:?}", opts.profile));
-    h.text(&format!(
-        "adopt={} symlinks={} portable={} statusline={}",
-        opts.adopt, opts.allow_symlinks, opts.hooks.portable, opts.hooks.force_statusline
-    ));
+    h.text(&format!("{profile:?}"));
+    h.text(&format!("adopt={adopt} symlinks={allow_symlinks} portable={portable} statusline={force_statusline}"));
     h.text(&format!("{:?}", msd_core::shell::Os::HOST));
     Some(h.finish())
 }
