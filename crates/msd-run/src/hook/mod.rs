@@ -108,6 +108,9 @@ pub(crate) fn run(a: &HookArgs) -> ExitCode {
     let parsed = event::parse(&text);
     let name = parsed.as_ref().ok().and_then(|e| e.name.clone()).unwrap_or_else(|| h.default_event().to_string());
     let dirs = Dirs::from_env();
+    if h == Hook::SessionStart {
+        sweep(&dirs.state, std::time::SystemTime::now());
+    }
     let started = (a.once_per_session && h == Hook::SessionStart)
         .then(|| parsed.as_ref().ok().and_then(|e| session_file(&dirs.state, "started", e.session.as_deref())))
         .flatten();
@@ -305,7 +308,29 @@ fn session_start(project: &Path, cache_dir: Option<&Path>) -> Option<String> {
 }
 
 /// A per-session file of the hooks (the context bridge, what was told) in `state`.
+/// The kinds of per-session files the hooks keep in the state directory.
+const SESSION_FILES: [&str; 4] = ["started", "announce", "context", "warned"];
+
+/// How long a per-session file is kept after its last write: sessions do not last a week.
+const SESSION_FILE_DAYS: u64 = 7;
+
+/// Removes the per-session files of `state` last written more than [`SESSION_FILE_DAYS`]
+/// before `now` (only ours: `<kind>-<id>.json` regular files). Best effort; run at session start.
+pub(crate) fn sweep(state: &Path, now: std::time::SystemTime) {
+    let Ok(entries) = fsx::list_dir(state) else { return };
+    let max_age = std::time::Duration::from_secs(SESSION_FILE_DAYS * 86_400);
+    for e in entries.iter().filter(|e| e.is_file && e.name.ends_with(".json")) {
+        let ours = SESSION_FILES.iter().any(|k| e.name.strip_prefix(k).is_some_and(|r| r.starts_with('-')));
+        let path = state.join(&e.os_name);
+        let old = fsx::modified(&path).ok().and_then(|m| now.duration_since(m).ok()).is_some_and(|age| age > max_age);
+        if ours && old {
+            let _ = fsx::remove_file_if_exists(&path);
+        }
+    }
+}
+
 fn session_file(state: &Path, kind: &str, session: Option<&str>) -> Option<PathBuf> {
+    debug_assert!(SESSION_FILES.contains(&kind), "a per-session file the sweep knows: {kind}");
     let id: String =
         session?.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').take(80).collect();
     (!id.is_empty()).then(|| state.join(format!("{kind}-{id}.json")))

@@ -330,3 +330,23 @@ fn hook_cursor_fixtures_render_cursors_json() {
         assert!(r.stdout.contains("\"permission\":\"deny\""), "{rel}: {}", r.stdout);
     }
 }
+
+#[test]
+fn hook_sweep_removes_only_our_week_old_session_files() {
+    let d = tempfile::tempdir().unwrap();
+    let state = d.path();
+    for name in ["started-old.json", "context-old.json", "warned-new.json", "mine-old.json", "context-old.txt"] {
+        fsx::write_atomic(&state.join(name), b"{}", fsx::FileMode::Regular).unwrap();
+    }
+    // "Now" eight days after the files were written.
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(8 * 86_400);
+    let keep_new = fsx::read(&state.join("warned-new.json")).unwrap();
+    sweep(state, later);
+    let left: Vec<String> = fsx::list_dir(state).unwrap().into_iter().map(|e| e.name).collect();
+    assert_eq!(left, ["context-old.txt", "mine-old.json"], "our .json session files older than a week go");
+    // A day later than the write: nothing of ours is old yet.
+    fsx::write_atomic(&state.join("warned-new.json"), &keep_new, fsx::FileMode::Regular).unwrap();
+    sweep(state, std::time::SystemTime::now() + std::time::Duration::from_secs(86_400));
+    assert!(fsx::is_file(&state.join("warned-new.json")));
+    sweep(&state.join("missing"), later);
+}
