@@ -292,7 +292,11 @@ fn hooks_every_runtime_registers_exactly_ours_and_they_run() {
                     let out = sh(&w, cmd, &ev.to_string(), &extra);
                     assert!(out.status.success(), "{what}: {cmd}: {}", text(&out.stderr));
                     assert!(text(&out.stdout).contains("phase 3 of 3 (Ship)"), "{what}: {}", text(&out.stdout));
-                    assert!(text(&out.stdout).contains("next: /msd:verify-work"), "{what}");
+                    // The next command as this runtime writes its commands (its `command_ref`).
+                    let cap = crate::support::repo().join("runtimes").join(case.runtime).join("capability.json");
+                    let cap: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(cap).unwrap()).unwrap();
+                    let next = cap["command_ref"].as_str().unwrap().replace("{stem}", "verify-work");
+                    assert!(text(&out.stdout).contains(&format!("next: {next} (")), "{what}: {}", text(&out.stdout));
                 }
                 "guard" => {
                     // The payload names a .env file or shrinks STATE.md: refused.

@@ -292,7 +292,9 @@ fn write_json<T: serde::Serialize>(path: &Path, v: &T) {
 }
 
 fn session_start(project: &Path, cache_dir: Option<&Path>) -> Option<String> {
-    let summary = state_md(project).and_then(|p| session_start::summary(&p));
+    // The next command in this runtime's own syntax (`command_ref` of `<core>/runtime.json`).
+    let info = crate::runtime_info(None);
+    let summary = state_md(project).and_then(|p| session_start::summary(&p, |stem| info.command(stem)));
     let notice = cache_dir.and_then(|dir| {
         let cache: Option<UpdateCache> = read_json(&dir.join(update_cache::CACHE_FILE));
         let last: Option<NoticeShown> = read_json(&dir.join(update_cache::NOTICE_FILE));

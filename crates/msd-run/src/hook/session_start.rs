@@ -45,28 +45,29 @@ pub(crate) fn position(state_md: &str) -> Position {
     p
 }
 
-/// The msd command that moves a phase of `status` on.
-pub(crate) fn next_command(status: &str) -> &'static str {
+/// The msd command that moves a phase of `status` on: its stem and arguments.
+pub(crate) fn next_command(status: &str) -> (&'static str, &'static str) {
     let s = status.to_ascii_lowercase();
-    let table: &[(&str, &str)] = &[
-        ("paused", "/msd:resume-work"),
-        ("ready to discuss", "/msd:discuss-phase"),
-        ("ready to plan", "/msd:plan-phase"),
-        ("planned", "/msd:execute-phase"),
-        ("ready to execute", "/msd:execute-phase"),
-        ("executing", "/msd:execute-phase"),
-        ("in progress", "/msd:execute-phase"),
-        ("ready to verify", "/msd:verify-work"),
-        ("verifying", "/msd:verify-work"),
-        ("gaps found", "/msd:plan-phase --gaps"),
-        ("phase complete", "/msd:discuss-phase"),
-        ("milestone", "/msd:complete-milestone"),
+    let table: &[(&str, (&str, &str))] = &[
+        ("paused", ("resume-work", "")),
+        ("ready to discuss", ("discuss-phase", "")),
+        ("ready to plan", ("plan-phase", "")),
+        ("planned", ("execute-phase", "")),
+        ("ready to execute", ("execute-phase", "")),
+        ("executing", ("execute-phase", "")),
+        ("in progress", ("execute-phase", "")),
+        ("ready to verify", ("verify-work", "")),
+        ("verifying", ("verify-work", "")),
+        ("gaps found", ("plan-phase", " --gaps")),
+        ("phase complete", ("discuss-phase", "")),
+        ("milestone", ("complete-milestone", "")),
     ];
-    table.iter().find(|(k, _)| s.starts_with(k)).map_or("/msd:progress", |(_, c)| c)
+    table.iter().find(|(k, _)| s.starts_with(k)).map_or(("progress", ""), |(_, c)| *c)
 }
 
-/// The summary of a position: one line, then the continuity lines.
-pub(crate) fn summary(p: &Position) -> Option<String> {
+/// The summary of a position: one line, then the continuity lines; the next command written
+/// as the runtime writes its commands (`command`: `/msd-plan-phase`, Gemini's `/msd:plan-phase`).
+pub(crate) fn summary(p: &Position, command: impl Fn(&str) -> String) -> Option<String> {
     let mut parts = Vec::new();
     if let Some(ph) = &p.phase {
         parts.push(format!("phase {ph}"));
@@ -80,8 +81,8 @@ pub(crate) fn summary(p: &Position) -> Option<String> {
     if parts.is_empty() && p.continuity.is_empty() {
         return None;
     }
-    let next = next_command(p.status.as_deref().unwrap_or(""));
-    let mut out = format!("msd: {}; next: {next} (from .planning/STATE.md)", parts.join(", "));
+    let (stem, args) = next_command(p.status.as_deref().unwrap_or(""));
+    let mut out = format!("msd: {}; next: {}{args} (from .planning/STATE.md)", parts.join(", "), command(stem));
     for c in &p.continuity {
         out.push('\n');
         out.push_str(c);
@@ -118,14 +119,18 @@ mod tests {
 
     #[test]
     fn hook_session_start_one_line_and_next_command() {
-        let s = summary(&position(STATE)).unwrap();
+        let colon = |stem: &str| format!("/msd:{stem}");
+        let s = summary(&position(STATE), colon).unwrap();
         assert_eq!(
             s,
             "msd: phase 2 of 4 (API), plan 1 of 3, executing; next: /msd:execute-phase (from .planning/STATE.md)\nStopped at: plan 2-3 task 4\nResume file: None"
         );
-        assert_eq!(summary(&position("# nothing here\n")), None);
-        assert_eq!(next_command("Ready to discuss"), "/msd:discuss-phase");
-        assert_eq!(next_command("odd"), "/msd:progress");
+        assert_eq!(summary(&position("# nothing here\n"), colon), None);
+        assert_eq!(next_command("Ready to discuss"), ("discuss-phase", ""));
+        assert_eq!(next_command("odd"), ("progress", ""));
+        let gaps = "## Current Position\n\nStatus: Gaps found\n";
+        let dash = |stem: &str| format!("/msd-{stem}");
+        assert!(summary(&position(gaps), dash).unwrap().contains("next: /msd-plan-phase --gaps ("));
     }
 
     #[test]
