@@ -157,6 +157,28 @@ impl Event {
             .filter(|s| !s.is_empty())
     }
 
+    /// Every file the tool writes or reads: the one it names ([`Event::target`]), and each file a
+    /// patch adds, updates, deletes or moves to. OpenCode's and Kilo's `apply_patch` names no
+    /// path but its `patchText`, whose `*** Add File: <path>`, `*** Update File: <path>`,
+    /// `*** Delete File: <path>` and `*** Move to: <path>` lines name them
+    /// (`opencode-linux-x64@1.18.33:bin/opencode@96909308`, the argument `@96909975`).
+    pub(crate) fn targets(&self) -> Vec<&str> {
+        const HEADERS: [&str; 4] = ["*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "];
+        let mut out: Vec<&str> = self.target().into_iter().collect();
+        for k in ["patchText", "patch"] {
+            let Some(text) = self.input.get(k).and_then(Value::as_str) else { continue };
+            for line in text.lines() {
+                let line = line.trim_end_matches('\r');
+                if let Some(p) =
+                    HEADERS.iter().find_map(|h| line.strip_prefix(h)).map(str::trim).filter(|p| !p.is_empty())
+                {
+                    out.push(p);
+                }
+            }
+        }
+        out
+    }
+
     /// The whole new text of a whole-file write (`Write`, Gemini `write_file`, Cline
     /// `write_to_file`, Copilot `create`), when this is one.
     pub(crate) fn whole_file(&self) -> Option<&str> {
@@ -235,6 +257,15 @@ mod tests {
         );
         assert_eq!((e.target(), e.whole_file()), (Some("/p/.env"), Some("A=1")));
         assert!(e.fields.iter().any(|f| f == "cursor_version"));
+    }
+
+    #[test]
+    fn hook_event_patch_names_every_file_it_touches() {
+        let patch = "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: src/app.py\r\n*** Move to: .env\n@@\n-a\n+b\n*** Delete File: old.txt\n*** End Patch\n";
+        let e = parse(&serde_json::json!({"hook": "tool.execute.before", "input": {"tool": "apply_patch"}, "output": {"args": {"patchText": patch}}}).to_string()).unwrap();
+        assert_eq!(e.targets(), ["a.txt", "src/app.py", ".env", "old.txt"]);
+        let e = parse(r#"{"tool_name":"Write","tool_input":{"file_path":"/p/x"}}"#).unwrap();
+        assert_eq!(e.targets(), ["/p/x"]);
     }
 
     #[test]

@@ -425,7 +425,15 @@ pub(crate) fn planning_rel(path: &Path) -> Option<String> {
 }
 
 fn guard(e: &Event, project: &Path, all: bool) -> Reply {
-    let Some(named) = e.target() else { return Reply::Pass };
+    e.targets()
+        .into_iter()
+        .map(|named| guard_one(e, named, project, all))
+        .find(|r| *r != Reply::Pass)
+        .unwrap_or(Reply::Pass)
+}
+
+/// The guards of `e` for one file it writes (or reads), `named` as the tool names it.
+fn guard_one(e: &Event, named: &str, project: &Path, all: bool) -> Reply {
     let abs = guard_worktree::normalize(&project.join(named));
     let resolved = resolve(&abs);
     let first = guard_env::decide(named, Some(&resolved), e.reads_only());

@@ -98,6 +98,9 @@ fn hook_fixtures_every_runtime() {
         // OpenCode and Kilo, as msd's plugin shim sends them (recorded from opencode 1.18.33).
         (Hook::Guard, "opencode/tool.execute.before-read-env.json", Want::Block("refusing to read .env")),
         (Hook::Guard, "opencode/tool.execute.before-write-env.json", Want::Block("refusing to write")),
+        // OpenCode's apply_patch names its files only in the patch text.
+        (Hook::Guard, "opencode/tool.execute.before-apply-patch-env.json", Want::Block("refusing to write .env.local")),
+        (Hook::Guard, "opencode/tool.execute.before-apply-patch.json", Want::Pass),
         (Hook::Guard, "opencode/tool.execute.before-write-state-shrink.json", Want::Block(".planning/STATE.md")),
         (Hook::Guard, "opencode/tool.execute.before-edit-config.json", Want::Pass),
         (Hook::Guard, "opencode/tool.execute.before-grep-outside.json", Want::Pass),
