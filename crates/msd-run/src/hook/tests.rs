@@ -95,6 +95,16 @@ fn hook_fixtures_every_runtime() {
         (Hook::Guard, "windsurf/pre_write_code-injection.json", Want::Block("<system>")),
         (Hook::Guard, "kimi-code/PreToolUse-writefile-env.json", Want::Block(".env")),
         (Hook::Guard, "codebuddy/PreToolUse-write-env.json", Want::Block(".env")),
+        // Kimi CLI, shaped after kimi-cli@1.52.0's payload builder (`kimi_cli/hooks/events.py:11`)
+        // and its file tools' parameters (`kimi_cli/tools/file/{write,replace,read}.py`).
+        (Hook::Guard, "kimi/PreToolUse-writefile-env.json", Want::Block("refusing to write")),
+        (Hook::Guard, "kimi/PreToolUse-readfile-env.json", Want::Block("refusing to read .env.local")),
+        (Hook::Guard, "kimi/PreToolUse-writefile-state-shrink.json", Want::Block("lose most of a planning artifact")),
+        // `mode: append` adds to the file: no shrink.
+        (Hook::Guard, "kimi/PreToolUse-writefile-append-state.json", Want::Pass),
+        (Hook::Guard, "kimi/PreToolUse-strreplace-injection.json", Want::Block("ignore all previous instructions")),
+        (Hook::Guard, "kimi/PreToolUse-strreplace-edits-injection.json", Want::Block("<system>")),
+        (Hook::Guard, "kimi/PreToolUse-strreplace-source.json", Want::Pass),
         // OpenCode and Kilo, as msd's plugin shim sends them (recorded from opencode 1.18.33).
         (Hook::Guard, "opencode/tool.execute.before-read-env.json", Want::Block("refusing to read .env")),
         (Hook::Guard, "opencode/tool.execute.before-write-env.json", Want::Block("refusing to write")),
