@@ -229,6 +229,14 @@ const CASES: &[Case] = &[
         project_var: Some("CURSOR_PROJECT_DIR"),
     },
     Case {
+        runtime: "kimi",
+        local: false,
+        file: "~/.kimi/config.toml",
+        hooks: &["guard"],
+        guard_payload: "kimi/PreToolUse-writefile-env.json",
+        project_var: None,
+    },
+    Case {
         runtime: "kimi-code",
         local: false,
         file: "~/.kimi-code/config.toml",
