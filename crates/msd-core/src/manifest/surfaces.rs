@@ -48,6 +48,9 @@ pub enum SurfaceFormat {
     Json,
     /// TOML; comments and formatting are kept.
     Toml,
+    /// Block-style YAML (Hermes `config.yaml`); comments and formatting are kept, an edit that
+    /// would need a flow collection or a multi-line scalar rewritten is refused.
+    Yaml,
     /// A text file (Markdown instructions) holding marked blocks.
     Markdown,
 }
@@ -168,14 +171,14 @@ pub fn validate(specs: &[SurfaceSpec]) -> Result<(), String> {
             let ok = match (s.format, e) {
                 (SurfaceFormat::Markdown, EntrySpec::Block { .. }) => true,
                 (
-                    SurfaceFormat::Json | SurfaceFormat::Toml,
+                    SurfaceFormat::Json | SurfaceFormat::Toml | SurfaceFormat::Yaml,
                     EntrySpec::ArrayItem { at, .. } | EntrySpec::Key { at, .. },
                 ) => !at.is_empty(),
                 _ => false,
             };
             if !ok {
                 return Err(format!(
-                    "settings surface `{}`: entry `{id}` does not fit its format (json and toml take `array-item` and `key` with a non-empty `at` and a `value`; markdown takes `block` with `text`)",
+                    "settings surface `{}`: entry `{id}` does not fit its format (json, toml and yaml take `array-item` and `key` with a non-empty `at` and a `value`; markdown takes `block` with `text`)",
                     s.file
                 ));
             }
