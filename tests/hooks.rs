@@ -67,9 +67,14 @@ fn commands(settings: &str) -> Vec<(String, String)> {
     match serde_json::from_str::<serde_json::Value>(settings) {
         Ok(v) => walk(&v, &mut strings),
         Err(_) => {
+            // TOML `command = "..."`, YAML `command: "..."` (a JSON string: msd writes YAML
+            // scalars as JSON).
             for line in settings.lines() {
-                if let Some(v) = line.trim().strip_prefix("command = ") {
+                let l = line.trim().trim_start_matches("- ");
+                if let Some(v) = l.strip_prefix("command = ") {
                     strings.push(v.trim_matches('"').to_string());
+                } else if let Some(v) = l.strip_prefix("command: ") {
+                    strings.push(serde_json::from_str(v).unwrap_or_else(|_| v.to_string()));
                 }
             }
         }
@@ -229,6 +234,14 @@ const CASES: &[Case] = &[
         project_var: Some("CURSOR_PROJECT_DIR"),
     },
     Case {
+        runtime: "hermes",
+        local: false,
+        file: "~/.hermes/config.yaml",
+        hooks: &["session-start", "guard"],
+        guard_payload: "hermes/pre_tool_call-write_file-env.json",
+        project_var: None,
+    },
+    Case {
         runtime: "kimi",
         local: false,
         file: "~/.kimi/config.toml",
@@ -258,6 +271,7 @@ fn blocked(out: &std::process::Output) -> bool {
     out.status.code() == Some(2)
         || o.contains("\"permissionDecision\":\"deny\"")
         || o.contains("\"permission\":\"deny\"")
+        || o.contains("\"action\":\"block\"")
 }
 
 #[test]
