@@ -53,8 +53,12 @@ const CASES: &[Case] = &[
         name: "yaml, Hermes' default `hooks: {}` between commented keys",
         format: "yaml",
         entries: HOOK,
-        before: Some("# my hermes\nmodel:\n  default: claude # fav\n\n# hooks go here\nhooks: {}\nhooks_auto_accept: false\n"),
-        holds: &["# my hermes\nmodel:\n  default: claude # fav\n\n# hooks go here\nhooks:\n  SessionStart:\n    - command: \"/h/msd-core/bin/msd_run hook session-start\"\nhooks_auto_accept: false\n"],
+        before: Some(
+            "# my hermes\nmodel:\n  default: claude # fav\n\n# hooks go here\nhooks: {}\nhooks_auto_accept: false\n",
+        ),
+        holds: &[
+            "# my hermes\nmodel:\n  default: claude # fav\n\n# hooks go here\nhooks:\n  SessionStart:\n    - command: \"/h/msd-core/bin/msd_run hook session-start\"\nhooks_auto_accept: false\n",
+        ],
         owns: &["hook:s"],
         notes: &[],
     },
@@ -62,8 +66,12 @@ const CASES: &[Case] = &[
         name: "yaml, a user's hook in a compact list",
         format: "yaml",
         entries: HOOK,
-        before: Some("hooks:\n  SessionStart:\n  - command: echo hi # mine\n    timeout: 5\n  pre_tool_call:\n    - command: my-guard\n"),
-        holds: &["  SessionStart:\n  - command: echo hi # mine\n    timeout: 5\n  - command: \"/h/msd-core/bin/msd_run hook session-start\"\n  pre_tool_call:\n    - command: my-guard\n"],
+        before: Some(
+            "hooks:\n  SessionStart:\n  - command: echo hi # mine\n    timeout: 5\n  pre_tool_call:\n    - command: my-guard\n",
+        ),
+        holds: &[
+            "  SessionStart:\n  - command: echo hi # mine\n    timeout: 5\n  - command: \"/h/msd-core/bin/msd_run hook session-start\"\n  pre_tool_call:\n    - command: my-guard\n",
+        ],
         owns: &["hook:s"],
         notes: &[],
     },

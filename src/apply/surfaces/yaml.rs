@@ -186,7 +186,10 @@ impl YamlDoc {
             return Ok(());
         }
         if !empty_inline(&v) {
-            return Err(format!("`{}` holds `{v}` on one line, which msd cannot add to; write it as a block", at(path)));
+            return Err(format!(
+                "`{}` holds `{v}` on one line, which msd cannot add to; write it as a block",
+                at(path)
+            ));
         }
         let comment = v.split_once(" #").map(|(_, c)| format!(" #{c}")).unwrap_or_default();
         self.lines[i] = format!("{}{}:{comment}", " ".repeat(ind), plain_key(k));
@@ -395,13 +398,13 @@ pub(super) fn check(display: &str, yaml: &Option<String>, json: &Option<String>)
     let refuse = |why: String| SettingsError {
         path: display.to_string(),
         line: None,
-        message: format!("msd cannot edit this YAML in place ({why}); add its entries by hand or write the keys as blocks"),
+        message: format!(
+            "msd cannot edit this YAML in place ({why}); add its entries by hand or write the keys as blocks"
+        ),
     };
     let got = yaml.as_deref().map(|t| to_json(display, t)).transpose().map_err(|e| refuse(e.message))?;
-    let want = json
-        .as_deref()
-        .map(|t| serde_json::from_str::<Value>(t).map_err(|e| refuse(e.to_string())))
-        .transpose()?;
+    let want =
+        json.as_deref().map(|t| serde_json::from_str::<Value>(t).map_err(|e| refuse(e.to_string()))).transpose()?;
     let norm = |v: Option<Value>| v.map(|v| empties(&v)).filter(|v| !v.is_null());
     let (got, want) = (norm(got), norm(want));
     if got == want {

@@ -184,7 +184,10 @@ mod tests {
     #[test]
     fn hook_reply_hermes_json_on_stdout_exit_0() {
         let b = render(&Reply::Block("no".into()), Protocol::Hermes, "pre_tool_call");
-        assert_eq!((b.code, b.stdout.as_str(), b.stderr.as_str()), (0, "{\"action\":\"block\",\"message\":\"no\"}\n", ""));
+        assert_eq!(
+            (b.code, b.stdout.as_str(), b.stderr.as_str()),
+            (0, "{\"action\":\"block\",\"message\":\"no\"}\n", "")
+        );
         let c = render(&Reply::Context("hi".into()), Protocol::Hermes, "pre_llm_call");
         assert_eq!(c.stdout, "{\"context\":\"hi\"}\n");
         assert_eq!(render(&Reply::Pass, Protocol::Hermes, "pre_tool_call").stdout, "");

@@ -109,7 +109,11 @@ fn hook_fixtures_every_runtime() {
         // (`agent/shell_hooks.py:536-557`) and its file tools (`tools/file_tools.py:1947-2010`).
         (Hook::Guard, "hermes/pre_tool_call-write_file-env.json", Want::Block("refusing to write")),
         (Hook::Guard, "hermes/pre_tool_call-read_file-env.json", Want::Block("refusing to read .env.production")),
-        (Hook::Guard, "hermes/pre_tool_call-write_file-state-shrink.json", Want::Block("lose most of a planning artifact")),
+        (
+            Hook::Guard,
+            "hermes/pre_tool_call-write_file-state-shrink.json",
+            Want::Block("lose most of a planning artifact"),
+        ),
         (Hook::Guard, "hermes/pre_tool_call-patch-injection.json", Want::Block("ignore previous instructions")),
         (Hook::Guard, "hermes/pre_tool_call-patch-source.json", Want::Pass),
         // `tool_name` and `tool_input` are null outside tool events.
