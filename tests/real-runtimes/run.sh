@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The real-runtime acceptance tier: installs pinned real CLIs from npm into a cache, installs msd
-# into a sandbox HOME for each runtime x scope, and runs probes/<id>.sh, which proves the real
-# CLI (offline, against lib/mock_model.py where a session is needed) loads what msd wrote.
+# The real-runtime acceptance tier: installs pinned real CLIs from npm (PyPI for a `pypi:` pin)
+# into a cache, installs msd into a sandbox HOME for each runtime x scope, and runs
+# probes/<id>.sh, which proves the real CLI (offline, against lib/mock_model.py where a session
+# is needed) loads what msd wrote.
 #
 #   tests/real-runtimes/run.sh [ids...] [--scope global|local|both] [--pair A,B] [--keep] [--json]
 #
@@ -67,8 +68,12 @@ for id in "${IDS[@]}"; do
   [ -f "$probe" ] || { echo "no probe $probe" >&2; exit 2; }
   PIN[$id]=$(rt_probe_pin "$probe")
   [ -n "${PIN[$id]}" ] || { echo "$probe has no '# pin:' line" >&2; exit 2; }
-  BIN[$id]=$(rt_install_pkg "$id" "${PIN[$id]}") || BIN[$id]=
-  NODE[$id]=$(rt_node_dir "$(rt_probe_node "$probe")") || NODE[$id]=
+  BIN[$id]=$(rt_install_pkg "$id" "${PIN[$id]}" "$probe") || BIN[$id]=
+  case ${PIN[$id]} in
+    # A PyPI package runs on the venv's python, which BIN holds.
+    pypi:*) NODE[$id]=${BIN[$id]} ;;
+    *) NODE[$id]=$(rt_node_dir "$(rt_probe_node "$probe")") || NODE[$id]= ;;
+  esac
 done
 
 RESULTS="$OUT_BASE/results.jsonl"
