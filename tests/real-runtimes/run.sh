@@ -192,7 +192,13 @@ if [ -n "$PAIR" ]; then
   for scope in "${SCOPES[@]}"; do one_case "pair:${IDS[0]}+${IDS[1]}" "$scope" "${IDS[@]}"; done
 else
   for id in "${IDS[@]}"; do
-    for scope in "${SCOPES[@]}"; do one_case "" "$scope" "$id"; done
+    for scope in "${SCOPES[@]}"; do
+      # A runtime without that scope (its probe's `# scopes:`): said, not run.
+      case " $(rt_probe_scopes "$RT_ROOT/probes/$id.sh") " in
+        *" $scope "*) one_case "" "$scope" "$id" ;;
+        *) printf '%-9s%-7s skipped: %s has no %s scope\n' "$id" "$scope" "$id" "$scope" ;;
+      esac
+    done
   done
 fi
 

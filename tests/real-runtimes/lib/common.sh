@@ -76,6 +76,13 @@ rt_probe_node() {
   printf '%s\n' "${n:-20}"
 }
 
+# rt_probe_scopes <probe>: the scopes the probe runs (`# scopes:` line; default both).
+rt_probe_scopes() {
+  local s
+  s=$(sed -n 's/^# scopes:[[:space:]]*//p' "$1" | head -n1)
+  printf '%s\n' "${s:-global local}"
+}
+
 # rt_probe_pip <probe> <key>: the rest of the probe's `# <key>:` line (`pip`, `pip-flags`).
 rt_probe_pip() { sed -n "s/^# $2:[[:space:]]*//p" "$1" | head -n1; }
 

@@ -2,6 +2,7 @@
 # pin: pypi:kimi-cli==1.52.0
 # pip-flags: --no-deps --ignore-requires-python
 # pip: pydantic==2.12.5 tomlkit==0.14.0 loguru==0.7.3
+# scopes: global
 #
 # Kimi CLI, offline, through Kimi's own hook code (evidence/kimi.md has the source lines):
 #  - kimi-cli needs Python 3.12 and this tier's python may be older: the wheel is installed
@@ -9,7 +10,7 @@
 #    (HookDef), payload builders and runner, unchanged, with the engine's matching rule, over
 #    the ~/.kimi/config.toml msd wrote: PreToolUse WriteFile .env, ReadFile .env, an injection
 #    into .planning/, WriteFile README.md, Shell;
-#  - global only: Kimi CLI has no project config (run it with --scope global);
+#  - global only (`# scopes:`): Kimi CLI has no project config and msd no local Kimi install;
 #  - skills and agents are not counted: no session runs.
 # "hooks": Kimi's runner ran msd's guard and read its block (exit 2, the reason on stderr).
 set -u
