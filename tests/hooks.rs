@@ -428,6 +428,31 @@ fn hooks_portable_hooks_are_relative_to_home_and_verify_clean() {
 }
 
 #[test]
+fn hooks_hermes_portable_hooks_start_with_a_tilde() {
+    // Hermes runs a hook without a shell: `shlex.split(os.path.expanduser(command))`
+    // (hermes-agent@0.19.0:agent/shell_hooks.py:453-466), so `"$HOME"/...` would name no file; a
+    // leading `~/` is what it expands.
+    let w = World::new();
+    state_md(&w);
+    let c = repo().join("content");
+    Install::in_world(&w).runtime("hermes").content(&c).arg("--portable-hooks").run().success();
+    let yaml = std::fs::read_to_string(w.home.join(".hermes/config.yaml")).unwrap();
+    let cmds = commands(&yaml);
+    assert_eq!(cmds.len(), 2, "{yaml}");
+    for (cmd, _) in &cmds {
+        assert!(cmd.starts_with("~/.hermes/msd-core/bin/msd_run hook "), "{cmd}");
+        assert!(!cmd.contains(&s(&w.home)), "{cmd}");
+    }
+    // As Hermes expands it: the home for the `~`, then the words.
+    let start = &cmds.iter().find(|(_, n)| n == "session-start").unwrap().0;
+    let expanded = format!("{}{}", s(&w.home), &start[1..]);
+    let ev = serde_json::json!({"hook_event_name": "pre_llm_call", "cwd": w.project, "session_id": "p"});
+    let out = sh(&w, &expanded, &ev.to_string(), &[]);
+    assert!(text(&out.stdout).contains("phase 3 of 3"), "{}", text(&out.stderr));
+    Install::in_world(&w).verify().runtime("hermes").run().success();
+}
+
+#[test]
 fn hooks_global_and_local_together_run_once() {
     let w = World::new();
     let c = content_copy(&w, "content");

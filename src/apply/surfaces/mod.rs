@@ -91,6 +91,7 @@ pub(crate) struct Vars {
     core_ref: String,
     msd_run: String,
     msd_run_powershell: String,
+    msd_run_argv: String,
     force_statusline: bool,
     helper_ref_sh: String,
 }
@@ -121,8 +122,15 @@ impl Vars {
                 ),
             })
         };
+        // A runtime that splits the command into words itself and runs it without a shell,
+        // expanding only a leading `~` (Hermes): `~/...` instead of `"$HOME"/...`.
+        let argv = match portable.and_then(|h| helper.strip_prefix(h).ok()) {
+            Some(rel) => format!("~/{}", sh_quote(&rel.display().to_string())),
+            None => command(Shell::Posix)?,
+        };
         Ok(Vars {
             msd_run: command(shell)?,
+            msd_run_argv: argv,
             msd_run_powershell: command(Shell::PowerShell)?,
             core,
             home,
@@ -138,6 +146,7 @@ impl Vars {
             .replace("{{core}}", &self.core)
             .replace("{{msd_run}}", &self.msd_run)
             .replace("{{msd_run_powershell}}", &self.msd_run_powershell)
+            .replace("{{msd_run_argv}}", &self.msd_run_argv)
             .replace("{{helper_ref_sh}}", &self.helper_ref_sh)
     }
 

@@ -12,6 +12,7 @@ fn vars() -> Vars {
         core_ref: "~/.claude/msd-core".into(),
         msd_run: "/h/msd-core/bin/msd_run".into(),
         msd_run_powershell: "& '/h/msd-core/bin/msd_run'".into(),
+        msd_run_argv: "/h/msd-core/bin/msd_run".into(),
         force_statusline: false,
         helper_ref_sh: "~/.claude/msd-core/bin/msd_run".into(),
     }
