@@ -16,7 +16,9 @@ set -u
 
 py="$RT_BIN_DIR/python"
 printf 'TBD\n' >"$PROJECT/.planning/NOTES.md"
-rt_timeout 300 "$py" "$RT_LIB/hermes_hooks.py" "$PROJECT" "$RT_OUT/hermes.json" \
+# The helper's per-session state (the once-per-session marker) stays in the sandbox.
+mkdir -p "$HOME/.tmp"
+TMPDIR="$HOME/.tmp" rt_timeout 300 "$py" "$RT_LIB/hermes_hooks.py" "$PROJECT" "$RT_OUT/hermes.json" \
   </dev/null >"$RT_OUT/hermes.out" 2>"$RT_OUT/hermes.err" ||
   { rt_fail "the driver failed: $(tail -c 300 "$RT_OUT/hermes.err" | tr '\n' ' ')"; rt_emit; exit 1; }
 
