@@ -44,8 +44,9 @@ project="$(cd "$project" && pwd -P)"
 # The hook each fixture's event is for.
 hook_for() {
   case "$(basename "$1")" in
-    PreToolUse* | BeforeTool* | preToolUse* | pre_write_code*) echo guard ;;
-    SessionStart* | sessionStart* | TaskStart*) echo session-start ;;
+    PreToolUse* | BeforeTool* | preToolUse* | pre_write_code* | pre_tool_call*) echo guard ;;
+    # Hermes: the start line goes on pre_llm_call (its on_session_start output is not read).
+    SessionStart* | sessionStart* | TaskStart* | pre_llm_call*) echo session-start ;;
     PostToolUse* | AfterTool* | postToolUse*) echo context-monitor ;;
     statusline*) echo statusline ;;
     FileChanged* | afterFileEdit*) echo config-reload ;;
@@ -62,7 +63,7 @@ hook_for() {
 # registered command passes it; the others speak Claude's.
 protocol_for() {
   case "$(basename "$(dirname "$1")")" in
-    gemini | copilot | cline | opencode | cursor) echo "--protocol $(basename "$(dirname "$1")")" ;;
+    gemini | copilot | cline | opencode | cursor | hermes) echo "--protocol $(basename "$(dirname "$1")")" ;;
     *) echo "" ;;
   esac
 }

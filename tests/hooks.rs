@@ -67,9 +67,14 @@ fn commands(settings: &str) -> Vec<(String, String)> {
     match serde_json::from_str::<serde_json::Value>(settings) {
         Ok(v) => walk(&v, &mut strings),
         Err(_) => {
+            // TOML `command = "..."`, YAML `command: "..."` (a JSON string: msd writes YAML
+            // scalars as JSON).
             for line in settings.lines() {
-                if let Some(v) = line.trim().strip_prefix("command = ") {
+                let l = line.trim().trim_start_matches("- ");
+                if let Some(v) = l.strip_prefix("command = ") {
                     strings.push(v.trim_matches('"').to_string());
+                } else if let Some(v) = l.strip_prefix("command: ") {
+                    strings.push(serde_json::from_str(v).unwrap_or_else(|_| v.to_string()));
                 }
             }
         }
@@ -229,6 +234,22 @@ const CASES: &[Case] = &[
         project_var: Some("CURSOR_PROJECT_DIR"),
     },
     Case {
+        runtime: "hermes",
+        local: false,
+        file: "~/.hermes/config.yaml",
+        hooks: &["session-start", "guard"],
+        guard_payload: "hermes/pre_tool_call-write_file-env.json",
+        project_var: None,
+    },
+    Case {
+        runtime: "kimi",
+        local: false,
+        file: "~/.kimi/config.toml",
+        hooks: &["guard"],
+        guard_payload: "kimi/PreToolUse-writefile-env.json",
+        project_var: None,
+    },
+    Case {
         runtime: "kimi-code",
         local: false,
         file: "~/.kimi-code/config.toml",
@@ -250,6 +271,7 @@ fn blocked(out: &std::process::Output) -> bool {
     out.status.code() == Some(2)
         || o.contains("\"permissionDecision\":\"deny\"")
         || o.contains("\"permission\":\"deny\"")
+        || o.contains("\"action\":\"block\"")
 }
 
 #[test]
@@ -407,6 +429,31 @@ fn hooks_portable_hooks_are_relative_to_home_and_verify_clean() {
     Install::in_world(&w).content(&c).run().success();
     let settings = std::fs::read_to_string(w.home.join(".claude/settings.json")).unwrap();
     assert!(commands(&settings).iter().all(|(c, _)| c.starts_with(&s(&w.home))), "{settings}");
+}
+
+#[test]
+fn hooks_hermes_portable_hooks_start_with_a_tilde() {
+    // Hermes runs a hook without a shell: `shlex.split(os.path.expanduser(command))`
+    // (hermes-agent@0.19.0:agent/shell_hooks.py:453-466), so `"$HOME"/...` would name no file; a
+    // leading `~/` is what it expands.
+    let w = World::new();
+    state_md(&w);
+    let c = repo().join("content");
+    Install::in_world(&w).runtime("hermes").content(&c).arg("--portable-hooks").run().success();
+    let yaml = std::fs::read_to_string(w.home.join(".hermes/config.yaml")).unwrap();
+    let cmds = commands(&yaml);
+    assert_eq!(cmds.len(), 2, "{yaml}");
+    for (cmd, _) in &cmds {
+        assert!(cmd.starts_with("~/.hermes/msd-core/bin/msd_run hook "), "{cmd}");
+        assert!(!cmd.contains(&s(&w.home)), "{cmd}");
+    }
+    // As Hermes expands it: the home for the `~`, then the words.
+    let start = &cmds.iter().find(|(_, n)| n == "session-start").unwrap().0;
+    let expanded = format!("{}{}", s(&w.home), &start[1..]);
+    let ev = serde_json::json!({"hook_event_name": "pre_llm_call", "cwd": w.project, "session_id": "p"});
+    let out = sh(&w, &expanded, &ev.to_string(), &[]);
+    assert!(text(&out.stdout).contains("phase 3 of 3"), "{}", text(&out.stderr));
+    Install::in_world(&w).verify().runtime("hermes").run().success();
 }
 
 #[test]

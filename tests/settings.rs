@@ -160,6 +160,78 @@ fn settings_codex_toml_and_hooks_json() {
 }
 
 #[test]
+fn settings_kimi_cli_config_toml_gets_only_our_hook_table() {
+    // Kimi CLI reads `[[hooks]]` tables of `~/.kimi/config.toml` (kimi-cli@1.52.0:
+    // kimi_cli/config.py:241): ours is appended after the user's own, theirs and every comment
+    // stay byte-for-byte, and uninstall gives the file back as it was.
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let kimi = w.home.join(".kimi");
+    std::fs::create_dir_all(&kimi).unwrap();
+    let toml = "# my kimi\ndefault_model = \"k2\" # favourite\n\n[models.k2]\nprovider = \"moonshot\"\nmodel = \"kimi-k2\"\nmax_context_size = 262144\n\n[providers.moonshot]\ntype = \"kimi\"\nbase_url = \"https://api.moonshot.ai/v1\"\napi_key = \"sk-x\"\n\n# my audit hook\n[[hooks]]\nevent = \"PostToolUse\" # after every tool\ncommand = \"my-audit\"\n";
+    std::fs::write(kimi.join("config.toml"), toml).unwrap();
+    Install::in_world(&w).runtime("kimi").content(&c).run().success();
+    let after = std::fs::read_to_string(kimi.join("config.toml")).unwrap();
+    assert!(after.starts_with(toml), "{after}");
+    let ours = &after[toml.len()..];
+    let helper = format!("{}/msd-core/bin/msd_run", kimi.display());
+    assert_eq!(
+        ours,
+        format!(
+            "\n[[hooks]]\nevent = \"PreToolUse\"\nmatcher = \"^(WriteFile|StrReplaceFile|ReadFile)$\"\ncommand = \"{helper} hook guard\"\ntimeout = 10\n"
+        ),
+        "{after}"
+    );
+    Install::in_world(&w).verify().runtime("kimi").run().success();
+    Install::in_world(&w).runtime("kimi").content(&c).run().success();
+    assert_eq!(std::fs::read_to_string(kimi.join("config.toml")).unwrap(), after, "reinstall changes nothing");
+    Install::in_world(&w).uninstall().runtime("kimi").run().success();
+    assert_eq!(std::fs::read_to_string(kimi.join("config.toml")).unwrap(), toml);
+}
+
+#[test]
+fn settings_hermes_config_yaml_gets_only_our_hooks() {
+    // Hermes reads shell hooks from `hooks:` in `~/.hermes/config.yaml` (hermes-agent@0.19.0:
+    // agent/shell_hooks.py:305): ours go under its events beside the user's, every comment and
+    // other key stays byte-for-byte, and uninstall gives the file back as it was, also after the
+    // user edited it.
+    let w = World::new();
+    // The shipped content: Hermes' nested skills layout needs its command groups.
+    let c = repo().join("content");
+    let hermes = w.home.join(".hermes");
+    std::fs::create_dir_all(&hermes).unwrap();
+    let yaml = "# my hermes\nmodel:\n  default: anthropic/claude-sonnet-4 # fav\n\nhooks:\n  # audit every tool\n  post_tool_call:\n  - command: ~/bin/audit.sh\n  pre_tool_call:\n    - matcher: terminal\n      command: ~/bin/no-rm.sh\n      timeout: 5\nhooks_auto_accept: false\n";
+    std::fs::write(hermes.join("config.yaml"), yaml).unwrap();
+    Install::in_world(&w).runtime("hermes").content(&c).run().success().stdout_has("answer y to its prompt");
+    let after = std::fs::read_to_string(hermes.join("config.yaml")).unwrap();
+    let helper = format!("{}/msd-core/bin/msd_run", hermes.display());
+    let want = format!(
+        "# my hermes\nmodel:\n  default: anthropic/claude-sonnet-4 # fav\n\nhooks:\n  # audit every tool\n  post_tool_call:\n  - command: ~/bin/audit.sh\n  pre_tool_call:\n    - matcher: terminal\n      command: ~/bin/no-rm.sh\n      timeout: 5\n    - matcher: \"write_file|patch|read_file\"\n      command: \"{helper} hook guard --protocol hermes\"\n      timeout: 10\n  pre_llm_call:\n    - command: \"{helper} hook session-start --once-per-session --protocol hermes\"\n      timeout: 10\nhooks_auto_accept: false\n"
+    );
+    assert_eq!(after, want);
+    Install::in_world(&w).verify().runtime("hermes").run().success();
+    Install::in_world(&w).runtime("hermes").content(&c).run().success();
+    assert_eq!(std::fs::read_to_string(hermes.join("config.yaml")).unwrap(), after, "reinstall changes nothing");
+    // The user adds a key after the install: uninstall takes out exactly our two items.
+    std::fs::write(hermes.join("config.yaml"), format!("{after}# later\n")).unwrap();
+    Install::in_world(&w).uninstall().runtime("hermes").run().success();
+    assert_eq!(std::fs::read_to_string(hermes.join("config.yaml")).unwrap(), format!("{yaml}# later\n"));
+}
+
+#[test]
+fn settings_hermes_flow_style_hooks_are_left_untouched() {
+    let w = World::new();
+    // The shipped content: Hermes' nested skills layout needs its command groups.
+    let c = repo().join("content");
+    let hermes = w.home.join(".hermes");
+    std::fs::create_dir_all(&hermes).unwrap();
+    let yaml = "hooks: {pre_tool_call: [{command: mine}]}\n";
+    std::fs::write(hermes.join("config.yaml"), yaml).unwrap();
+    Install::in_world(&w).runtime("hermes").content(&c).run().code(3).stderr_has("config.yaml");
+    assert_eq!(std::fs::read_to_string(hermes.join("config.yaml")).unwrap(), yaml);
+}
+
+#[test]
 fn settings_codex_legacy_codex_hooks_key_is_replaced_by_features_hooks_on_upgrade() {
     // Codex 0.171.0 reads `[features] codex_hooks` as a deprecated alias of `hooks` and says so
     // in every session: an install that wrote the old key moves to the new one.

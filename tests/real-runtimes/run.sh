@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The real-runtime acceptance tier: installs pinned real CLIs from npm into a cache, installs msd
-# into a sandbox HOME for each runtime x scope, and runs probes/<id>.sh, which proves the real
-# CLI (offline, against lib/mock_model.py where a session is needed) loads what msd wrote.
+# The real-runtime acceptance tier: installs pinned real CLIs from npm (PyPI for a `pypi:` pin)
+# into a cache, installs msd into a sandbox HOME for each runtime x scope, and runs
+# probes/<id>.sh, which proves the real CLI (offline, against lib/mock_model.py where a session
+# is needed) loads what msd wrote.
 #
 #   tests/real-runtimes/run.sh [ids...] [--scope global|local|both] [--pair A,B] [--keep] [--json]
 #
@@ -67,8 +68,12 @@ for id in "${IDS[@]}"; do
   [ -f "$probe" ] || { echo "no probe $probe" >&2; exit 2; }
   PIN[$id]=$(rt_probe_pin "$probe")
   [ -n "${PIN[$id]}" ] || { echo "$probe has no '# pin:' line" >&2; exit 2; }
-  BIN[$id]=$(rt_install_pkg "$id" "${PIN[$id]}") || BIN[$id]=
-  NODE[$id]=$(rt_node_dir "$(rt_probe_node "$probe")") || NODE[$id]=
+  BIN[$id]=$(rt_install_pkg "$id" "${PIN[$id]}" "$probe") || BIN[$id]=
+  case ${PIN[$id]} in
+    # A PyPI package runs on the venv's python, which BIN holds.
+    pypi:*) NODE[$id]=${BIN[$id]} ;;
+    *) NODE[$id]=$(rt_node_dir "$(rt_probe_node "$probe")") || NODE[$id]= ;;
+  esac
 done
 
 RESULTS="$OUT_BASE/results.jsonl"
@@ -187,7 +192,13 @@ if [ -n "$PAIR" ]; then
   for scope in "${SCOPES[@]}"; do one_case "pair:${IDS[0]}+${IDS[1]}" "$scope" "${IDS[@]}"; done
 else
   for id in "${IDS[@]}"; do
-    for scope in "${SCOPES[@]}"; do one_case "" "$scope" "$id"; done
+    for scope in "${SCOPES[@]}"; do
+      # A runtime without that scope (its probe's `# scopes:`): said, not run.
+      case " $(rt_probe_scopes "$RT_ROOT/probes/$id.sh") " in
+        *" $scope "*) one_case "" "$scope" "$id" ;;
+        *) printf '%-9s%-7s skipped: %s has no %s scope\n' "$id" "$scope" "$id" "$scope" ;;
+      esac
+    done
   done
 fi
 

@@ -69,6 +69,7 @@ pub(crate) fn helper_command(
 mod json;
 mod markdown;
 mod toml;
+mod yaml;
 
 #[cfg(test)]
 mod tests;
@@ -90,6 +91,7 @@ pub(crate) struct Vars {
     core_ref: String,
     msd_run: String,
     msd_run_powershell: String,
+    msd_run_argv: String,
     force_statusline: bool,
     helper_ref_sh: String,
 }
@@ -120,8 +122,15 @@ impl Vars {
                 ),
             })
         };
+        // A runtime that splits the command into words itself and runs it without a shell,
+        // expanding only a leading `~` (Hermes): `~/...` instead of `"$HOME"/...`.
+        let argv = match portable.and_then(|h| helper.strip_prefix(h).ok()) {
+            Some(rel) => format!("~/{}", sh_quote(&rel.display().to_string())),
+            None => command(Shell::Posix)?,
+        };
         Ok(Vars {
             msd_run: command(shell)?,
+            msd_run_argv: argv,
             msd_run_powershell: command(Shell::PowerShell)?,
             core,
             home,
@@ -137,6 +146,7 @@ impl Vars {
             .replace("{{core}}", &self.core)
             .replace("{{msd_run}}", &self.msd_run)
             .replace("{{msd_run_powershell}}", &self.msd_run_powershell)
+            .replace("{{msd_run_argv}}", &self.msd_run_argv)
             .replace("{{helper_ref_sh}}", &self.helper_ref_sh)
     }
 
@@ -278,6 +288,7 @@ pub(crate) fn upsert(
         SurfaceFormat::Toml => {
             merge(&mut toml::TomlDoc::parse(display, current)?, display, current.is_none(), &structured, ledger, how)?
         }
+        SurfaceFormat::Yaml => yaml_merge(display, current, current.is_none(), &structured, ledger, how)?,
         SurfaceFormat::Markdown => markdown::blocks(display, current, &blocks, ledger)?,
     };
     if let Some(n) = &spec.notice
@@ -323,6 +334,7 @@ pub(crate) fn remove(
         SurfaceFormat::Toml => {
             merge(&mut toml::TomlDoc::parse(display, current)?, display, false, &[], ledger, How::default())?
         }
+        SurfaceFormat::Yaml => yaml_merge(display, current, false, &[], ledger, How::default())?,
         SurfaceFormat::Markdown => markdown::blocks(display, current, &[], ledger)?,
     };
     // The file holds exactly what we last wrote: the user's bytes come back as they were
@@ -333,6 +345,34 @@ pub(crate) fn remove(
     if ours && (ledger.before.is_some() || ledger.created_file) {
         edit.text = ledger.before.clone();
     }
+    Ok(edit)
+}
+
+/// [`merge`] over a YAML file, checked against the same merge over its parsed value (a JSON
+/// twin): the YAML text is edited line by line, and an edit whose text would mean anything else
+/// than the structured one is refused, the file left as it is.
+fn yaml_merge(
+    display: &str,
+    current: Option<&str>,
+    file_absent: bool,
+    want: &[Wanted],
+    prev: &SurfaceLedger,
+    how: How,
+) -> Result<Edit, SettingsError> {
+    let mut doc = yaml::YamlDoc::parse(display, current)?;
+    let twin_text = yaml::twin(doc.value()).to_string();
+    let mut twin = json::JsonDoc::parse(display, Some(&twin_text))?;
+    let edit = merge(&mut doc, display, file_absent, want, prev, how);
+    if let Some(b) = doc.broken() {
+        return Err(SettingsError {
+            path: display.to_string(),
+            line: None,
+            message: format!("msd cannot edit this YAML in place ({b}); add its entries by hand"),
+        });
+    }
+    let edit = edit?;
+    let twin_edit = merge(&mut twin, display, file_absent, want, prev, how)?;
+    yaml::check(display, &edit.text, &twin_edit.text)?;
     Ok(edit)
 }
 

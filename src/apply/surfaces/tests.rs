@@ -12,6 +12,7 @@ fn vars() -> Vars {
         core_ref: "~/.claude/msd-core".into(),
         msd_run: "/h/msd-core/bin/msd_run".into(),
         msd_run_powershell: "& '/h/msd-core/bin/msd_run'".into(),
+        msd_run_argv: "/h/msd-core/bin/msd_run".into(),
         force_statusline: false,
         helper_ref_sh: "~/.claude/msd-core/bin/msd_run".into(),
     }
@@ -40,6 +41,59 @@ const KEY: &str = r#"[{"id": "key:t", "kind": "key", "at": ["features", "hooks"]
 const BLOCK: &str = r#"[{"id": "block:a", "kind": "block", "text": "Use {{core_ref}}/workflows.\n"}]"#;
 
 const CASES: &[Case] = &[
+    Case {
+        name: "yaml, absent file",
+        format: "yaml",
+        entries: HOOK,
+        before: None,
+        holds: &["hooks:\n  SessionStart:\n    - command: \"/h/msd-core/bin/msd_run hook session-start\"\n"],
+        owns: &["hook:s"],
+        notes: &[],
+    },
+    Case {
+        name: "yaml, Hermes' default `hooks: {}` between commented keys",
+        format: "yaml",
+        entries: HOOK,
+        before: Some(
+            "# my hermes\nmodel:\n  default: claude # fav\n\n# hooks go here\nhooks: {}\nhooks_auto_accept: false\n",
+        ),
+        holds: &[
+            "# my hermes\nmodel:\n  default: claude # fav\n\n# hooks go here\nhooks:\n  SessionStart:\n    - command: \"/h/msd-core/bin/msd_run hook session-start\"\nhooks_auto_accept: false\n",
+        ],
+        owns: &["hook:s"],
+        notes: &[],
+    },
+    Case {
+        name: "yaml, a user's hook in a compact list",
+        format: "yaml",
+        entries: HOOK,
+        before: Some(
+            "hooks:\n  SessionStart:\n  - command: echo hi # mine\n    timeout: 5\n  pre_tool_call:\n    - command: my-guard\n",
+        ),
+        holds: &[
+            "  SessionStart:\n  - command: echo hi # mine\n    timeout: 5\n  - command: \"/h/msd-core/bin/msd_run hook session-start\"\n  pre_tool_call:\n    - command: my-guard\n",
+        ],
+        owns: &["hook:s"],
+        notes: &[],
+    },
+    Case {
+        name: "yaml, the user already has our item",
+        format: "yaml",
+        entries: HOOK,
+        before: Some("hooks:\n  SessionStart:\n    - command: /h/msd-core/bin/msd_run hook session-start\n"),
+        holds: &["msd_run hook session-start"],
+        owns: &[],
+        notes: &["already have"],
+    },
+    Case {
+        name: "yaml, a key",
+        format: "yaml",
+        entries: KEY,
+        before: Some("features:\n  other: 1\n"),
+        holds: &["features:\n  other: 1\n  hooks: true\n"],
+        owns: &["key:t"],
+        notes: &[],
+    },
     Case {
         name: "json, absent file",
         format: "json",
@@ -353,4 +407,31 @@ fn surfaces_markdown_duplicate_and_edited_blocks() {
     assert_eq!(again.text.as_deref(), Some(text.as_str()));
     let gone = remove(s.format, "AGENTS.md", Some(&mine), &first.ledger).unwrap();
     assert_eq!(gone.edited, ["block:a"]);
+}
+
+#[test]
+fn surfaces_yaml_structural_uninstall_and_refusals() {
+    let s = spec("yaml", HOOK);
+    let before = "# top\nhooks:\n  SessionStart:\n    - command: echo hi\n";
+    let fresh = SurfaceLedger { format: s.format, ..Default::default() };
+    let installed = upsert(&s, &vars(), "f", Some(before), &fresh, false).unwrap();
+    // The user edits the file after the install: uninstall removes our item by value.
+    let edited = format!("{}# later\n", installed.text.unwrap());
+    let removed = remove(s.format, "f", Some(&edited), &installed.ledger).unwrap();
+    assert_eq!(removed.text.as_deref(), Some(format!("{before}# later\n").as_str()));
+    // Containers we created go again; the user's comment stays.
+    let installed = upsert(&s, &vars(), "f", Some("a: 1\n"), &fresh, false).unwrap();
+    let edited = format!("# mine\n{}", installed.text.unwrap());
+    let removed = remove(s.format, "f", Some(&edited), &installed.ledger).unwrap();
+    assert_eq!(removed.text.as_deref(), Some("# mine\na: 1\n"));
+    // What cannot be edited as blocks is refused, the file untouched.
+    for bad in [
+        "hooks: {SessionStart: [{command: x}]}\n",
+        "hooks:\n  SessionStart: [{command: x}]\n",
+        "hooks: 3\n",
+        "- a\n",
+        "hooks:\n  SessionStart:\n    - command: [\n",
+    ] {
+        assert!(upsert(&s, &vars(), "f", Some(bad), &fresh, false).is_err(), "{bad:?}");
+    }
 }

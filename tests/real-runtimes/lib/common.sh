@@ -76,9 +76,48 @@ rt_probe_node() {
   printf '%s\n' "${n:-20}"
 }
 
-# rt_install_pkg <id> <pkg@version>: npm install into <cache>/<id>, once per pin.
+# rt_probe_scopes <probe>: the scopes the probe runs (`# scopes:` line; default both).
+rt_probe_scopes() {
+  local s
+  s=$(sed -n 's/^# scopes:[[:space:]]*//p' "$1" | head -n1)
+  printf '%s\n' "${s:-global local}"
+}
+
+# rt_probe_pip <probe> <key>: the rest of the probe's `# <key>:` line (`pip`, `pip-flags`).
+rt_probe_pip() { sed -n "s/^# $2:[[:space:]]*//p" "$1" | head -n1; }
+
+# rt_install_pypi <id> <pypi:pkg==version> <probe>: a venv in <cache>/<id>/venv with the pin
+# installed from PyPI (with the probe's `# pip-flags:`, e.g. `--no-deps`), then the probe's
+# `# pip:` packages; once per pin. Prints the venv's bin directory.
+rt_install_pypi() {
+  local id=$1 pin=${2#pypi:} probe=$3 dir flags extra want
+  dir="$(rt_cache_dir)/$id"
+  flags=$(rt_probe_pip "$probe" pip-flags)
+  extra=$(rt_probe_pip "$probe" pip)
+  want="$pin|$flags|$extra"
+  mkdir -p "$dir"
+  if [ ! -f "$dir/.pinned" ] || [ "$(cat "$dir/.pinned")" != "$want" ] || [ ! -x "$dir/venv/bin/python" ]; then
+    rm -rf "$dir/venv"
+    echo "real-runtimes: pip install $pin into $dir/venv" >&2
+    # shellcheck disable=SC2086 # flags and extra are word lists
+    if ! { python3 -m venv "$dir/venv" &&
+      timeout 900 "$dir/venv/bin/pip" install --quiet --disable-pip-version-check $flags "$pin" &&
+      { [ -z "$extra" ] || timeout 900 "$dir/venv/bin/pip" install --quiet --disable-pip-version-check $extra; }; } \
+      >"$dir/.install.log" 2>&1; then
+      echo "real-runtimes: pip install $pin failed (see $dir/.install.log)" >&2
+      tail -n 20 "$dir/.install.log" >&2
+      return 1
+    fi
+    printf '%s\n' "$want" >"$dir/.pinned"
+  fi
+  printf '%s\n' "$dir/venv/bin"
+}
+
+# rt_install_pkg <id> <pkg@version | pypi:pkg==version> [probe]: npm install into <cache>/<id>,
+# once per pin (a `pypi:` pin: rt_install_pypi).
 rt_install_pkg() {
   local id=$1 pin=$2 dir
+  case $pin in pypi:*) rt_install_pypi "$id" "$pin" "${3:-}"; return ;; esac
   dir="$(rt_cache_dir)/$id"
   mkdir -p "$dir"
   if [ ! -f "$dir/.pinned" ] || [ "$(cat "$dir/.pinned")" != "$pin" ] || [ ! -d "$dir/node_modules" ]; then

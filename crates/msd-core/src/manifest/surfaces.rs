@@ -48,6 +48,9 @@ pub enum SurfaceFormat {
     Json,
     /// TOML; comments and formatting are kept.
     Toml,
+    /// Block-style YAML (Hermes `config.yaml`); comments and formatting are kept, an edit that
+    /// would need a flow collection or a multi-line scalar rewritten is refused.
+    Yaml,
     /// A text file (Markdown instructions) holding marked blocks.
     Markdown,
 }
@@ -56,7 +59,7 @@ pub enum SurfaceFormat {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum EntrySpec {
-    /// One item of an array (a hook group, a permission rule), in a JSON or TOML surface.
+    /// One item of an array (a hook group, a permission rule), in a JSON, TOML or YAML surface.
     ArrayItem {
         /// Owner id, unique within the file (`hook:session-start`).
         id: String,
@@ -67,12 +70,15 @@ pub enum EntrySpec {
         /// shell word: absolute and quoted, or `"$HOME"/...` under `--portable-hooks`, for the
         /// shell the runtime runs commands with on this platform), `{{msd_run_powershell}}`
         /// (the same, always as a PowerShell call, for a field the runtime runs in PowerShell
-        /// whatever the platform, such as Copilot's `powershell`), and
+        /// whatever the platform, such as Copilot's `powershell`), `{{msd_run_argv}}` (the
+        /// helper for a runtime that splits the command into words like sh and runs it without a
+        /// shell, expanding only a leading `~`, such as Hermes: absolute and quoted, or `~/...`
+        /// under `--portable-hooks`), and
         /// `{{helper_ref_sh}}` (`<core_ref>bin/msd_run` quoted for POSIX sh by `msd_core::shell`,
         /// for permission rules that must match the command content runs). A `command` string may not hold a raw path.
         value: Value,
     },
-    /// One key's value, set only when the user has not set it, in a JSON or TOML surface. The
+    /// One key's value, set only when the user has not set it, in a JSON, TOML or YAML surface. The
     /// entry with id `statusline` replaces a user's value under `--force-statusline` (their
     /// value comes back on uninstall).
     Key {
@@ -124,8 +130,15 @@ pub enum EntryKind {
     Block,
 }
 
-const PLACEHOLDERS: [&str; 6] =
-    ["{{home}}", "{{core}}", "{{core_ref}}", "{{msd_run}}", "{{msd_run_powershell}}", "{{helper_ref_sh}}"];
+const PLACEHOLDERS: [&str; 7] = [
+    "{{home}}",
+    "{{core}}",
+    "{{core_ref}}",
+    "{{msd_run}}",
+    "{{msd_run_powershell}}",
+    "{{msd_run_argv}}",
+    "{{helper_ref_sh}}",
+];
 
 /// The id of the status-line key, which `--force-statusline` lets replace a user's.
 pub const STATUSLINE_ID: &str = "statusline";
@@ -168,14 +181,14 @@ pub fn validate(specs: &[SurfaceSpec]) -> Result<(), String> {
             let ok = match (s.format, e) {
                 (SurfaceFormat::Markdown, EntrySpec::Block { .. }) => true,
                 (
-                    SurfaceFormat::Json | SurfaceFormat::Toml,
+                    SurfaceFormat::Json | SurfaceFormat::Toml | SurfaceFormat::Yaml,
                     EntrySpec::ArrayItem { at, .. } | EntrySpec::Key { at, .. },
                 ) => !at.is_empty(),
                 _ => false,
             };
             if !ok {
                 return Err(format!(
-                    "settings surface `{}`: entry `{id}` does not fit its format (json and toml take `array-item` and `key` with a non-empty `at` and a `value`; markdown takes `block` with `text`)",
+                    "settings surface `{}`: entry `{id}` does not fit its format (json, toml and yaml take `array-item` and `key` with a non-empty `at` and a `value`; markdown takes `block` with `text`)",
                     s.file
                 ));
             }

@@ -187,6 +187,11 @@ impl Event {
         if !whole.iter().any(|t| t.eq_ignore_ascii_case(tool)) {
             return None;
         }
+        // Kimi's `WriteFile` appends with `mode: "append"` (`kimi-cli@1.52.0:
+        // kimi_cli/tools/file/write.py:30`): the content is added, not the whole file.
+        if self.input.get("mode").and_then(Value::as_str) == Some("append") {
+            return None;
+        }
         ["content", "file_content", "file_text", "text"].iter().find_map(|k| self.input.get(*k).and_then(Value::as_str))
     }
 
@@ -216,9 +221,18 @@ impl Event {
                 out.push(s);
             }
         }
-        if let Some(edits) = self.input.get("edits").and_then(Value::as_array) {
+        // `edits: [{new_string}]` (Claude's MultiEdit); Kimi's `StrReplaceFile` takes `edit`, one
+        // `{old, new}` or a list of them (`kimi-cli@1.52.0:kimi_cli/tools/file/replace.py:22-35`).
+        for k in ["edits", "edit"] {
+            let edits = match self.input.get(k) {
+                Some(Value::Array(a)) => a.iter().collect::<Vec<_>>(),
+                Some(e @ Value::Object(_)) => vec![e],
+                _ => Vec::new(),
+            };
             for e in edits {
-                if let Some(s) = ["new_string", "newString"].iter().find_map(|k| e.get(*k).and_then(Value::as_str)) {
+                if let Some(s) =
+                    ["new_string", "newString", "new"].iter().find_map(|k| e.get(*k).and_then(Value::as_str))
+                {
                     out.push(s);
                 }
             }

@@ -23,6 +23,10 @@
 //!   `additional_context` (sessionStart, postToolUse: `@28002`, `@30415`), and `{}` to let a
 //!   call run: the guards are registered `failClosed`, under which empty stdout blocks
 //!   (`@838801`), and `{}` is no `permission: allow` (which would approve the call unasked);
+//! - `hermes` (Hermes shell hooks, `hooks:` in `~/.hermes/config.yaml`): JSON on stdout, exit 0
+//!   (another exit is logged as a failure, its stdout still read): `action: block` with
+//!   `message` refuses a `pre_tool_call`, `context` adds text to a `pre_llm_call`'s user message
+//!   (`hermes-agent@0.19.0:agent/shell_hooks.py:566-620`, `agent/turn_context.py:692-742`);
 //! - the status line is plain text on stdout whatever the protocol.
 
 use clap::ValueEnum;
@@ -74,6 +78,9 @@ pub enum Protocol {
     /// Cursor: JSON `permission: deny` blocks, `additional_context` adds context, `{}` passes
     /// (`@cursor/sdk@1.0.32:dist/cjs/342.js@29664`).
     Cursor,
+    /// Hermes shell hooks: JSON `action: block` with `message` refuses, `context` adds context,
+    /// exit 0 (`hermes-agent@0.19.0:agent/shell_hooks.py:566-620`).
+    Hermes,
 }
 
 /// What the process writes and exits with.
@@ -105,6 +112,10 @@ pub(crate) fn render(reply: &Reply, p: Protocol, event: &str) -> Rendered {
             ok(line(&serde_json::json!({"permission": "deny", "user_message": r, "agent_message": r})))
         }
         (Reply::Status(s), _) => ok(format!("{s}\n")),
+        // Hermes reads a non-empty `context` string; an empty one is nothing to add.
+        (Reply::Context(c) | Reply::Watch(c, _), Protocol::Hermes) if c.is_empty() => ok(String::new()),
+        (Reply::Context(c) | Reply::Watch(c, _), Protocol::Hermes) => ok(line(&serde_json::json!({"context": c}))),
+        (Reply::Block(r), Protocol::Hermes) => ok(line(&serde_json::json!({"action": "block", "message": r}))),
         (Reply::Context(c), Protocol::Claude | Protocol::Gemini) => ok(line(&serde_json::json!({
             "hookSpecificOutput": {"hookEventName": event, "additionalContext": c}
         }))),
@@ -168,6 +179,19 @@ mod tests {
         assert_eq!((oc.code, oc.stdout.as_str()), (BLOCK, "{\"block\":\"no\"}\n"));
         let oc = render(&Reply::Context("hi".into()), Protocol::Opencode, "experimental.chat.system.transform");
         assert_eq!((oc.code, oc.stdout.as_str()), (0, "{\"context\":\"hi\"}\n"));
+    }
+
+    #[test]
+    fn hook_reply_hermes_json_on_stdout_exit_0() {
+        let b = render(&Reply::Block("no".into()), Protocol::Hermes, "pre_tool_call");
+        assert_eq!(
+            (b.code, b.stdout.as_str(), b.stderr.as_str()),
+            (0, "{\"action\":\"block\",\"message\":\"no\"}\n", "")
+        );
+        let c = render(&Reply::Context("hi".into()), Protocol::Hermes, "pre_llm_call");
+        assert_eq!(c.stdout, "{\"context\":\"hi\"}\n");
+        assert_eq!(render(&Reply::Pass, Protocol::Hermes, "pre_tool_call").stdout, "");
+        assert_eq!(render(&Reply::Watch(String::new(), vec!["/p".into()]), Protocol::Hermes, "x").stdout, "");
     }
 
     #[test]

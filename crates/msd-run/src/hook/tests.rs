@@ -95,6 +95,33 @@ fn hook_fixtures_every_runtime() {
         (Hook::Guard, "windsurf/pre_write_code-injection.json", Want::Block("<system>")),
         (Hook::Guard, "kimi-code/PreToolUse-writefile-env.json", Want::Block(".env")),
         (Hook::Guard, "codebuddy/PreToolUse-write-env.json", Want::Block(".env")),
+        // Kimi CLI, shaped after kimi-cli@1.52.0's payload builder (`kimi_cli/hooks/events.py:11`)
+        // and its file tools' parameters (`kimi_cli/tools/file/{write,replace,read}.py`).
+        (Hook::Guard, "kimi/PreToolUse-writefile-env.json", Want::Block("refusing to write")),
+        (Hook::Guard, "kimi/PreToolUse-readfile-env.json", Want::Block("refusing to read .env.local")),
+        (Hook::Guard, "kimi/PreToolUse-writefile-state-shrink.json", Want::Block("lose most of a planning artifact")),
+        // `mode: append` adds to the file: no shrink.
+        (Hook::Guard, "kimi/PreToolUse-writefile-append-state.json", Want::Pass),
+        (Hook::Guard, "kimi/PreToolUse-strreplace-injection.json", Want::Block("ignore all previous instructions")),
+        (Hook::Guard, "kimi/PreToolUse-strreplace-edits-injection.json", Want::Block("<system>")),
+        (Hook::Guard, "kimi/PreToolUse-strreplace-source.json", Want::Pass),
+        // Hermes shell hooks, shaped after hermes-agent@0.19.0's `_serialize_payload`
+        // (`agent/shell_hooks.py:536-557`) and its file tools (`tools/file_tools.py:1947-2010`).
+        (Hook::Guard, "hermes/pre_tool_call-write_file-env.json", Want::Block("refusing to write")),
+        (Hook::Guard, "hermes/pre_tool_call-read_file-env.json", Want::Block("refusing to read .env.production")),
+        (
+            Hook::Guard,
+            "hermes/pre_tool_call-write_file-state-shrink.json",
+            Want::Block("lose most of a planning artifact"),
+        ),
+        (Hook::Guard, "hermes/pre_tool_call-patch-injection.json", Want::Block("ignore previous instructions")),
+        (Hook::Guard, "hermes/pre_tool_call-patch-source.json", Want::Pass),
+        // Hermes' patch tool in patch mode: a V4A multi-file patch (`hermes-agent@0.19.0:
+        // tools/file_tools.py:1775`), its files named by its `*** ... File:` lines.
+        (Hook::Guard, "hermes/pre_tool_call-patch-v4a-env.json", Want::Block("refusing to write config/.env")),
+        // `tool_name` and `tool_input` are null outside tool events.
+        (Hook::SessionStart, "hermes/pre_llm_call.json", Want::Context("phase 2 of 4 (API), plan 1 of 3, executing")),
+        (Hook::Guard, "hermes/pre_llm_call.json", Want::Pass),
         // OpenCode and Kilo, as msd's plugin shim sends them (recorded from opencode 1.18.33).
         (Hook::Guard, "opencode/tool.execute.before-read-env.json", Want::Block("refusing to read .env")),
         (Hook::Guard, "opencode/tool.execute.before-write-env.json", Want::Block("refusing to write")),
@@ -352,4 +379,26 @@ fn hook_sweep_removes_only_our_week_old_session_files() {
     sweep(state, std::time::SystemTime::now() + std::time::Duration::from_secs(86_400));
     assert!(fsx::is_file(&state.join("warned-new.json")));
     sweep(&state.join("missing"), later);
+}
+
+#[test]
+fn hook_hermes_fixtures_render_hermes_json() {
+    // What hermes-agent@0.19.0's `_parse_response` reads (`agent/shell_hooks.py:566-620`):
+    // `action: block` with `message` for pre_tool_call, `context` for pre_llm_call, exit 0.
+    let d = project();
+    let out = |h: Hook, rel: &str| reply::render(&run_fixture(h, rel, d.path()), Protocol::Hermes, "x");
+    let deny = out(Hook::Guard, "hermes/pre_tool_call-write_file-env.json");
+    let v: serde_json::Value = serde_json::from_str(&deny.stdout).unwrap();
+    assert_eq!((deny.code, v["action"].as_str()), (0, Some("block")), "{}", deny.stdout);
+    assert!(v["message"].as_str().unwrap().contains(".env files hold secrets"));
+    let pass = out(Hook::Guard, "hermes/pre_tool_call-patch-source.json");
+    assert_eq!((pass.code, pass.stdout.as_str()), (0, ""));
+    let start = out(Hook::SessionStart, "hermes/pre_llm_call.json");
+    let v: serde_json::Value = serde_json::from_str(&start.stdout).unwrap();
+    assert!(v["context"].as_str().unwrap().contains("phase 2 of 4"), "{}", start.stdout);
+    // Malformed stdin: the guard blocks in Hermes' form.
+    for rel in ["malformed/not-json.txt", "malformed/empty.txt", "malformed/input-string.json"] {
+        let r = out(Hook::Guard, rel);
+        assert!(r.stdout.contains("\"action\":\"block\""), "{rel}: {}", r.stdout);
+    }
 }
