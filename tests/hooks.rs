@@ -278,6 +278,7 @@ fn blocked(out: &std::process::Output) -> bool {
 fn hooks_every_runtime_registers_exactly_ours_and_they_run() {
     // The shipped content: Qwen's nested skills layout needs its command groups.
     let c = repo().join("content");
+    let mut paused_in = Vec::new();
     for case in CASES {
         let what = format!("{} {}", case.runtime, if case.local { "local" } else { "global" });
         let w = World::new();
@@ -315,9 +316,7 @@ fn hooks_every_runtime_registers_exactly_ours_and_they_run() {
                     assert!(out.status.success(), "{what}: {cmd}: {}", text(&out.stderr));
                     assert!(text(&out.stdout).contains("phase 3 of 3 (Ship)"), "{what}: {}", text(&out.stdout));
                     // The next command as this runtime writes its commands (its `command_ref`).
-                    let cap = crate::support::repo().join("runtimes").join(case.runtime).join("capability.json");
-                    let cap: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(cap).unwrap()).unwrap();
-                    let next = cap["command_ref"].as_str().unwrap().replace("{stem}", "verify-work");
+                    let next = command_ref(case.runtime).replace("{stem}", "verify-work");
                     assert!(text(&out.stdout).contains(&format!("next: {next} (")), "{what}: {}", text(&out.stdout));
                 }
                 "guard" => {
@@ -335,7 +334,20 @@ fn hooks_every_runtime_registers_exactly_ours_and_they_run() {
                     let out = sh(&w, cmd, &ev.to_string(), &extra);
                     assert!(text(&out.stdout).starts_with("M │ phase 3 of 3 (Ship)"), "{what}: {}", text(&out.stdout));
                 }
-                "context-monitor" | "config-reload" => {
+                "context-monitor" => {
+                    // A usage past the critical threshold: the pause command in this runtime's
+                    // syntax (where the payload can carry a usage: the others stay silent).
+                    let ev = serde_json::json!({"cwd": project, "session_id": format!("cm-{what}"), "context_window": {"used_percentage": 90}});
+                    let out = sh(&w, cmd, &ev.to_string(), &extra);
+                    assert!(out.status.success(), "{what}: {cmd}");
+                    let said = text(&out.stdout);
+                    if said.contains("context 10% left") {
+                        let pause = command_ref(case.runtime).replace("{stem}", "pause-work");
+                        assert!(said.contains(&format!("run {pause} now")), "{what}: {said}");
+                        paused_in.push(what.clone());
+                    }
+                }
+                "config-reload" => {
                     let out = sh(&w, cmd, &serde_json::json!({"cwd": project}).to_string(), &extra);
                     assert!(out.status.success(), "{what}: {cmd}");
                 }
@@ -349,6 +361,8 @@ fn hooks_every_runtime_registers_exactly_ours_and_they_run() {
         Install::in_world(&w).args(&un).run().success();
         assert!(!file.exists(), "{what}: the settings file we created is removed again");
     }
+    // The payload above carries a usage as Claude's does: its monitor warns, in its syntax.
+    assert!(paused_in.iter().any(|w| w.starts_with("claude")), "{paused_in:?}");
 }
 
 const USER_CLAUDE: &str = r#"{
@@ -602,6 +616,13 @@ fn hooks_cline_gets_executable_hook_files_that_run_the_helper() {
         Install::in_world(&w).args(&un).run().success();
         assert!(!guard.exists() && !hooks.join("TaskStart").exists(), "{dir}");
     }
+}
+
+/// The runtime's command syntax (`command_ref` of its manifest: `/msd-{stem}`, ...).
+fn command_ref(runtime: &str) -> String {
+    let cap = crate::support::repo().join("runtimes").join(runtime).join("capability.json");
+    let cap: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(cap).unwrap()).unwrap();
+    cap["command_ref"].as_str().unwrap().to_string()
 }
 
 /// Runs a registered hook command through `sh` in `dir` with `env`, the event on stdin.

@@ -3,7 +3,7 @@
 //! bridge file the `statusline` hook leaves for the session, since Claude's PostToolUse event
 //! carries none: `@anthropic-ai/claude-code@2.1.332:claude@341511681`) and tells the model once
 //! per threshold to wrap up: at [`WARN`] percent used to finish the current task, at
-//! [`CRITICAL`] to stop and pause the work (`/msd:pause-work`). Advisory: silent on anything odd.
+//! [`CRITICAL`] to stop and pause the work (`pause-work` in the runtime's command syntax). Advisory: silent on anything odd.
 
 use serde::{Deserialize, Serialize};
 
@@ -37,7 +37,8 @@ pub(crate) struct Bridge {
 }
 
 /// The message for `used` percent, given what was told already; `None` when nothing new.
-pub(crate) fn decide(used: f64, warned: &Warned) -> Option<(Level, String)> {
+/// `pause` is the pause command as the runtime writes it (`/msd-pause-work`).
+pub(crate) fn decide(used: f64, warned: &Warned, pause: &str) -> Option<(Level, String)> {
     let level = if used >= CRITICAL {
         Level::Critical
     } else if used >= WARN {
@@ -54,7 +55,7 @@ pub(crate) fn decide(used: f64, warned: &Warned) -> Option<(Level, String)> {
             "msd: context {left}% left. Finish the current task, keep STATE.md current, and start no new plan in this session."
         ),
         Level::Critical => format!(
-            "msd: context {left}% left. Stop after this step: run /msd:pause-work now so the next session resumes cleanly."
+            "msd: context {left}% left. Stop after this step: run {pause} now so the next session resumes cleanly."
         ),
     };
     Some((level, msg))
@@ -66,6 +67,7 @@ mod tests {
 
     #[test]
     fn hook_context_monitor_once_per_threshold() {
+        let decide = |used: f64, w: &Warned| super::decide(used, w, "/msd-pause-work");
         let mut w = Warned::default();
         assert_eq!(decide(40.0, &w), None);
         let (l, m) = decide(66.0, &w).unwrap();
@@ -75,7 +77,7 @@ mod tests {
         assert_eq!(decide(70.0, &w), None);
         let (l, m) = decide(80.0, &w).unwrap();
         assert_eq!(l, Level::Critical);
-        assert!(m.contains("/msd:pause-work"));
+        assert!(m.contains("run /msd-pause-work now"));
         w.levels.push(l);
         assert_eq!(decide(95.0, &w), None);
         // Jumping straight past both thresholds says the critical one only, once.

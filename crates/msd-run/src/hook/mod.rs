@@ -353,7 +353,8 @@ fn context_warning(e: &Event, state: &Path) -> Option<String> {
     let used = e.used_pct.or_else(|| read_json::<context_monitor::Bridge>(bridge.as_ref()?).map(|b| b.used_pct));
     let warned_path = session_file(state, "warned", e.session.as_deref());
     let warned: context_monitor::Warned = warned_path.as_deref().and_then(read_json).unwrap_or_default();
-    let (level, msg) = context_monitor::decide(used?, &warned)?;
+    let pause = crate::runtime_info(None).command("pause-work");
+    let (level, msg) = context_monitor::decide(used?, &warned, &pause)?;
     if let Some(p) = &warned_path {
         let mut w = warned;
         w.levels.push(level);
