@@ -24,6 +24,7 @@
 #     rt_count <commands|skills|agents> <seen> <expected>
 #     rt_flag <hooks|workflow_text|agent_tools> <true|false|null>
 #     rt_warn "text"   rt_fail "text"   rt_note "text"
+#     rt_verdict <file> [nohooks]       -> fail/note/hooks lines of a probe's Python check, recorded
 #     rt_emit                           -> prints the result JSON as the last stdout line; returns
 #                                          0 when there are no failures, 1 otherwise
 #     rt_expect_names <kind>            -> the expected names of a kind, one per line (kinds:
@@ -294,6 +295,20 @@ rt_flag() { _rt_put flag "$1" "$2"; }
 rt_warn() { _rt_put warn "$*"; echo "WARN: $*" >&2; }
 rt_fail() { _rt_put fail "$*"; echo "FAIL: $*" >&2; }
 rt_note() { _rt_put note "$*"; }
+
+# rt_verdict <file> [hooks]: reads a probe's verdict file (tab-separated `fail|note|hooks
+# <text>` lines, as its Python check prints them) into the result; the `hooks` lines set the
+# hooks flag unless the second argument is `nohooks`.
+rt_verdict() {
+  local kind msg
+  while IFS=$'\t' read -r kind msg; do
+    case $kind in
+      fail) rt_fail "$msg" ;;
+      note) rt_note "$msg" ;;
+      hooks) [ "${2:-}" = nohooks ] || rt_flag hooks "$msg" ;;
+    esac
+  done <"$1"
+}
 
 rt_emit() {
   python3 - "$(_rt_state)" <<'PY'

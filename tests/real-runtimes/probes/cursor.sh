@@ -80,14 +80,7 @@ if post.count(".planning/config.json changed") != 1:
 note("Cursor parsed: sessionStart %r; write-env %r" % (ctx[:120], (c.get("write-env") or {}).get("permission")))
 print("\n".join(out))
 PY
-  local kind msg
-  while IFS=$'\t' read -r kind msg; do
-    case $kind in
-      fail) rt_fail "$msg" ;;
-      note) rt_note "$msg" ;;
-      hooks) [ "$1" = single ] && rt_flag hooks "$msg" ;;
-    esac
-  done <"$RT_OUT/$1.verdict"
+  if [ "$1" = single ]; then rt_verdict "$RT_OUT/$1.verdict"; else rt_verdict "$RT_OUT/$1.verdict" nohooks; fi
 }
 
 other=local

@@ -61,11 +61,5 @@ for case in ("write-source", "terminal"):
 out.append("note\tHermes' engine: pre_llm_call context %r" % (first[:1],))
 print("\n".join(out))
 PY
-while IFS=$'\t' read -r kind msg; do
-  case $kind in
-    fail) rt_fail "$msg" ;;
-    note) rt_note "$msg" ;;
-    hooks) rt_flag hooks "$msg" ;;
-  esac
-done <"$RT_OUT/hermes.verdict"
+rt_verdict "$RT_OUT/hermes.verdict"
 rt_emit

@@ -48,11 +48,5 @@ print("hooks\t%s" % ("true" if c["write-env"]["action"] == "block" else "false")
 out.append("note\tKimi's runner: write-env %s (exit %s)" % (c["write-env"]["action"], c["write-env"]["exit_codes"]))
 print("\n".join(out))
 PY
-while IFS=$'\t' read -r kind msg; do
-  case $kind in
-    fail) rt_fail "$msg" ;;
-    note) rt_note "$msg" ;;
-    hooks) rt_flag hooks "$msg" ;;
-  esac
-done <"$RT_OUT/kimi.verdict"
+rt_verdict "$RT_OUT/kimi.verdict"
 rt_emit
