@@ -29,7 +29,7 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use msd_core::fs::fsx;
-use msd_core::installed::runtime_info::HookHost;
+use msd_core::installed::runtime_info::{HookHost, RuntimeInfo};
 use msd_core::installed::update_cache::{self, NoticeShown, UpdateCache};
 
 pub(crate) mod config_reload;
@@ -122,8 +122,9 @@ pub(crate) fn run(a: &HookArgs) -> ExitCode {
         write_json(marker, &now());
     }
     let cwd = parsed.as_ref().map(event_cwd).unwrap_or_default();
-    let silent = defers_to_local(&cwd) || parsed.as_ref().is_ok_and(|e| host_answers_here(e, &cwd));
-    if a.watch_config && h == Hook::SessionStart && !silent {
+    // (`decide` stayed silent for the same reasons; asked again only where it matters.)
+    let silent = || defers_to_local(&cwd) || parsed.as_ref().is_ok_and(|e| host_answers_here(e, &cwd));
+    if a.watch_config && h == Hook::SessionStart && !silent() {
         let project = project_dir(&cwd);
         let config = fsx::canonicalize(&project).unwrap_or(project).join(".planning/config.json");
         reply = reply::watching(reply, config.display().to_string());
@@ -207,29 +208,37 @@ fn defers_to_local(cwd: &Path) -> bool {
     let home = fsx::canonicalize(&home).unwrap_or(home);
     let cwd = fsx::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
     let exe = fsx::canonicalize(&exe).unwrap_or(exe);
-    let declared = exe.parent().and_then(Path::parent).and_then(|core| {
-        let info = crate::runtime_info(Some(core));
-        (info.scope == "global").then_some(info.local_helper).flatten()
-    });
+    let info = own_info();
+    let declared = (info.scope == "global").then_some(info.local_helper.as_deref()).flatten();
     cwd.ancestors()
         .take_while(|d| *d != home)
-        .any(|d| local_copy(&exe, &home, d, declared.as_deref()).is_some_and(|t| fsx::is_file(&t)))
+        .any(|d| local_copy(&exe, &home, d, declared).is_some_and(|t| fsx::is_file(&t)))
+}
+
+/// This helper's own `<core>/runtime.json` (its runtime's command syntax, `local_helper`,
+/// `hook_hosts`), read once per process: several decisions of one hook call need it.
+fn own_info() -> &'static RuntimeInfo {
+    static INFO: std::sync::OnceLock<RuntimeInfo> = std::sync::OnceLock::new();
+    INFO.get_or_init(|| {
+        let exe = std::env::current_exe().ok().map(|e| fsx::canonicalize(&e).unwrap_or(e));
+        let core = exe.as_deref().and_then(Path::parent).and_then(Path::parent);
+        match core {
+            Some(core) => crate::runtime_info(Some(core)),
+            None => RuntimeInfo::fallback(),
+        }
+    })
 }
 
 /// Whether `e` comes from a runtime that runs this helper's runtime's hooks too and has an msd
 /// helper of its own there to answer (the installer's `hook_hosts` of `<core>/runtime.json`).
 fn host_answers_here(e: &Event, cwd: &Path) -> bool {
-    let Ok(exe) = std::env::current_exe() else { return false };
-    let Some(core) = exe.parent().and_then(Path::parent) else { return false };
-    let hosts = crate::runtime_info(Some(core)).hook_hosts;
+    let hosts = &own_info().hook_hosts;
     if hosts.is_empty() {
         return false;
     }
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let cwd = fsx::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-    host_answers(&e.fields, &hosts, home.as_deref(), &cwd, |p| {
-        fsx::is_file(p) || fsx::is_file(&p.with_extension("exe"))
-    })
+    host_answers(&e.fields, hosts, home.as_deref(), &cwd, |p| fsx::is_file(p) || fsx::is_file(&p.with_extension("exe")))
 }
 
 /// The decision of [`host_answers_here`]: a host whose `marker` is one of the payload's
@@ -293,8 +302,7 @@ fn write_json<T: serde::Serialize>(path: &Path, v: &T) {
 
 fn session_start(project: &Path, cache_dir: Option<&Path>) -> Option<String> {
     // The next command in this runtime's own syntax (`command_ref` of `<core>/runtime.json`).
-    let info = crate::runtime_info(None);
-    let summary = state_md(project).and_then(|p| session_start::summary(&p, |stem| info.command(stem)));
+    let summary = state_md(project).and_then(|p| session_start::summary(&p, |stem| own_info().command(stem)));
     let notice = cache_dir.and_then(|dir| {
         let cache: Option<UpdateCache> = read_json(&dir.join(update_cache::CACHE_FILE));
         let last: Option<NoticeShown> = read_json(&dir.join(update_cache::NOTICE_FILE));
@@ -353,7 +361,7 @@ fn context_warning(e: &Event, state: &Path) -> Option<String> {
     let used = e.used_pct.or_else(|| read_json::<context_monitor::Bridge>(bridge.as_ref()?).map(|b| b.used_pct));
     let warned_path = session_file(state, "warned", e.session.as_deref());
     let warned: context_monitor::Warned = warned_path.as_deref().and_then(read_json).unwrap_or_default();
-    let pause = crate::runtime_info(None).command("pause-work");
+    let pause = own_info().command("pause-work");
     let (level, msg) = context_monitor::decide(used?, &warned, &pause)?;
     if let Some(p) = &warned_path {
         let mut w = warned;
