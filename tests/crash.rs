@@ -289,6 +289,86 @@ fn crash_several_targets_are_all_staged_before_any_is_committed() {
     Install::in_world(&w).verify().runtime("claude").runtime("codex").run().success();
 }
 
+/// A fresh install moves each directory of new files in with one rename where nothing is at its
+/// destination (`txn::WholeDirs`), and file by file into a directory the user already has. Stopped
+/// at every fault point from its commit point on, the next run's recovery completes it: the
+/// whole new tree, the user's file beside it kept, nothing left staged; stopped before, nothing
+/// visible changed.
+#[test]
+fn crash_every_fault_point_of_a_fresh_install_after_its_commit_point_completes_it() {
+    let w = World::new();
+    let v1 = content_copy(&w, "v1");
+    let home = w.home.join(".claude");
+    std::fs::create_dir_all(home.join("agents")).unwrap();
+    std::fs::write(home.join("agents/my-agent.md"), "mine\n").unwrap();
+    let template = w.tmp.path().join("template");
+    copy_tree(&home, &template);
+    let old = snapshot(&home);
+    Install::in_world(&w).content(&v1).run().success();
+    let new = unstamped(snapshot(&home));
+    let journaled = |n: u64| {
+        reset(&home, &template);
+        let ran = Install::in_world(&w).content(&v1).env("MSD_INSTALL_FAULT_AFTER", n.to_string()).run();
+        (ran.out.status.success(), home.join(".msd-install/journal.json").exists())
+    };
+    // The first fault point past the commit point (a journal, or the run done), by bisection.
+    let past = |n: u64| {
+        let (done, journal) = journaled(n);
+        done || journal
+    };
+    let (mut lo, mut hi) = (0u64, 1u64);
+    while !past(hi) {
+        lo = hi;
+        hi *= 2;
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if past(mid) { hi = mid } else { lo = mid }
+    }
+    assert!(journaled(hi).1, "N={hi}: the first point past staging leaves a journal");
+    for n in [0, lo / 2, lo] {
+        let (done, journal) = journaled(n);
+        assert!(!done && !journal, "N={n}: stopped while staging");
+        let visible: BTreeMap<_, _> =
+            snapshot(&home).into_iter().filter(|(k, _)| !k.starts_with(".msd-install/")).collect();
+        assert_eq!(visible, old, "N={n}: staging changed nothing visible");
+    }
+    let mut n = hi;
+    loop {
+        let (done, journal) = journaled(n);
+        if done {
+            assert!(unstamped(snapshot(&home)) == new, "N={n}: a complete run gives the new tree");
+            break;
+        }
+        // Stopped after the commit point: the journal is there, or (stopped after removing it,
+        // before the staging area) the new tree is whole already.
+        let visible: BTreeMap<_, _> =
+            unstamped(snapshot(&home)).into_iter().filter(|(k, _)| !k.starts_with(".msd-install/")).collect();
+        assert!(journal || visible == new, "N={n}: stopped after the commit point, a torn tree without a journal");
+        Install::in_world(&w).recover().note(format!("N={n}")).run().success();
+        let after = unstamped(snapshot(&home));
+        let differ: Vec<&String> = after.keys().chain(new.keys()).filter(|k| after.get(*k) != new.get(*k)).collect();
+        assert!(differ.is_empty(), "N={n}: recovery completes the install; these differ: {differ:?}");
+        n += 1;
+        assert!(n < hi + 1000, "the writer never completed");
+    }
+    // Most directories moved in whole: far fewer fault points after the commit than files.
+    assert!(n - hi < new.len() as u64 / 2, "{} points after the commit for {} files", n - hi, new.len());
+}
+
+/// The tree with the second each migration was recorded at (in the install state) blanked: two
+/// runs of one install differ in nothing else.
+fn unstamped(mut tree: BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>> {
+    if let Some(bytes) = tree.get_mut("msd-core/msd-install-state.json") {
+        let mut state: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+        for m in state["migrations"].as_array_mut().into_iter().flatten() {
+            m["at"] = "STAMP".into();
+        }
+        *bytes = serde_json::to_vec(&state).unwrap();
+    }
+    tree
+}
+
 fn find_empty_dirs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     let entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
     if entries.is_empty() {

@@ -12,7 +12,9 @@
 //! 2. commit: `journal.json` (the op list) is written atomically. This is the commit point;
 //! 3. apply: each op in order: the current file is kept at `txn/old/<path>` (hard link, or a move
 //!    for removals), then `txn/new/<path>` is renamed over the destination. A reader sees the old
-//!    bytes or the new bytes of each file, never a mix;
+//!    bytes or the new bytes of each file, never a mix. A staged directory that holds new files
+//!    only and has nothing at its destination (most of a fresh install) moves in whole instead,
+//!    with one no-replace rename;
 //! 4. finish: the journal is removed, then `txn/`. (The moves are not flushed separately: the
 //!    filesystem journals them in order before the journal's removal.)
 //!
@@ -441,7 +443,12 @@ fn finish(area: &Area) -> Result<(), TxnError> {
 /// result is skipped, so a crash anywhere in here is completed by running it again.
 fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<(), TxnError> {
     let mut dirs = std::collections::BTreeSet::new();
+    let mut whole = WholeDirs::of(&journal.ops);
     for op in &journal.ops {
+        if whole.moved(area, op, &mut dirs)? {
+            progress.tick();
+            continue;
+        }
         if op.old_sha256.is_none()
             && matches!(op.action, TxnAction::Put { .. })
             && let Some(dest) = area.dest_of_new(&op.path)?
@@ -513,6 +520,78 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
         }
     }
     Ok(())
+}
+
+/// The directories of a transaction that hold new files only: each is staged whole under
+/// `txn/new/`, so where nothing is at its destination the whole directory moves in with one
+/// no-replace rename instead of one per file (a fresh install makes most of its directories
+/// this way, as `cp -r` would). Every op under a moved directory is then done: its destination
+/// holds its new bytes, which is what [`forward`] checks when it runs again after a crash (the
+/// staged file is gone, the destination has the op's hash: skipped), and [`undo`] removes them
+/// file by file like any other new file.
+struct WholeDirs<'j> {
+    /// Directory (relative to the home) -> whether every op under it puts a new file.
+    new_only: std::collections::HashMap<&'j str, bool>,
+    /// Directories tried: moved (`true`) or not (`false`: something is at the destination, or
+    /// the staged one is gone).
+    tried: std::collections::HashMap<&'j str, bool>,
+}
+
+impl<'j> WholeDirs<'j> {
+    fn of(ops: &'j [TxnOp]) -> WholeDirs<'j> {
+        let mut new_only = std::collections::HashMap::new();
+        for op in ops {
+            let is_new = op.old_sha256.is_none() && matches!(op.action, TxnAction::Put { .. });
+            for dir in ancestors(op.path.as_str()) {
+                let e = new_only.entry(dir).or_insert(true);
+                *e &= is_new;
+            }
+        }
+        WholeDirs { new_only, tried: std::collections::HashMap::new() }
+    }
+
+    /// Whether `op` was carried out by moving one of its directories in whole (now or earlier in
+    /// this pass), trying its new-only directories from the top down.
+    fn moved(
+        &mut self,
+        area: &Area,
+        op: &'j TxnOp,
+        dirs: &mut std::collections::BTreeSet<PathBuf>,
+    ) -> Result<bool, TxnError> {
+        if !cfg!(target_os = "linux") {
+            return Ok(false);
+        }
+        for dir in ancestors(op.path.as_str()) {
+            if self.new_only.get(dir) != Some(&true) {
+                continue;
+            }
+            if let Some(&moved) = self.tried.get(dir) {
+                if moved {
+                    return Ok(true);
+                }
+                continue;
+            }
+            let rel = RelPath::new(dir).expect("an ancestor of a valid path is valid");
+            // A directory directly in the home goes to `<home>/<dir>` (the home itself is the
+            // resolved target; only what is under it is checked for symlinks).
+            let dest = area.dest_of_new(&rel)?.unwrap_or_else(|| area.home.join(dir));
+            fault_point();
+            let moved = fsx::rename_dir_new(&area.new_of(&rel), &dest).map_err(io(&dest))?;
+            self.tried.insert(dir, moved);
+            if moved {
+                if let Some(parent) = dest.parent() {
+                    dirs.insert(parent.to_path_buf());
+                }
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// The directories a relative path is in, outermost first: `a/b/c.md` -> `a`, `a/b`.
+fn ancestors(path: &str) -> impl Iterator<Item = &str> {
+    path.match_indices('/').map(move |(i, _)| &path[..i])
 }
 
 /// Empty directories are pruned up to the first segment of the path (`skills/msd-x/` goes,
@@ -603,5 +682,117 @@ impl TxnError {
             TxnError::Confine(c) => c.hint(),
             TxnError::Io { .. } => "every change of this run was rolled back; fix the cause and run again".into(),
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+#[allow(clippy::disallowed_methods, reason = "the tests set up and look at homes directly")]
+mod tests {
+    use std::os::unix::fs::MetadataExt;
+
+    use super::*;
+
+    fn rel(s: &str) -> RelPath {
+        RelPath::new(s).unwrap()
+    }
+
+    fn ino(p: &Path) -> u64 {
+        std::fs::symlink_metadata(p).unwrap().ino()
+    }
+
+    #[test]
+    fn a_directory_of_new_files_moves_in_whole_where_nothing_is_at_its_destination() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(home.join("skills")).unwrap();
+        std::fs::write(home.join("skills/mine.md"), "mine\n").unwrap();
+        let area = Area::new(&home, false);
+        let ops = vec![
+            Staged::put(rel("agents/a.md"), b"a\n".to_vec(), FileMode::Regular, None),
+            Staged::put(rel("agents/deep/b.md"), b"b\n".to_vec(), FileMode::Regular, None),
+            Staged::put(rel("skills/x/SKILL.md"), b"x\n".to_vec(), FileMode::Regular, None),
+            Staged::put(rel("top.md"), b"top\n".to_vec(), FileMode::Executable, None),
+        ];
+        let prepared = prepare(&area, ops, &NoProgress).unwrap();
+        let staged_agents = ino(area.new_of(&rel("agents/a.md")).parent().unwrap());
+        let staged_x = ino(area.new_of(&rel("skills/x/SKILL.md")).parent().unwrap());
+        let users_skills = ino(&home.join("skills"));
+        prepared.commit("test", &NoProgress).unwrap();
+        // `agents/` was absent: the staged directory itself is now there.
+        assert_eq!(ino(&home.join("agents")), staged_agents);
+        // `skills/` is the user's: kept, and the new `skills/x/` moved into it whole.
+        assert_eq!(ino(&home.join("skills")), users_skills);
+        assert_eq!(ino(&home.join("skills/x")), staged_x);
+        for (p, want) in [
+            ("agents/a.md", "a\n"),
+            ("agents/deep/b.md", "b\n"),
+            ("skills/x/SKILL.md", "x\n"),
+            ("top.md", "top\n"),
+            ("skills/mine.md", "mine\n"),
+        ] {
+            assert_eq!(std::fs::read_to_string(home.join(p)).unwrap(), want, "{p}");
+        }
+        assert!(!area.work().join("txn").exists() && !area.journal_path().exists());
+    }
+
+    #[test]
+    fn a_directory_that_also_holds_a_replaced_file_is_not_moved_whole() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let area = Area::new(&home, false);
+        // The plan saw `agents/old.md`; it is gone by the time of the commit, so `agents/` is
+        // absent, yet a whole move would put `agents/old.md` back without the check every
+        // replaced file gets (its destination must still have the hash the plan saw).
+        let ops = vec![
+            Staged::put(rel("agents/new.md"), b"n\n".to_vec(), FileMode::Regular, None),
+            Staged::put(rel("agents/old.md"), b"o2\n".to_vec(), FileMode::Regular, Some(fsx::sha256_hex(b"o1\n"))),
+        ];
+        let err = prepare(&area, ops, &NoProgress).unwrap().commit("test", &NoProgress).unwrap_err();
+        assert!(matches!(err, TxnError::Conflict { .. }), "{err}");
+        assert!(!home.join("agents/new.md").exists() && !home.join("agents/old.md").exists());
+    }
+
+    #[test]
+    fn an_error_after_a_whole_directory_moved_in_undoes_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(home.join("z.md"), "changed by someone\n").unwrap();
+        let area = Area::new(&home, false);
+        let ops = vec![
+            Staged::put(rel("agents/msd-a/a.md"), b"a\n".to_vec(), FileMode::Regular, None),
+            Staged::put(rel("z.md"), b"z2\n".to_vec(), FileMode::Regular, Some(fsx::sha256_hex(b"z1\n"))),
+        ];
+        let err = prepare(&area, ops, &NoProgress).unwrap().commit("test", &NoProgress).unwrap_err();
+        assert!(matches!(err, TxnError::Conflict { .. }), "{err}");
+        assert!(!home.join("agents/msd-a").exists(), "the moved directory is undone");
+        assert_eq!(std::fs::read_to_string(home.join("z.md")).unwrap(), "changed by someone\n");
+        assert!(!area.work().join("txn").exists() && !area.journal_path().exists());
+    }
+
+    #[test]
+    fn running_forward_again_after_a_whole_move_completes_without_moving_twice() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let area = Area::new(&home, false);
+        let ops = vec![
+            Staged::put(rel("agents/a.md"), b"a\n".to_vec(), FileMode::Regular, None),
+            Staged::put(rel("b/c.md"), b"c\n".to_vec(), FileMode::Regular, None),
+        ];
+        let prepared = prepare(&area, ops, &NoProgress).unwrap();
+        let journal =
+            Journal { schema_version: 1, tool_version: "test".into(), label: "test".into(), ops: prepared.ops.clone() };
+        // A run stopped right after moving `agents/` (as a crash would leave it), then recovered.
+        fsx::write_atomic(&area.journal_path(), serde_json::to_string(&journal).unwrap().as_bytes(), FileMode::Regular)
+            .unwrap();
+        assert!(fsx::rename_dir_new(area.new_of(&rel("agents/a.md")).parent().unwrap(), &home.join("agents")).unwrap());
+        std::mem::forget(prepared);
+        let got = recover(&area).unwrap();
+        assert_eq!(got, Some(Recovery::Completed { label: "test".into(), ops: 2 }));
+        assert_eq!(std::fs::read_to_string(home.join("agents/a.md")).unwrap(), "a\n");
+        assert_eq!(std::fs::read_to_string(home.join("b/c.md")).unwrap(), "c\n");
+        assert!(!area.work().join("txn").exists());
     }
 }

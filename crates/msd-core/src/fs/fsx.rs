@@ -298,16 +298,36 @@ pub fn create_dir_all(dir: &Path) -> io::Result<()> {
     if known_dirs::contains(dir) {
         return Ok(());
     }
-    fs_err::create_dir_all(dir)?;
-    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+    // A directory `mkdir` just made is one (no look needed); one that was already there is
+    // looked at: a real directory is remembered, a symlink to one is accepted (as
+    // `std::fs::create_dir_all` does) but not remembered, so confinement still sees it.
+    let made = match std::fs::create_dir(dir) {
+        Ok(()) => true,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) else {
+                return Err(io::Error::new(e.kind(), format!("creating {}: {e}", dir.display())));
+            };
+            create_dir_all(parent)?;
+            match std::fs::create_dir(dir) {
+                Ok(()) => true,
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
+                Err(e) => return Err(io::Error::new(e.kind(), format!("creating {}: {e}", dir.display()))),
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
+        Err(e) => return Err(io::Error::new(e.kind(), format!("creating {}: {e}", dir.display()))),
+    };
+    if made || std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
         known_dirs::insert(dir);
+    } else if !std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("creating {}: something that is not a directory is there", dir.display()),
+        ));
     }
     Ok(())
 }
 
-/// Directories this process created or checked to be real directories (not symlinks), so a
-/// run of thousands of files does not stat and mkdir the same parents thousands of times. Every
-/// removal or move through this module forgets what it removed.
 /// What this process knows about directories, so that a path is looked at once per run, not once
 /// per file: which exist (and need no `mkdir` or symlink check) and which are absent (so nothing
 /// under them exists and need not be opened or stat'ed). Keyed by the path's components joined
@@ -315,7 +335,8 @@ pub fn create_dir_all(dir: &Path) -> io::Result<()> {
 ///
 /// Absence is only claimed for directories this process looked up and found missing; every way
 /// this module creates something ([`create_dir_all`], [`rename`], a link) clears the created path
-/// and its ancestors first. The target home is held under the install lock meanwhile.
+/// and its ancestors first, and every removal or move through it forgets what it removed. The
+/// target home is held under the install lock meanwhile.
 mod known_dirs {
     use std::collections::BTreeSet;
     use std::path::{Component, Path};
@@ -325,6 +346,27 @@ mod known_dirs {
     static ABSENT: Mutex<BTreeSet<Vec<u8>>> = Mutex::new(BTreeSet::new());
 
     fn key(p: &Path) -> Vec<u8> {
+        let raw = p.as_os_str().as_encoded_bytes();
+        // The paths this module is given are joined from clean parts, so their bytes already are
+        // the key; only a path with `//`, `/./`, a leading `./` or a trailing `/` or `/.` is
+        // taken apart.
+        if cfg!(unix) && is_clean(raw) {
+            return raw.to_vec();
+        }
+        by_components(p)
+    }
+
+    fn is_clean(b: &[u8]) -> bool {
+        !b.is_empty()
+            && b != b"."
+            && !b.ends_with(b"/")
+            && !b.ends_with(b"/.")
+            && !b.starts_with(b"./")
+            && !b.windows(2).any(|w| w == b"//")
+            && !b.windows(3).any(|w| w == b"/./")
+    }
+
+    fn by_components(p: &Path) -> Vec<u8> {
         let mut k = Vec::with_capacity(p.as_os_str().len());
         for c in p.components() {
             let part = match c {
@@ -409,6 +451,35 @@ mod known_dirs {
             if *b == b'/' && i > 0 {
                 absent.remove(&k[..i]);
             }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn the_raw_key_of_a_clean_path_is_its_key_by_components() {
+            for p in [
+                "/",
+                "/a",
+                "/a/b.md",
+                "a/b",
+                "a",
+                ".",
+                "./a",
+                "a/",
+                "a/.",
+                "//a",
+                "a//b",
+                "a/./b",
+                "/a/../b",
+                "..",
+                "/h/.claude/.msd-install/txn/new/skills/msd-x",
+            ] {
+                assert_eq!(key(Path::new(p)), by_components(Path::new(p)), "{p}");
+            }
+            assert!(is_clean(b"/a/b") && !is_clean(b"/a//b") && !is_clean(b"/a/"));
         }
     }
 }
@@ -635,13 +706,45 @@ pub fn write_new(path: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
     if let Some(dir) = path.parent() {
         create_dir_all(dir)?;
     }
-    let mut f = fs_err::File::create(path)?;
+    // A new file is created with its mode, which the umask may narrow: only then is the mode
+    // set again (one `fchmod` per file saved in the usual case, a umask of 022 or 002).
+    let (mut f, exact) = match create_new_with_mode(path, mode) {
+        Ok(f) => (f, umask().is_some_and(|m| m & mode.bits() == 0)),
+        // Not new (only a staging area a stale run left could hold one): truncated, mode set.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => (fs_err::File::create(path)?, false),
+        Err(e) => return Err(e),
+    };
     f.write_all(bytes)?;
-    set_mode(f.file(), mode.bits())?;
+    if !exact {
+        set_mode(f.file(), mode.bits())?;
+    }
     if !cfg!(target_os = "linux") {
         f.sync_all()?;
     }
     Ok(())
+}
+
+/// Creates a file that must not exist yet, with `mode` (narrowed by the umask, as `open` does).
+fn create_new_with_mode(path: &Path, mode: FileMode) -> io::Result<fs_err::File> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, mode.bits());
+    #[cfg(not(unix))]
+    let _ = mode;
+    let f = opts.open(path).map_err(|e| io::Error::new(e.kind(), format!("creating {}: {e}", path.display())))?;
+    Ok(fs_err::File::from_parts(f, path))
+}
+
+/// The process's umask, read once (`Umask:` in `/proc/self/status`, Linux 4.7 and later); `None`
+/// where it cannot be read without changing it, so the mode of each new file is then set.
+fn umask() -> Option<u32> {
+    static UMASK: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    *UMASK.get_or_init(|| {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let value = status.lines().find_map(|l| l.strip_prefix("Umask:"))?;
+        u32::from_str_radix(value.trim(), 8).ok()
+    })
 }
 
 /// Writes a new file at `path` like [`write_new`], for bytes that many targets receive alike (the
@@ -874,6 +977,18 @@ pub fn rename_new(src: &Path, dst: &Path) -> io::Result<bool> {
         let _ = (src, dst);
         Ok(false)
     }
+}
+
+/// Moves the directory `src` to `dst` (parents of `dst` created) only if nothing is at `dst`,
+/// atomically, like [`rename_new`] does for a file: `Ok(false)` when it did not move (something
+/// is at `dst`, `src` is gone, another device, not Linux). What this process knew about
+/// directories under `src` is forgotten.
+pub fn rename_dir_new(src: &Path, dst: &Path) -> io::Result<bool> {
+    let moved = rename_new(src, dst)?;
+    if moved {
+        known_dirs::forget(src);
+    }
+    Ok(moved)
 }
 
 /// `EXDEV`, "cross-device link", the same number on every Unix and unused elsewhere.
