@@ -59,19 +59,20 @@ pub(crate) fn commands(p: &Profiles, name: &str) -> Result<BTreeSet<String>, Pro
     Ok(set)
 }
 
-/// `content` narrowed to the profile `name`.
-pub(crate) fn select(content: &Content, name: &str) -> Result<Content, ProfileError> {
-    let Some(p) = &content.profiles else { return Ok(content.clone()) };
+/// `content` narrowed to the profile `name` (taken, not copied: a caller that needs the whole
+/// content again clones it first).
+pub(crate) fn select(content: Content, name: &str) -> Result<Content, ProfileError> {
+    let Some(p) = &content.profiles else { return Ok(content) };
     let keep = commands(p, name)?;
     let agents = name != MINIMAL || p.minimal.agents;
-    let all: BTreeSet<&str> = content.commands.iter().map(|c| c.stem.as_str()).collect();
+    let all: BTreeSet<String> = content.commands.iter().map(|c| c.stem.clone()).collect();
     let dropped_workflow = |rel: &str| {
         let Some(rest) = rel.strip_prefix("workflows/") else { return false };
         let stem = rest.split('/').next().unwrap_or(rest);
         let stem = if rest.contains('/') { stem } else { stem.strip_suffix(".md").unwrap_or(stem) };
         all.contains(stem) && !keep.contains(stem)
     };
-    let mut out = content.clone();
+    let mut out = content;
     out.commands.retain(|c| keep.contains(&c.stem));
     out.core.retain(|f| !dropped_workflow(f.rel.as_str()));
     // The agents the kept workflows and commands spawn.
@@ -87,7 +88,7 @@ pub(crate) fn select(content: &Content, name: &str) -> Result<Content, ProfileEr
             for (i, _) in text.match_indices("subagent_type") {
                 let window = &text[i..(i + 120).min(text.len())];
                 let window = &window[..window.find('\n').unwrap_or(window.len())];
-                for a in &content.agents {
+                for a in &out.agents {
                     if window.contains(a.name.as_str()) {
                         spawned.insert(a.name.clone());
                     }

@@ -85,7 +85,7 @@ pub fn helper_bytes() -> Result<Arc<[u8]>, HelperError> {
             if !fsx::is_file(&path) {
                 return Err(err("no such file".into()));
             }
-            fsx::read(&path).map(Arc::from).map_err(|e| err(e.to_string()))
+            fsx::read_shared(&path).map_err(|e| err(e.to_string()))
         })
         .clone()
 }

@@ -37,7 +37,7 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), Error> {
         let target = pipeline::target::resolve(cap, scope, t.place.config_dir.as_deref(), &env)?;
         // The profile the install would use: given, recorded, else the default.
         let selected = match super::target_profile(&content, args.profile.given().as_deref(), rt, &target) {
-            Some(p) => pipeline::profile::select(&content, &p).map_err(pipeline::PipelineError::from)?,
+            Some(p) => pipeline::profile::select(content.clone(), &p).map_err(pipeline::PipelineError::from)?,
             None => content.clone(),
         };
         let e = pipeline::emit(&selected, rt, scope, t.place.config_dir.as_deref(), &env)?;

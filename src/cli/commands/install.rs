@@ -81,10 +81,15 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
     let bars = RunBars { enabled: Bars::enabled(args.output.quiet) };
     let mut runs = Vec::new();
     let mut profiles = Vec::new();
-    for (profile, rts) in &groups {
+    // The last group takes the content itself (usually the only group: no copy of it is made).
+    let mut content = Some(content);
+    let n_groups = groups.len();
+    for (i, (profile, rts)) in groups.iter().enumerate() {
+        let base =
+            if i + 1 == n_groups { content.take() } else { content.clone() }.expect("taken by the last group only");
         let selected = match profile {
-            Some(p) => pipeline::profile::select(&content, p).map_err(pipeline::PipelineError::from)?,
-            None => content.clone(),
+            Some(p) => pipeline::profile::select(base, p).map_err(pipeline::PipelineError::from)?,
+            None => base,
         };
         let opts = InstallOptions {
             scope,
