@@ -352,17 +352,18 @@ pub(super) fn record_all(
     if opts.dry_run || opts.inputs.is_none() || disabled() {
         return;
     }
-    for r in runs {
-        let Some(rt) = runtimes.iter().find(|rt| rt.capability.id == r.plan.runtime) else { continue };
-        let Some(path) = record_path(env, &r.target) else { continue };
-        let Some(rec) = record_of(r, rt, opts, env) else { continue };
-        let Ok(bytes) = serde_json::to_vec(&rec) else { continue };
+    // One stat per installed file, after the last commit: the targets are recorded in parallel.
+    runs.par_iter().for_each(|r| {
+        let Some(rt) = runtimes.iter().find(|rt| rt.capability.id == r.plan.runtime) else { return };
+        let Some(path) = record_path(env, &r.target) else { return };
+        let Some(rec) = record_of(r, rt, opts, env) else { return };
+        let Ok(bytes) = serde_json::to_vec(&rec) else { return };
         if let Some(dir) = path.parent()
             && fsx::create_dir_all(dir).is_ok()
         {
             let _ = fsx::write_atomic_unsynced(&path, &bytes);
         }
-    }
+    });
 }
 
 fn record_of(r: &TargetRun, rt: &LoadedRuntime, opts: &InstallOptions<'_>, env: &Environment) -> Option<Record> {

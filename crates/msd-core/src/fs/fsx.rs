@@ -361,14 +361,19 @@ mod known_dirs {
     static ABSENT: Mutex<BTreeSet<Vec<u8>>> = Mutex::new(BTreeSet::new());
 
     fn key(p: &Path) -> Vec<u8> {
+        key_ref(p).into_owned()
+    }
+
+    /// The key of `p`, borrowed when the path's bytes already are it. The paths this module is
+    /// given are joined from clean parts, so their bytes are the key; only a path with `//`,
+    /// `/./`, a leading `./` or a trailing `/` or `/.` is taken apart. (A lookup then allocates
+    /// nothing.)
+    fn key_ref(p: &Path) -> std::borrow::Cow<'_, [u8]> {
         let raw = p.as_os_str().as_encoded_bytes();
-        // The paths this module is given are joined from clean parts, so their bytes already are
-        // the key; only a path with `//`, `/./`, a leading `./` or a trailing `/` or `/.` is
-        // taken apart.
         if cfg!(unix) && is_clean(raw) {
-            return raw.to_vec();
+            return std::borrow::Cow::Borrowed(raw);
         }
-        by_components(p)
+        std::borrow::Cow::Owned(by_components(p))
     }
 
     fn is_clean(b: &[u8]) -> bool {
@@ -416,7 +421,8 @@ mod known_dirs {
     }
 
     pub(super) fn contains(dir: &Path) -> bool {
-        KNOWN.lock().map(|k| k.contains(&key(dir))).unwrap_or(false)
+        let k = key_ref(dir);
+        KNOWN.lock().map(|known| known.contains(k.as_ref())).unwrap_or(false)
     }
 
     pub(super) fn insert(dir: &Path) {
@@ -447,8 +453,9 @@ mod known_dirs {
         if absent.is_empty() {
             return false;
         }
-        let k = key(path);
-        absent.contains(&k) || k.iter().enumerate().any(|(i, b)| *b == b'/' && i > 0 && absent.contains(&k[..i]))
+        let k = key_ref(path);
+        absent.contains(k.as_ref())
+            || k.iter().enumerate().any(|(i, b)| *b == b'/' && i > 0 && absent.contains(&k[..i]))
     }
 
     /// Something now exists at `path`: neither it nor an ancestor is absent any more.
