@@ -463,6 +463,15 @@ mod known_dirs {
         appeared_key(&key(path));
     }
 
+    /// A whole tree now exists at `path`: nothing at or under it is absent any more.
+    pub(super) fn appeared_under(path: &Path) {
+        let k = key(path);
+        appeared_key(&k);
+        if let Ok(mut absent) = ABSENT.lock() {
+            subtree(&mut absent, &k);
+        }
+    }
+
     fn appeared_key(k: &[u8]) {
         let Ok(mut absent) = ABSENT.lock() else { return };
         if absent.is_empty() {
@@ -1009,6 +1018,8 @@ pub fn rename_dir_new(src: &Path, dst: &Path) -> io::Result<bool> {
     let moved = rename_new(src, dst)?;
     if moved {
         known_dirs::forget(src);
+        // What was found absent under `dst` before may be in the moved tree now.
+        known_dirs::appeared_under(dst);
     }
     Ok(moved)
 }
@@ -1201,6 +1212,18 @@ impl Drop for Lock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fsx_a_directory_moved_in_whole_clears_what_was_absent_under_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let staged = tmp.path().join("staged/msd-a");
+        std::fs::create_dir_all(staged.join("refs")).unwrap();
+        let dst = tmp.path().join("home/msd-a");
+        std::fs::create_dir_all(tmp.path().join("home")).unwrap();
+        assert!(!dir_exists(&dst.join("refs")), "absent before, and remembered so");
+        assert!(rename_dir_new(&staged, &dst).unwrap());
+        assert!(dir_exists(&dst.join("refs")), "the moved tree is seen");
+    }
 
     #[test]
     fn fsx_read_shared_reads_what_read_reads() {
