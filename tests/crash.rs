@@ -264,16 +264,7 @@ fn crash_several_targets_are_all_staged_before_any_is_committed() {
         let first = homes.iter().position(|h| committed(h));
         (w, homes, done, first)
     };
-    let (mut lo, mut hi) = (0u64, 64u64);
-    while crash_at(hi).3.is_none() {
-        lo = hi;
-        hi *= 2;
-        assert!(hi < 1 << 20, "no target was ever committed");
-    }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if crash_at(mid).3.is_some() { hi = mid } else { lo = mid }
-    }
+    let hi = first_point_where(64, |n| crash_at(n).3.is_some());
     let (w, homes, done, first) = crash_at(hi);
     assert!(!done, "N={hi}: the run was stopped");
     let (x, y) = match first {
@@ -316,15 +307,8 @@ fn crash_every_fault_point_of_a_fresh_install_after_its_commit_point_completes_i
         let (done, journal) = journaled(n);
         done || journal
     };
-    let (mut lo, mut hi) = (0u64, 1u64);
-    while !past(hi) {
-        lo = hi;
-        hi *= 2;
-    }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if past(mid) { hi = mid } else { lo = mid }
-    }
+    let hi = first_point_where(1, past);
+    let lo = hi - 1;
     assert!(journaled(hi).1, "N={hi}: the first point past staging leaves a journal");
     for n in [0, lo / 2, lo] {
         let (done, journal) = journaled(n);
@@ -367,6 +351,22 @@ fn unstamped(mut tree: BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>> {
         *bytes = serde_json::to_vec(&state).unwrap();
     }
     tree
+}
+
+/// The first fault point at which `reached` holds (it holds at every later one), by doubling
+/// from `start` and then bisection.
+fn first_point_where(start: u64, reached: impl Fn(u64) -> bool) -> u64 {
+    let (mut lo, mut hi) = (0u64, start);
+    while !reached(hi) {
+        lo = hi;
+        hi *= 2;
+        assert!(hi < 1 << 20, "never reached");
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if reached(mid) { hi = mid } else { lo = mid }
+    }
+    hi
 }
 
 fn find_empty_dirs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

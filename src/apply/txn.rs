@@ -530,24 +530,36 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
 /// staged file is gone, the destination has the op's hash: skipped), and [`undo`] removes them
 /// file by file like any other new file.
 struct WholeDirs<'j> {
-    /// Directory (relative to the home) -> whether every op under it puts a new file.
-    new_only: std::collections::HashMap<&'j str, bool>,
-    /// Directories tried: moved (`true`) or not (`false`: something is at the destination, or
-    /// the staged one is gone).
-    tried: std::collections::HashMap<&'j str, bool>,
+    /// Directory (relative to the home) -> what it is in this pass.
+    dirs: std::collections::HashMap<&'j str, Whole>,
+}
+
+/// A directory of [`WholeDirs`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Whole {
+    /// Some op under it replaces or removes a file: never moved whole.
+    Mixed,
+    /// Every op under it puts a new file; not tried yet.
+    NewOnly,
+    /// Moved in whole.
+    Moved,
+    /// Tried and not moved (something is at the destination, or the staged one is gone).
+    Stayed,
 }
 
 impl<'j> WholeDirs<'j> {
     fn of(ops: &'j [TxnOp]) -> WholeDirs<'j> {
-        let mut new_only = std::collections::HashMap::new();
+        let mut dirs = std::collections::HashMap::new();
         for op in ops {
             let is_new = op.old_sha256.is_none() && matches!(op.action, TxnAction::Put { .. });
             for dir in ancestors(op.path.as_str()) {
-                let e = new_only.entry(dir).or_insert(true);
-                *e &= is_new;
+                let e = dirs.entry(dir).or_insert(Whole::NewOnly);
+                if !is_new {
+                    *e = Whole::Mixed;
+                }
             }
         }
-        WholeDirs { new_only, tried: std::collections::HashMap::new() }
+        WholeDirs { dirs }
     }
 
     /// Whether `op` was carried out by moving one of its directories in whole (now or earlier in
@@ -556,20 +568,16 @@ impl<'j> WholeDirs<'j> {
         &mut self,
         area: &Area,
         op: &'j TxnOp,
-        dirs: &mut std::collections::BTreeSet<PathBuf>,
+        parents: &mut std::collections::BTreeSet<PathBuf>,
     ) -> Result<bool, TxnError> {
         if !cfg!(target_os = "linux") {
             return Ok(false);
         }
         for dir in ancestors(op.path.as_str()) {
-            if self.new_only.get(dir) != Some(&true) {
-                continue;
-            }
-            if let Some(&moved) = self.tried.get(dir) {
-                if moved {
-                    return Ok(true);
-                }
-                continue;
+            match self.dirs.get(dir) {
+                Some(Whole::Moved) => return Ok(true),
+                Some(Whole::NewOnly) => {}
+                _ => continue,
             }
             let rel = RelPath::new(dir).expect("an ancestor of a valid path is valid");
             // A directory directly in the home goes to `<home>/<dir>` (the home itself is the
@@ -577,10 +585,10 @@ impl<'j> WholeDirs<'j> {
             let dest = area.dest_of_new(&rel)?.unwrap_or_else(|| area.home.join(dir));
             fault_point();
             let moved = fsx::rename_dir_new(&area.new_of(&rel), &dest).map_err(io(&dest))?;
-            self.tried.insert(dir, moved);
+            self.dirs.insert(dir, if moved { Whole::Moved } else { Whole::Stayed });
             if moved {
                 if let Some(parent) = dest.parent() {
-                    dirs.insert(parent.to_path_buf());
+                    parents.insert(parent.to_path_buf());
                 }
                 return Ok(true);
             }
