@@ -484,3 +484,45 @@ fn helper_json_answers_use_snake_case_keys() {
         assert!(bad.is_empty(), "{args:?}: keys not in snake_case: {bad:?}");
     }
 }
+
+/// The helper is copied from its file, never held in memory: the install compares the installed
+/// one by its hash, backs up a helper the user replaced (its own bytes) and puts the built one
+/// back, keeps one left as it was, and takes the helper `MSD_RUN_BIN` names.
+#[test]
+fn helper_copied_from_its_file_is_compared_backed_up_and_restored_by_hash() {
+    let w = World::new();
+    let seams = fixture("seams");
+    Install::in_world(&w).runtime("claude").content(&seams).run().success();
+    let helper = w.home.join(".claude/msd-core/bin/msd_run");
+    // Unchanged: kept, not written again.
+    let doc = Install::in_world(&w)
+        .runtime("claude")
+        .content(&seams)
+        .json()
+        .env("MSD_INSTALL_FAST", "0")
+        .run()
+        .success()
+        .json();
+    let ops = doc["runtimes"][0]["ops"].as_array().unwrap();
+    let op = ops.iter().find(|o| o["path"] == "msd-core/bin/msd_run").expect("an op for the helper");
+    assert_eq!(op["action"], "keep", "{op}");
+    // Replaced by the user with a file of the same length: found by its hash, backed up, restored.
+    let built = built_msd_run();
+    let mut theirs = built.clone();
+    let last = theirs.len() - 1;
+    theirs[last] ^= 0xff;
+    std::fs::remove_file(&helper).unwrap();
+    std::fs::write(&helper, &theirs).unwrap();
+    let doc = Install::in_world(&w).runtime("claude").content(&seams).json().run().success().json();
+    let written = &doc["runtimes"][0]["written"];
+    assert_eq!(written["backed_up"], serde_json::json!(["msd-core/bin/msd_run"]), "{written}");
+    let backup = std::path::PathBuf::from(written["backup_dir"].as_str().unwrap());
+    assert_eq!(std::fs::read(backup.join("msd-core/bin/msd_run")).unwrap(), theirs);
+    assert_eq!(std::fs::read(&helper).unwrap(), built);
+    // The helper to install can be named: its bytes are what lands.
+    let other = w.tmp.path().join("other_msd_run");
+    std::fs::write(&other, b"#!/bin/sh\necho other\n").unwrap();
+    Install::in_world(&w).runtime("claude").content(&seams).env("MSD_RUN_BIN", &other).run().success();
+    assert_eq!(std::fs::read(&helper).unwrap(), b"#!/bin/sh\necho other\n");
+    Install::in_world(&w).verify().runtime("claude").env("MSD_RUN_BIN", &other).run().success();
+}

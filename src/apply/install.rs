@@ -220,8 +220,9 @@ pub fn install(
 }
 
 /// Emits each runtime on a thread of its own, one ahead, and hands it (with its digests) to
-/// `each` in order: one emission is planned while the next is made, and at most three are held
-/// at once, not all of them. Stops at the first error of either side.
+/// `each` in order: one emission is planned while the next is made, and at most two are held at
+/// once, not all of them (the channel holds none: the next waits, made, until it is taken).
+/// Stops at the first error of either side.
 fn stream<'r, F>(
     content: &Content,
     runtimes: &[&'r LoadedRuntime],
@@ -234,7 +235,7 @@ where
 {
     let (scope, config_dir) = (opts.scope, opts.config_dir);
     std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let (tx, rx) = std::sync::mpsc::sync_channel(0);
         s.spawn(move || {
             for rt in runtimes {
                 let emitted = pipeline::emit(content, rt, scope, config_dir, env).map(|e| {

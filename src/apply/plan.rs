@@ -260,14 +260,18 @@ pub fn build(
 /// comparison is a fraction of a digest and stops at the first difference).
 pub fn digests(emissions: &[&Emission]) -> Vec<Vec<String>> {
     let (unique, slots) = distinct(emissions);
-    let hashed: Vec<String> = unique.par_iter().map(|b| fsx::sha256_hex_shared(b)).collect();
+    let hashed: Vec<String> = unique.par_iter().map(|b| b.sha256_hex()).collect();
     slots.into_iter().map(|s| s.into_iter().map(|i| hashed[i].clone()).collect()).collect()
 }
 
 /// The distinct byte strings of `emissions`, and for each file the index of its own.
 fn distinct<'a>(emissions: &[&'a Emission]) -> (Vec<&'a Bytes>, Vec<Vec<usize>>) {
-    fn key(b: &[u8]) -> (usize, [u8; 16]) {
+    fn key(b: &Bytes) -> (usize, [u8; 16]) {
         let mut k = [0u8; 16];
+        if b.file().is_some() {
+            // Not read for a key: files are few (the helper) and share one.
+            return (b.len(), k);
+        }
         let n = b.len().min(8);
         k[..n].copy_from_slice(&b[..n]);
         k[8..8 + n].copy_from_slice(&b[b.len() - n..]);
@@ -283,8 +287,8 @@ fn distinct<'a>(emissions: &[&'a Emission]) -> (Vec<&'a Bytes>, Vec<Vec<usize>>)
                 .map(|f| {
                     let b = &f.bytes;
                     let same = seen.entry(key(b)).or_default();
-                    // Bytes shared by several files (the helper) are one buffer: equal without a look.
-                    match same.iter().find(|&&i| std::sync::Arc::ptr_eq(unique[i], b) || unique[i][..] == b[..]) {
+                    // Bytes shared by several files (the helper) are one source: equal without a look.
+                    match same.iter().find(|&&i| unique[i] == b) {
                         Some(&i) => i,
                         None => {
                             unique.push(b);
@@ -317,14 +321,24 @@ pub fn build_hashed(
     for (f, sha) in emission.files.into_iter().zip(digests) {
         let dest = fsx::confined(home, &f.path, allow_symlinks)?;
         let disk_stat = fsx::stat_key(&dest)?;
-        let disk = fsx::read_if_exists(&dest)?;
         // Every file is hashed once: the new bytes before (`digests`), the disk's only when
-        // they differ.
-        let same = disk.as_deref() == Some(&f.bytes[..]);
-        let disk_sha = match &disk {
-            Some(_) if same => Some(sha.clone()),
-            Some(d) => Some(fsx::sha256_hex(d)),
-            None => None,
+        // they differ. Bytes copied from a file (the helper) are compared by hash, the disk's
+        // read in blocks, so neither is held in memory (the disk's only for a backup, below).
+        let (mut disk, old_len, same, disk_sha) = if f.bytes.file().is_some() {
+            match fsx::sha256_hex_of_file_if_exists(&dest)? {
+                Some((h, n)) => (None, Some(n), n == f.bytes.len() as u64 && h == sha, Some(h)),
+                None => (None, None, false, None),
+            }
+        } else {
+            let disk = fsx::read_if_exists(&dest)?;
+            let same = disk.as_deref() == Some(&f.bytes[..]);
+            let disk_sha = match &disk {
+                Some(_) if same => Some(sha.clone()),
+                Some(d) => Some(fsx::sha256_hex(d)),
+                None => None,
+            };
+            let old_len = disk.as_ref().map(|d| d.len() as u64);
+            (disk, old_len, same, disk_sha)
         };
         entries.push(Entry { path: f.path.clone(), bytes: f.bytes.len() as u64, sha256: sha.clone(), mode: f.mode });
         let recorded = previous.as_ref().and_then(|m| m.get(&f.path));
@@ -341,11 +355,14 @@ pub fn build_hashed(
                 }
             },
         };
+        if backup.is_some() && disk.is_none() && old_len.is_some() {
+            disk = fsx::read_if_exists(&dest)?;
+        }
         ops.push(Op {
             action,
             path: f.path,
             bytes: Some(f.bytes.len() as u64),
-            old_bytes: disk.as_ref().map(|d| d.len() as u64),
+            old_bytes: old_len,
             backup,
             kind: Some(f.kind),
             sha256: Some(sha),

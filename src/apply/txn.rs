@@ -417,9 +417,10 @@ fn stage(area: &Area, ops: &[Staged], progress: &dyn Progress) -> Result<(), Txn
         if let (Some(bytes), TxnAction::Put { mode, sha256 }) = (&s.bytes, &s.op.action) {
             let p = area.new_of(&s.op.path);
             fault_point();
-            if s.shared {
+            // Bytes read from a file are copied from it (and checked), never loaded whole.
+            if s.shared || bytes.file().is_some() {
                 let dest = area.dest(&s.op.path)?;
-                fsx::write_new_shared(&p, bytes, sha256, *mode, &dest).map_err(io(&p))?;
+                fsx::write_new_shared(&p, bytes.source(), sha256, *mode, &dest).map_err(io(&p))?;
             } else {
                 fsx::write_new(&p, bytes, *mode).map_err(io(&p))?;
             }

@@ -11,8 +11,8 @@
 //! requires the copies `k` of what the original requires); `CONTEXT.md` and its index stay single. The result passes the same validation as the
 //! shipped tree (the caller loads it to prove it).
 
+use msd_core::fs::bytes::Bytes;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
@@ -75,7 +75,7 @@ pub(crate) fn scale(tree: &Tree, factor: usize) -> Result<Tree, ScaleError> {
     if factor == 0 {
         return Err(ScaleError("the scale factor is at least 1".into()));
     }
-    let mut files: BTreeMap<RelPath, Arc<[u8]>> = tree.files.clone();
+    let mut files: BTreeMap<RelPath, Bytes> = tree.files.clone();
     let tiers: serde_json::Value = json_file(tree, "tiers.json")?.unwrap_or_else(|| serde_json::json!({}));
     let namespaces = json_file(tree, "namespaces.json")?;
     let profiles = json_file(tree, "profiles.json")?;
@@ -91,8 +91,8 @@ pub(crate) fn scale(tree: &Tree, factor: usize) -> Result<Tree, ScaleError> {
             }
             let path = ac.replace_all(rel.as_str(), &to);
             let path = RelPath::new(path).map_err(|e| ScaleError(format!("renamed path: {e}")))?;
-            let data: Arc<[u8]> = match std::str::from_utf8(bytes) {
-                Ok(text) => Arc::from(ac.replace_all(text, &to).into_bytes()),
+            let data: Bytes = match std::str::from_utf8(bytes) {
+                Ok(text) => Bytes::from(ac.replace_all(text, &to).into_bytes()),
                 Err(_) => bytes.clone(),
             };
             files.insert(path, data);
@@ -121,9 +121,9 @@ pub(crate) fn scale(tree: &Tree, factor: usize) -> Result<Tree, ScaleError> {
             copy_profiles(orig, new, &suffix);
         }
     }
-    let put = |files: &mut BTreeMap<RelPath, Arc<[u8]>>, name: &str, v: &serde_json::Value| {
+    let put = |files: &mut BTreeMap<RelPath, Bytes>, name: &str, v: &serde_json::Value| {
         let text = serde_json::to_string_pretty(v).expect("json") + "\n";
-        files.insert(RelPath::new(name).expect("static"), Arc::from(text.into_bytes()));
+        files.insert(RelPath::new(name).expect("static"), Bytes::from(text.into_bytes()));
     };
     if tree.files.contains_key(&RelPath::new("tiers.json").expect("static")) {
         put(&mut files, "tiers.json", &new_tiers);
@@ -136,7 +136,8 @@ pub(crate) fn scale(tree: &Tree, factor: usize) -> Result<Tree, ScaleError> {
     }
     let mut out = Tree { origin: format!("{} x{factor}", tree.origin), files };
     let manifest = section_manifest::build(&out).map_err(|e| ScaleError(e.to_string()))?;
-    out.files.insert(RelPath::new(section_manifest::PATH).expect("static"), Arc::from(manifest.render().into_bytes()));
+    out.files
+        .insert(RelPath::new(section_manifest::PATH).expect("static"), Bytes::from(manifest.render().into_bytes()));
     Ok(out)
 }
 

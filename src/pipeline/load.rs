@@ -9,9 +9,9 @@
 //! directory refuses symlinks that leave it. Every error names the file (and line where there is
 //! one) and says what to do; nothing is written by this stage.
 
+use msd_core::fs::bytes::Bytes;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use include_dir::{Dir, include_dir};
 
@@ -31,7 +31,7 @@ pub struct Tree {
     /// How paths are shown in messages: `content` for the embedded tree, the directory otherwise.
     pub origin: String,
     /// Every file, by relative path.
-    pub files: BTreeMap<RelPath, Arc<[u8]>>,
+    pub files: BTreeMap<RelPath, Bytes>,
 }
 
 /// Errors of the load stage.
@@ -154,12 +154,12 @@ impl Tree {
         Tree::from_embedded("runtimes", &EMBEDDED_RUNTIMES)
     }
 
-    fn from_embedded(origin: &str, dir: &Dir<'_>) -> Tree {
+    fn from_embedded(origin: &str, dir: &'static Dir<'static>) -> Tree {
         let mut files = BTreeMap::new();
-        fn walk(d: &Dir<'_>, files: &mut BTreeMap<RelPath, Arc<[u8]>>) {
+        fn walk(d: &Dir<'static>, files: &mut BTreeMap<RelPath, Bytes>) {
             for f in d.files() {
                 let p = f.path().to_str().expect("embedded paths are UTF-8").replace('\\', "/");
-                files.insert(RelPath::new(p).expect("embedded paths are relative"), Arc::from(f.contents()));
+                files.insert(RelPath::new(p).expect("embedded paths are relative"), Bytes::from(f.contents()));
             }
             for sub in d.dirs() {
                 walk(sub, files);
@@ -223,7 +223,7 @@ impl Tree {
                     let rel = RelPath::new(rel_str.replace(std::path::MAIN_SEPARATOR, "/"))
                         .map_err(|e| LoadError::BadName { path: path.display().to_string(), reason: e.to_string() })?;
                     let bytes = fsx::read(&real).map_err(|e| io(&path, e))?;
-                    files.insert(rel, Arc::from(bytes));
+                    files.insert(rel, Bytes::from(bytes));
                 }
             }
         }
@@ -380,7 +380,7 @@ pub struct CoreFile {
     /// Text with markers stripped, for UTF-8 text files.
     pub text: Option<String>,
     /// The raw bytes (used as is for non-text files).
-    pub bytes: Arc<[u8]>,
+    pub bytes: Bytes,
     /// File mode.
     pub mode: FileMode,
     /// The text's sections when it has explicit ones (empty otherwise), for the emission fit.

@@ -222,12 +222,14 @@ pub(crate) fn verify_content(tree: &Tree) -> Result<(), GenError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     fn tree(files: &[(&str, &str)]) -> Tree {
         Tree {
             origin: "t".into(),
-            files: files.iter().map(|(p, b)| (RelPath::new(*p).unwrap(), Arc::from(b.as_bytes()))).collect(),
+            files: files
+                .iter()
+                .map(|(p, b)| (RelPath::new(*p).unwrap(), msd_core::fs::bytes::Bytes::from(b.as_bytes().to_vec())))
+                .collect(),
         }
     }
 

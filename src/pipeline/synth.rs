@@ -14,13 +14,13 @@
 //! prints).
 //!
 //! The binary is the `msd_run` next to the running msd-install (`std::env::current_exe()`'s
-//! directory), or the file [`MSD_RUN_BIN_ENV`] names. It is read once per process and shared by
-//! every runtime. A content file at either path is a collision error, never overwritten.
+//! directory), or the file [`MSD_RUN_BIN_ENV`] names. It is hashed once per process and copied
+//! from its file into every runtime's tree, never held in memory. A content file at either path is a collision error, never overwritten.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
-use crate::pipeline::convert::{ConvertError, Emission, EmittedFile, FileKind, js_plugin};
+use crate::pipeline::convert::{Bytes, ConvertError, Emission, EmittedFile, FileKind, js_plugin};
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
 use msd_core::installed::runtime_info::{HookHost, RUNTIME_INFO_PATH, RuntimeInfo};
@@ -75,9 +75,11 @@ pub fn helper_location() -> Result<PathBuf, HelperError> {
     locate()
 }
 
-/// The bytes of the msd_run binary to install, read once.
-pub fn helper_bytes() -> Result<Arc<[u8]>, HelperError> {
-    static BYTES: OnceLock<Result<Arc<[u8]>, HelperError>> = OnceLock::new();
+/// The msd_run binary to install: hashed once per process, then copied from its file into each
+/// tree that receives it (hard-linked after the first), never held in memory
+/// ([`Bytes::from_file`]).
+pub fn helper_bytes() -> Result<Bytes, HelperError> {
+    static BYTES: OnceLock<Result<Bytes, HelperError>> = OnceLock::new();
     BYTES
         .get_or_init(|| {
             let path = locate()?;
@@ -85,7 +87,7 @@ pub fn helper_bytes() -> Result<Arc<[u8]>, HelperError> {
             if !fsx::is_file(&path) {
                 return Err(err("no such file".into()));
             }
-            fsx::read_shared(&path).map_err(|e| err(e.to_string()))
+            Bytes::from_file(&path).map_err(|e| err(e.to_string()))
         })
         .clone()
 }
@@ -134,7 +136,7 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
     let files = [
         EmittedFile {
             path: cap.core_dir(emission.scope).join(&helper_path(Os::HOST)),
-            // One buffer for every runtime's copy.
+            // One file for every runtime's copy.
             bytes: helper.clone(),
             mode: FileMode::Executable,
             kind: FileKind::Program,

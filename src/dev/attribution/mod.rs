@@ -35,9 +35,9 @@
 pub(crate) mod acks;
 pub(crate) mod inventory;
 
+use msd_core::fs::bytes::Bytes;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
@@ -732,9 +732,9 @@ fn split_base(label: &str, files: BTreeMap<String, Vec<u8>>) -> Result<BaseTrees
             source: std::io::Error::new(std::io::ErrorKind::InvalidData, reason),
         };
         if let Some(rest) = path.strip_prefix("content/") {
-            content.insert(RelPath::new(rest).map_err(|e| bad(e.to_string()))?, Arc::from(bytes));
+            content.insert(RelPath::new(rest).map_err(|e| bad(e.to_string()))?, Bytes::from(bytes));
         } else if let Some(rest) = path.strip_prefix("runtimes/") {
-            runtimes.insert(RelPath::new(rest).map_err(|e| bad(e.to_string()))?, Arc::from(bytes));
+            runtimes.insert(RelPath::new(rest).map_err(|e| bad(e.to_string()))?, Bytes::from(bytes));
         } else if let Some(name) = path.strip_prefix(&format!("{ACK_DIR}/"))
             && name.ends_with(".json")
             && !name.contains('/')

@@ -50,9 +50,10 @@ pub enum FileKind {
     Program,
 }
 
-/// The bytes of an emitted file, shared: the helper binary every runtime gets, and a file
-/// several runtimes get unchanged, are one buffer however many trees they go into.
-pub type Bytes = std::sync::Arc<[u8]>;
+/// The bytes of an emitted file, shared: a file several runtimes get unchanged is one buffer
+/// however many trees it goes into, the shipped content is borrowed from the executable, and the
+/// helper binary every runtime gets is copied from its file, never held in memory.
+pub use msd_core::fs::bytes::Bytes;
 
 /// One emitted file.
 #[derive(Debug, Clone)]

@@ -787,16 +787,128 @@ fn umask() -> Option<u32> {
 ///
 /// The targets stay independent: a link is a name, so removing or replacing one target's file
 /// (uninstall, upgrade: both unlink or rename over the name) leaves every other name intact.
-pub fn write_new_shared(path: &Path, bytes: &[u8], sha256: &str, mode: FileMode, also_at: &Path) -> io::Result<bool> {
+///
+/// Bytes read from a file ([`Source::File`]) are copied from it in blocks, never held whole, and
+/// the copy must have `sha256` (the file did not change since it was hashed for the plan).
+pub fn write_new_shared(
+    path: &Path,
+    src: Source<'_>,
+    sha256: &str,
+    mode: FileMode,
+    also_at: &Path,
+) -> io::Result<bool> {
     if let Some(dir) = path.parent() {
         create_dir_all(dir)?;
     }
-    if shared::link(sha256, bytes.len() as u64, path) {
+    let len = match src {
+        Source::Bytes(b) => b.len() as u64,
+        Source::File(_, len) => len,
+    };
+    if shared::link(sha256, len, path) {
         return Ok(true);
     }
-    write_new(path, bytes, mode)?;
+    match src {
+        Source::File(from, _) => copy_new_checked(path, from, sha256, mode)?,
+        Source::Bytes(b) => write_new(path, b, mode)?,
+    }
     shared::remember(sha256, path, also_at);
     Ok(false)
+}
+
+/// What [`write_new_shared`] writes: bytes in memory, or a file of this length to copy.
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// These bytes.
+    Bytes(&'a [u8]),
+    /// The bytes of this file, of this length.
+    File(&'a Path, u64),
+}
+
+/// Copies the file `from` to a new file at `path` (like [`write_new`]) in blocks, hashing what
+/// it copies: a copy whose sha256 is not `sha256` is removed and is an error.
+fn copy_new_checked(path: &Path, from: &Path, sha256: &str, mode: FileMode) -> io::Result<()> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let mut src = fs_err::File::open(from)?;
+    let (mut f, exact) = match create_new_with_mode(path, mode) {
+        Ok(f) => (f, umask().is_some_and(|m| m & mode.bits() == 0)),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => (fs_err::File::create(path)?, false),
+        Err(e) => return Err(e),
+    };
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = match src.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        hasher.update(&buf[..n]);
+        f.write_all(&buf[..n])?;
+    }
+    if hex(&hasher.finalize()) != sha256 {
+        drop(f);
+        let _ = std::fs::remove_file(path);
+        return Err(io::Error::other(format!(
+            "{} changed while it was being installed (its sha256 is not the one planned); run the install again",
+            from.display()
+        )));
+    }
+    if !exact {
+        set_mode(f.file(), mode.bits())?;
+    }
+    if !cfg!(target_os = "linux") {
+        f.sync_all()?;
+    }
+    Ok(())
+}
+
+/// The length of the regular file at `path` (a symlink is followed); an error for anything else.
+pub fn regular_file_len(path: &Path) -> io::Result<u64> {
+    let m = fs_err::metadata(path)?;
+    if !m.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a regular file", path.display())));
+    }
+    Ok(m.len())
+}
+
+/// [`sha256_hex_of_file`] of the file at `path`, `None` when there is none (an error for a
+/// directory, as [`read_if_exists`]).
+pub fn sha256_hex_of_file_if_exists(path: &Path) -> io::Result<Option<(String, u64)>> {
+    if path.parent().is_some_and(known_dirs::absent) {
+        return Ok(None);
+    }
+    match sha256_hex_of_file(path) {
+        Ok(v) => Ok(Some(v)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::IsADirectory || path.is_dir() => Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            format!("expected a file, found a directory: {}", path.display()),
+        )),
+        Err(e) => Err(e),
+    }
+}
+
+/// Hex sha256 and length of the file at `path`, read in blocks.
+pub fn sha256_hex_of_file(path: &Path) -> io::Result<(String, u64)> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let mut f = fs_err::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let (mut buf, mut len) = (vec![0u8; 1 << 16], 0u64);
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                hasher.update(&buf[..n]);
+                len += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((hex(&hasher.finalize()), len))
 }
 
 /// The files [`write_new_shared`] wrote in this process, by content.

@@ -1,6 +1,8 @@
 //! Disk access and paths: [`fsx`] (the one module that touches the filesystem), [`relpath`]
-//! (validated relative paths), [`json`] (positions in JSON text for located errors).
+//! (validated relative paths), [`json`] (positions in JSON text for located errors), [`bytes`]
+//! (the bytes of a file to install: shared, embedded or read from a file).
 
+pub mod bytes;
 pub mod fsx;
 pub mod json;
 pub mod relpath;

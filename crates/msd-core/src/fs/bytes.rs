@@ -1,0 +1,248 @@
+//! [`Bytes`]: the bytes of a file to install, shared and never copied without need.
+//!
+//! Three sources, one type:
+//! - a buffer made at run time (a converted file), shared by every tree that receives it;
+//! - bytes embedded in the executable (the shipped content), borrowed where they lie instead of
+//!   copied onto the heap;
+//! - a file on disk (the msd_run helper every runtime receives): its length is known, its sha256
+//!   is taken once by reading it in blocks, and it is copied into place from the file
+//!   ([`Bytes::source`], [`fsx::write_new_shared`]), so the install never holds it in memory. Only a caller that
+//!   needs the bytes themselves (`diff`, `emit`, the maintainers' tools) loads it, once, through
+//!   [`std::ops::Deref`].
+
+use std::fmt;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use crate::fs::fsx;
+
+/// The bytes of a file to install; cheap to clone (a reference count or a borrow).
+#[derive(Clone)]
+pub struct Bytes(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Shared(Arc<[u8]>),
+    Static(&'static [u8]),
+    File(Arc<OnDisk>),
+}
+
+struct OnDisk {
+    path: PathBuf,
+    len: u64,
+    sha256: String,
+    loaded: OnceLock<Box<[u8]>>,
+}
+
+impl Bytes {
+    /// The bytes of the regular file at `path`, hashed now (read in blocks) and otherwise read
+    /// only when needed; a copy checks that the file still has this hash.
+    pub fn from_file(path: &Path) -> std::io::Result<Bytes> {
+        fsx::regular_file_len(path)?;
+        let (sha256, len) = fsx::sha256_hex_of_file(path)?;
+        Ok(Bytes(Repr::File(Arc::new(OnDisk { path: path.to_path_buf(), len, sha256, loaded: OnceLock::new() }))))
+    }
+
+    /// The file these bytes are read from, when they are not held in memory.
+    pub fn file(&self) -> Option<&Path> {
+        match &self.0 {
+            Repr::File(f) => Some(&f.path),
+            _ => None,
+        }
+    }
+
+    /// What to write them from: the file, or the bytes in memory.
+    pub fn source(&self) -> fsx::Source<'_> {
+        match &self.0 {
+            Repr::File(f) => fsx::Source::File(&f.path, f.len),
+            _ => fsx::Source::Bytes(self),
+        }
+    }
+
+    /// The length in bytes, without reading a file.
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Repr::Shared(b) => b.len(),
+            Repr::Static(b) => b.len(),
+            Repr::File(f) => usize::try_from(f.len).unwrap_or(usize::MAX),
+        }
+    }
+
+    /// Whether there are no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Hex sha256 of the bytes (a file's was taken when it was).
+    pub fn sha256_hex(&self) -> String {
+        match &self.0 {
+            Repr::Shared(b) => fsx::sha256_hex_shared(b),
+            Repr::Static(b) => fsx::sha256_hex(b),
+            Repr::File(f) => f.sha256.clone(),
+        }
+    }
+
+    /// Whether both are the same source (one buffer, one borrow or one file): equal without a
+    /// look at the bytes.
+    pub fn ptr_eq(a: &Bytes, b: &Bytes) -> bool {
+        match (&a.0, &b.0) {
+            (Repr::Shared(x), Repr::Shared(y)) => Arc::ptr_eq(x, y),
+            (Repr::Static(x), Repr::Static(y)) => std::ptr::eq(*x, *y),
+            (Repr::File(x), Repr::File(y)) => Arc::ptr_eq(x, y) || x.path == y.path,
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+impl Bytes {
+    /// Whether a file's bytes were read into memory.
+    pub(crate) fn loaded(&self) -> bool {
+        matches!(&self.0, Repr::File(f) if f.loaded.get().is_some())
+    }
+}
+
+/// The error of a file that no longer has the length it had when it was taken.
+fn changed(path: &Path, was: u64, now: u64) -> std::io::Error {
+    std::io::Error::other(format!(
+        "{} changed while it was being installed ({was} bytes when taken, {now} now); run the install again",
+        path.display()
+    ))
+}
+
+impl Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match &self.0 {
+            Repr::Shared(b) => b,
+            Repr::Static(b) => b,
+            // Reached only by callers that need the bytes themselves; the file was a regular file
+            // of this length when taken, so failing to read it now means it was removed or
+            // changed during the run, which no caller can go on from.
+            Repr::File(f) => f.loaded.get_or_init(|| match fsx::read(&f.path) {
+                Ok(b) if b.len() as u64 == f.len => b.into_boxed_slice(),
+                Ok(b) => panic!("{}", changed(&f.path, f.len, b.len() as u64)),
+                Err(e) => panic!("cannot read {} (it was there when the run began): {e}", f.path.display()),
+            }),
+        }
+    }
+}
+
+impl AsRef<[u8]> for Bytes {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl PartialEq for Bytes {
+    fn eq(&self, other: &Bytes) -> bool {
+        // A file is compared by its hash, never read for it.
+        Bytes::ptr_eq(self, other)
+            || (self.len() == other.len()
+                && match (self.file(), other.file()) {
+                    (None, None) => self[..] == other[..],
+                    _ => self.sha256_hex() == other.sha256_hex(),
+                })
+    }
+}
+
+impl Eq for Bytes {}
+
+impl fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Repr::File(d) => write!(f, "Bytes(file {}, {} bytes)", d.path.display(), d.len),
+            _ => write!(f, "Bytes({} bytes)", self.len()),
+        }
+    }
+}
+
+impl From<Arc<[u8]>> for Bytes {
+    fn from(b: Arc<[u8]>) -> Bytes {
+        Bytes(Repr::Shared(b))
+    }
+}
+
+impl From<Vec<u8>> for Bytes {
+    fn from(b: Vec<u8>) -> Bytes {
+        Bytes(Repr::Shared(b.into()))
+    }
+}
+
+impl From<String> for Bytes {
+    fn from(s: String) -> Bytes {
+        s.into_bytes().into()
+    }
+}
+
+impl From<&'static [u8]> for Bytes {
+    fn from(b: &'static [u8]) -> Bytes {
+        Bytes(Repr::Static(b))
+    }
+}
+
+impl From<&'static str> for Bytes {
+    fn from(s: &'static str) -> Bytes {
+        s.as_bytes().into()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods, reason = "tests set up files with std::fs")]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_of_every_source_agree() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("helper");
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&p, &data).unwrap();
+        let file = Bytes::from_file(&p).unwrap();
+        let shared = Bytes::from(data.clone());
+        let leaked: &'static [u8] = Box::leak(data.clone().into_boxed_slice());
+        let borrowed = Bytes::from(leaked);
+        assert_eq!(file.file(), Some(p.as_path()));
+        // What an install asks of a file never reads it into memory.
+        let _ = (file.len(), file.sha256_hex(), file.source(), file == file.clone(), file == shared);
+        let to = tmp.path().join("copy");
+        fsx::write_new_shared(&to, file.source(), &file.sha256_hex(), fsx::FileMode::Regular, &to).unwrap();
+        assert!(!file.loaded(), "a file is hashed, compared and copied without being held");
+        assert_eq!(std::fs::read(&to).unwrap(), data);
+        assert_eq!(shared.file(), None);
+        for b in [&file, &shared, &borrowed] {
+            assert_eq!(b.len(), data.len());
+            assert_eq!(b.sha256_hex(), fsx::sha256_hex(&data));
+        }
+        assert_eq!(file, shared);
+        assert_eq!(&file[..], &data[..]);
+        assert!(Bytes::ptr_eq(&file, &file.clone()));
+        assert!(!Bytes::ptr_eq(&shared, &Bytes::from(data)));
+    }
+
+    #[test]
+    fn a_file_that_changed_since_it_was_taken_is_never_copied() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("helper");
+        std::fs::write(&p, b"one").unwrap();
+        let file = Bytes::from_file(&p).unwrap();
+        std::fs::write(&p, b"two").unwrap();
+        let to = tmp.path().join("stage/helper");
+        let e =
+            fsx::write_new_shared(&to, file.source(), &file.sha256_hex(), fsx::FileMode::Executable, &to).unwrap_err();
+        assert!(e.to_string().contains("changed while it was being installed"), "{e}");
+        assert!(!to.exists(), "the wrong copy is removed");
+        std::fs::write(&p, b"one").unwrap();
+        fsx::write_new_shared(&to, file.source(), &file.sha256_hex(), fsx::FileMode::Executable, &to).unwrap();
+        assert_eq!(std::fs::read(&to).unwrap(), b"one");
+    }
+
+    #[test]
+    fn only_a_regular_file_is_taken() {
+        let tmp = tempfile::tempdir().unwrap();
+        assert!(Bytes::from_file(tmp.path()).is_err());
+        assert!(Bytes::from_file(&tmp.path().join("missing")).is_err());
+    }
+}
