@@ -15,8 +15,8 @@
 # workflow, agent, reference and template, a large third-party-shaped tree loaded from a
 # directory (`--content DIR`); `x / x1` compares it with generated x1 (same shape, same loading).
 # Also timed: a no-change re-run of the same `--all` (the fast path: see src/apply/fast.rs), and
-# the peak memory (max RSS) of `--all` and of `-r claude` against the largest single runtime
-# tree, and of the no-change re-run with and without the fast path (MSD_INSTALL_FAST=0).
+# the peak memory (max RSS, and the peak heap where heaptrack is installed) of `--all` and of
+# `-r claude` against the largest single runtime tree, and of the no-change re-run with and without the fast path (MSD_INSTALL_FAST=0).
 #
 # Public tools only: a loop timed with `date +%s%N` (`/usr/bin/time` resolution is 10 ms, too
 # coarse for sub-second runs; hyperfine cannot alternate two commands run for run); GNU time for
@@ -120,6 +120,31 @@ rerun_kib() {
   cat "${root[tmpfs]}/rss"
 }
 
+# heap_kb ARGS...: peak heap in KB (heaptrack; "n/a" where it is not installed) of one install
+# into a fresh HOME on tmpfs.
+heap_kb() {
+  command -v heaptrack >/dev/null && command -v heaptrack_print >/dev/null || { echo n/a; return; }
+  local work="${root[tmpfs]}/m"
+  rm -rf "$work" "${root[tmpfs]}/heap.zst" && mkdir -p "$work"
+  HOME="$work" XDG_CONFIG_HOME="$work/.config" XDG_CACHE_HOME="$work/.cache" \
+    heaptrack -o "${root[tmpfs]}/heap" "$bin" -q "$@" >/dev/null 2>&1
+  heaptrack_print -f "${root[tmpfs]}/heap.zst" 2>/dev/null |
+    awk '/^peak heap memory consumption:/ { v = $5; u = substr(v, length(v)); n = substr(v, 1, length(v) - 1);
+      f = (u == "G") ? 1e6 : (u == "M") ? 1e3 : (u == "K") ? 1 : 1e-3; printf "%d\n", n * f }'
+}
+
+# heap_mb KB: KB as MB with one decimal.
+heap_mb() {
+  [ "$1" = n/a ] && { echo n/a; return; }
+  awk -v h="$1" 'BEGIN { printf "%.1f", h / 1000 }'
+}
+
+# heap_ratio KB KIB: a heap peak in KB against a tree in KiB.
+heap_ratio() {
+  [ "$1" = n/a ] && { echo n/a; return; }
+  awk -v h="$1" -v t="$2" 'BEGIN { printf "%.2f", (h * 1000) / (t * 1024) }'
+}
+
 # largest_tree_kib: the largest runtime home of the last `--all` of peak_kib (helper included).
 largest_tree_kib() {
   local work="${root[tmpfs]}/m"
@@ -151,10 +176,14 @@ for fs in $fss; do
   done
 done
 
+base=$(peak_kib --version)
 one=$(peak_kib -r claude)
 one_tree=$(du -sk "${root[tmpfs]}/m/.claude" | cut -f1)
 all=$(peak_kib --all)
 largest=$(largest_tree_kib)
+one_heap=$(heap_kb -r claude)
+all_heap=$(heap_kb --all)
+rm -rf "${root[tmpfs]}/m" && peak_kib --all >/dev/null
 all_fast=$(rerun_kib --all)
 all_full=$(MSD_INSTALL_FAST=0 rerun_kib --all)
 # The full no-change path, timed (medians like the table's; the fast path is off for these runs).
@@ -167,8 +196,14 @@ for i in $(seq "$runs"); do
 done
 full_ms=$(median_ms < "${root[tmpfs]}/full.ns")
 echo
+echo "| peak heap (heaptrack, shipped content) | MB | largest runtime tree | ratio |"
+echo "|---|--:|--:|--:|"
+echo "| msd-install --all | $(heap_mb "$all_heap") | $((largest / 1024)) MiB | $(heap_ratio "$all_heap" "$largest") |"
+echo "| msd-install -r claude | $(heap_mb "$one_heap") | $((one_tree / 1024)) MiB | $(heap_ratio "$one_heap" "$one_tree") |"
+echo
 echo "| peak memory (max RSS, shipped content) | MiB | largest runtime tree | ratio |"
 echo "|---|--:|--:|--:|"
+echo "| msd-install --version (the executable's own pages) | $((base / 1024)) | | |"
 echo "| msd-install --all | $((all / 1024)) | $((largest / 1024)) MiB | $(ratio "$all" "$largest") |"
 echo "| msd-install --all, no-change re-run | $((all_fast / 1024)) | $((largest / 1024)) MiB | $(ratio "$all_fast" "$largest") |"
 echo "| msd-install --all, no-change re-run, fast path off | $((all_full / 1024)) | $((largest / 1024)) MiB | $(ratio "$all_full" "$largest") |"
