@@ -15,7 +15,8 @@
 //!
 //! The binary is the `msd_run` next to the running msd-install (`std::env::current_exe()`'s
 //! directory), or the file [`MSD_RUN_BIN_ENV`] names. It is hashed once per process and copied
-//! from its file into every runtime's tree, never held in memory. A content file at either path is a collision error, never overwritten.
+//! from its file into every runtime's tree, never held in memory. A content file at either path
+//! is a collision error, never overwritten.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;

@@ -148,21 +148,6 @@ pub fn read(path: &Path) -> io::Result<Vec<u8>> {
     fs_err::read(path)
 }
 
-/// Reads a whole file into a shared buffer allocated once at the file's size (`Arc::from` of a
-/// `Vec` would hold a second copy while it copies: for the 2.7 MB helper that is the peak).
-pub fn read_shared(path: &Path) -> io::Result<std::sync::Arc<[u8]>> {
-    use std::io::Read;
-    let mut f = fs_err::File::open(path)?;
-    let len = usize::try_from(f.metadata()?.len()).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-    let mut buf: std::sync::Arc<[u8]> = std::iter::repeat_n(0u8, len).collect();
-    f.read_exact(std::sync::Arc::get_mut(&mut buf).expect("a new buffer has one owner"))?;
-    if f.read(&mut [0u8; 1])? != 0 {
-        // It grew since its size was read: read it whole the ordinary way.
-        return Ok(std::sync::Arc::from(read(path)?));
-    }
-    Ok(buf)
-}
-
 /// Reads a whole file, `None` when it does not exist.
 pub fn read_if_exists(path: &Path) -> io::Result<Option<Vec<u8>>> {
     if path.parent().is_some_and(known_dirs::absent) {
@@ -1335,17 +1320,6 @@ mod tests {
         assert!(!dir_exists(&dst.join("refs")), "absent before, and remembered so");
         assert!(rename_dir_new(&staged, &dst).unwrap());
         assert!(dir_exists(&dst.join("refs")), "the moved tree is seen");
-    }
-
-    #[test]
-    fn fsx_read_shared_reads_what_read_reads() {
-        let tmp = tempfile::tempdir().unwrap();
-        for (name, bytes) in [("empty", Vec::new()), ("small", b"abc\n".to_vec()), ("large", vec![7u8; 300_000])] {
-            let p = tmp.path().join(name);
-            std::fs::write(&p, &bytes).unwrap();
-            assert_eq!(&read_shared(&p).unwrap()[..], &bytes[..], "{name}");
-        }
-        assert!(read_shared(&tmp.path().join("missing")).is_err());
     }
 
     #[test]
