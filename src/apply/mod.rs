@@ -14,7 +14,7 @@
 //! every target is staged, commit each ([`txn::Prepared::commit`]) -> unlock. Nothing visible
 //! is written for any target until every target has been planned and staged; a failure before
 //! the commits discards the staged trees and reverts the migrations of that run. Runtimes are
-//! emitted one ahead of their planning, so a run holds at most three emissions' bytes.
+//! emitted one ahead of their planning, so a run holds at most two emissions' bytes.
 //!
 //! A re-run whose inputs and installed files are as the last run left them takes the no-change
 //! fast path first ([`fast`]): the same checks, lock and recovery, then every recorded stat, the
