@@ -89,7 +89,7 @@ impl Bytes {
         match (&a.0, &b.0) {
             (Repr::Shared(x), Repr::Shared(y)) => Arc::ptr_eq(x, y),
             (Repr::Static(x), Repr::Static(y)) => std::ptr::eq(*x, *y),
-            (Repr::File(x), Repr::File(y)) => Arc::ptr_eq(x, y) || x.path == y.path,
+            (Repr::File(x), Repr::File(y)) => Arc::ptr_eq(x, y) || (x.path == y.path && x.sha256 == y.sha256),
             _ => false,
         }
     }
