@@ -722,15 +722,26 @@ pub fn write_new(path: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
     if let Some(dir) = path.parent() {
         create_dir_all(dir)?;
     }
-    // A new file is created with its mode, which the umask may narrow: only then is the mode
-    // set again (one `fchmod` per file saved in the usual case, a umask of 022 or 002).
-    let (mut f, exact) = match create_new_with_mode(path, mode) {
-        Ok(f) => (f, umask().is_some_and(|m| m & mode.bits() == 0)),
-        // Not new (only a staging area a stale run left could hold one): truncated, mode set.
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => (fs_err::File::create(path)?, false),
-        Err(e) => return Err(e),
-    };
+    let (mut f, exact) = open_new(path, mode)?;
     f.write_all(bytes)?;
+    close_new(f, exact, mode)
+}
+
+/// Opens a staged file of [`write_new`] and [`copy_new_checked`]. A new file is created with
+/// its mode, which the umask may narrow: only then is the mode set again by [`close_new`] (one
+/// `fchmod` per file saved in the usual case, a umask of 022 or 002).
+fn open_new(path: &Path, mode: FileMode) -> io::Result<(fs_err::File, bool)> {
+    match create_new_with_mode(path, mode) {
+        Ok(f) => Ok((f, umask().is_some_and(|m| m & mode.bits() == 0))),
+        // Not new (only a staging area a stale run left could hold one): truncated, mode set.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok((fs_err::File::create(path)?, false)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Finishes a file [`open_new`] opened: its mode when the umask narrowed it, and an fsync where
+/// [`sync_fs`] does not make the staged tree durable at once.
+fn close_new(f: fs_err::File, exact: bool, mode: FileMode) -> io::Result<()> {
     if !exact {
         set_mode(f.file(), mode.bits())?;
     }
@@ -812,16 +823,27 @@ pub enum Source<'a> {
 /// Copies the file `from` to a new file at `path` (like [`write_new`]) in blocks, hashing what
 /// it copies: a copy whose sha256 is not `sha256` is removed and is an error.
 fn copy_new_checked(path: &Path, from: &Path, sha256: &str, mode: FileMode) -> io::Result<()> {
+    let mut src = fs_err::File::open(from)?;
+    let (mut f, exact) = open_new(path, mode)?;
+    let (sha, _) = hash_blocks(&mut src, |block| f.write_all(block))?;
+    if sha != sha256 {
+        drop(f);
+        let _ = std::fs::remove_file(path);
+        return Err(io::Error::other(format!(
+            "{} changed while it was being installed (its sha256 is not the one planned); run the install again",
+            from.display()
+        )));
+    }
+    close_new(f, exact, mode)
+}
+
+/// Reads `src` to its end in blocks, hashing each and handing it to `each`: the hex sha256 and
+/// the length read.
+fn hash_blocks(src: &mut fs_err::File, mut each: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<(String, u64)> {
     use sha2::{Digest, Sha256};
     use std::io::Read;
-    let mut src = fs_err::File::open(from)?;
-    let (mut f, exact) = match create_new_with_mode(path, mode) {
-        Ok(f) => (f, umask().is_some_and(|m| m & mode.bits() == 0)),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => (fs_err::File::create(path)?, false),
-        Err(e) => return Err(e),
-    };
     let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
+    let (mut buf, mut len) = (vec![0u8; 1 << 16], 0u64);
     loop {
         let n = match src.read(&mut buf) {
             Ok(0) => break,
@@ -830,23 +852,10 @@ fn copy_new_checked(path: &Path, from: &Path, sha256: &str, mode: FileMode) -> i
             Err(e) => return Err(e),
         };
         hasher.update(&buf[..n]);
-        f.write_all(&buf[..n])?;
+        each(&buf[..n])?;
+        len += n as u64;
     }
-    if hex(&hasher.finalize()) != sha256 {
-        drop(f);
-        let _ = std::fs::remove_file(path);
-        return Err(io::Error::other(format!(
-            "{} changed while it was being installed (its sha256 is not the one planned); run the install again",
-            from.display()
-        )));
-    }
-    if !exact {
-        set_mode(f.file(), mode.bits())?;
-    }
-    if !cfg!(target_os = "linux") {
-        f.sync_all()?;
-    }
-    Ok(())
+    Ok((hex(&hasher.finalize()), len))
 }
 
 /// The length of the regular file at `path` (a symlink is followed); an error for anything else.
@@ -877,23 +886,7 @@ pub fn sha256_hex_of_file_if_exists(path: &Path) -> io::Result<Option<(String, u
 
 /// Hex sha256 and length of the file at `path`, read in blocks.
 pub fn sha256_hex_of_file(path: &Path) -> io::Result<(String, u64)> {
-    use sha2::{Digest, Sha256};
-    use std::io::Read;
-    let mut f = fs_err::File::open(path)?;
-    let mut hasher = Sha256::new();
-    let (mut buf, mut len) = (vec![0u8; 1 << 16], 0u64);
-    loop {
-        match f.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => {
-                hasher.update(&buf[..n]);
-                len += n as u64;
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok((hex(&hasher.finalize()), len))
+    hash_blocks(&mut fs_err::File::open(path)?, |_| Ok(()))
 }
 
 /// The files [`write_new_shared`] wrote in this process, by content.
