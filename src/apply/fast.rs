@@ -374,19 +374,19 @@ fn record_of(r: &TargetRun, rt: &LoadedRuntime, opts: &InstallOptions<'_>, env: 
     if !plan.manifest_changed && plan.manifest_disk_stat != Some(manifest) {
         return None;
     }
-    let mut files = Vec::with_capacity(plan.manifest.files.len());
-    for e in &plan.manifest.files {
-        // Ops are sorted by path; every manifest entry is an emitted file, so it has one.
-        let op = &plan.ops[plan.ops.binary_search_by(|o| o.path.cmp(&e.path)).ok()?];
-        let stat = stat_of(&e.path)?;
+    // The emitted files are the ops that are not removals (sorted by path, like the manifest;
+    // the staged plan keeps no manifest entries of its own, see `write::prepare`).
+    let mut files = Vec::with_capacity(plan.ops.len());
+    for op in plan.ops.iter().filter(|o| o.action != Action::Remove) {
+        let stat = stat_of(&op.path)?;
         if op.action == Action::Keep && op.disk_stat != Some(stat) {
             return None;
         }
         files.push(FileRecord {
-            path: e.path.clone(),
-            bytes: e.bytes,
-            sha256: e.sha256.clone(),
-            mode: e.mode,
+            path: op.path.clone(),
+            bytes: op.bytes?,
+            sha256: op.sha256.clone()?,
+            mode: op.mode,
             kind: op.kind?,
             stat,
         });

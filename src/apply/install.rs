@@ -182,12 +182,8 @@ pub fn install(
         if !opts.dry_run {
             probe_destinations(&run.plan, opts.allow_symlinks)?;
             let bars = opts.progress.target(&label(&run));
-            let (prepared, report) = write::prepare(&run.plan, opts.allow_symlinks, bars.as_ref())?;
-            // Staged: the plan keeps its hashes and sizes, not the bytes.
-            for op in &mut run.plan.ops {
-                op.data = None;
-                op.old_data = None;
-            }
+            // Staged: the plan keeps its ops' hashes and sizes, not the bytes.
+            let (prepared, report) = write::prepare(&mut run.plan, opts.allow_symlinks, bars.as_ref())?;
             if stage_ahead {
                 staged.push(Some((prepared, report)));
             } else {

@@ -315,8 +315,8 @@ pub fn build_hashed(
     debug_assert_eq!(digests.len(), emission.files.len());
     let previous = FileManifest::read(home, cap, emission.scope)?;
     let manifest_path = record::manifest_rel(cap, emission.scope);
-    let mut ops = Vec::new();
-    let mut entries = Vec::new();
+    let mut ops = Vec::with_capacity(emission.files.len());
+    let mut entries = Vec::with_capacity(emission.files.len());
     let mut foreign = Vec::new();
     for (f, sha) in emission.files.into_iter().zip(digests) {
         let dest = fsx::confined(home, &f.path, allow_symlinks)?;

@@ -346,7 +346,8 @@ pub fn prepare(area: &Area, ops: Vec<Staged>, progress: &dyn Progress) -> Result
     let txn = area.txn();
     fsx::remove_dir_all_if_exists(&txn).map_err(io(&txn))?;
     progress.staging(ops.iter().filter(|s| s.bytes.is_some()).count());
-    let staged = stage(&area, &ops, progress);
+    let mut ops = ops;
+    let staged = stage(&area, &mut ops, progress);
     if let Err(e) = staged {
         let _ = fsx::remove_dir_all_if_exists(&txn);
         return Err(e);
@@ -408,13 +409,15 @@ impl Drop for Prepared {
     }
 }
 
-fn stage(area: &Area, ops: &[Staged], progress: &dyn Progress) -> Result<(), TxnError> {
-    for s in ops {
+/// Writes each put's bytes into the staging area and drops them (the last holder of a converted
+/// file's bytes is its put: a tree is not held whole while it is staged).
+fn stage(area: &Area, ops: &mut [Staged], progress: &dyn Progress) -> Result<(), TxnError> {
+    for s in ops.iter() {
         // Destinations are checked before anything is staged.
         area.dest(&s.op.path)?;
     }
-    for s in ops {
-        if let (Some(bytes), TxnAction::Put { mode, sha256 }) = (&s.bytes, &s.op.action) {
+    for s in ops.iter_mut() {
+        if let (Some(bytes), TxnAction::Put { mode, sha256 }) = (s.bytes.take(), &s.op.action) {
             let p = area.new_of(&s.op.path);
             fault_point();
             // Bytes read from a file are copied from it (and checked), never loaded whole.
@@ -422,8 +425,9 @@ fn stage(area: &Area, ops: &[Staged], progress: &dyn Progress) -> Result<(), Txn
                 let dest = area.dest(&s.op.path)?;
                 fsx::write_new_shared(&p, bytes.source(), sha256, *mode, &dest).map_err(io(&p))?;
             } else {
-                fsx::write_new(&p, bytes, *mode).map_err(io(&p))?;
+                fsx::write_new(&p, &bytes, *mode).map_err(io(&p))?;
             }
+            drop(bytes);
             progress.tick();
         }
     }
@@ -698,6 +702,7 @@ impl TxnError {
 #[allow(clippy::disallowed_methods, reason = "the tests set up and look at homes directly")]
 mod tests {
     use std::os::unix::fs::MetadataExt;
+    use std::sync::Arc;
 
     use super::*;
 
@@ -707,6 +712,41 @@ mod tests {
 
     fn ino(p: &Path) -> u64 {
         std::fs::symlink_metadata(p).unwrap().ino()
+    }
+
+    /// Counts, at each staged file, the holders of that file's bytes besides the test.
+    struct Holders<'a> {
+        bufs: &'a [Arc<[u8]>],
+        seen: std::cell::RefCell<Vec<usize>>,
+    }
+
+    impl Progress for Holders<'_> {
+        fn staging(&self, _: usize) {}
+        fn tick(&self) {
+            let mut seen = self.seen.borrow_mut();
+            let i = seen.len();
+            seen.push(Arc::strong_count(&self.bufs[i]) - 1);
+        }
+        fn applying(&self, _: usize) {}
+    }
+
+    #[test]
+    fn staging_lets_go_of_each_files_bytes_once_it_is_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let area = Area::new(&tmp.path().join("home"), false);
+        let bufs: Vec<Arc<[u8]>> = (0..4).map(|i| Arc::from(format!("file {i}\n").into_bytes())).collect();
+        let ops = bufs
+            .iter()
+            .enumerate()
+            .map(|(i, b)| Staged::put(rel(&format!("d/{i}.md")), b.clone(), FileMode::Regular, None))
+            .collect();
+        let progress = Holders { bufs: &bufs, seen: Default::default() };
+        let prepared = prepare(&area, ops, &progress).unwrap();
+        // Each file's bytes were let go as soon as it was staged, not when the tree was done:
+        // a large tree is not held whole while it is written.
+        assert_eq!(*progress.seen.borrow(), [0, 0, 0, 0]);
+        prepared.commit("test", &NoProgress).unwrap();
+        assert_eq!(std::fs::read(tmp.path().join("home/d/2.md")).unwrap(), b"file 2\n");
     }
 
     #[test]

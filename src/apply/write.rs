@@ -86,37 +86,39 @@ pub fn timestamp_at(t: std::time::SystemTime) -> String {
     format!("{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
-/// Carries out `plan` as one transaction ([`txn`]): every change or none.
-pub fn apply(plan: &Plan, allow_symlinks: bool, progress: &dyn txn::Progress) -> Result<WriteReport, WriteError> {
-    let (prepared, report) = prepare(plan, allow_symlinks, progress)?;
-    prepared.commit(&label(plan), progress)?;
-    Ok(report)
-}
-
 /// The journal's label of `plan`'s transaction.
 pub fn label(plan: &Plan) -> String {
     format!("install {} {}", plan.runtime, plan.scope.as_str())
 }
 
-/// The first half of [`apply`]: stages `plan`'s transaction ([`txn::prepare`]), changing nothing
-/// visible; [`txn::Prepared::commit`] (with [`label`]) carries it out. The report says what the
-/// commit will write. Once this returns, the plan's bytes are no longer needed.
+/// Stages `plan`'s transaction ([`txn::prepare`]), changing nothing visible;
+/// [`txn::Prepared::commit`] (with [`label`]) carries it out. The report says what the commit
+/// will write.
+///
+/// The plan gives up what only the staging needs: its files' new and old bytes (each file's
+/// bytes are dropped once they are staged, so a large tree is not held whole while it is
+/// written), the manifest's entries (rendered into the staged manifest; the ops hold the same
+/// paths, sizes, digests and modes) and the previous manifest. What is left is its ops without
+/// bytes, for the report and the fast-path record of a run that stages several targets before
+/// it commits any.
 pub fn prepare(
-    plan: &Plan,
+    plan: &mut Plan,
     allow_symlinks: bool,
     progress: &dyn txn::Progress,
 ) -> Result<(txn::Prepared, WriteReport), WriteError> {
+    let previous = plan.previous.take();
+    let previous = previous.as_ref();
+    let plan = &mut *plan;
     let home = &plan.home;
-    let previous = plan.previous.as_ref();
     let mut report = WriteReport::default();
     let mut staged = Vec::new();
     let backups: Vec<Backup<'_>> = plan
         .ops
-        .iter()
+        .iter_mut()
         .filter_map(|op| {
             Some(Backup {
                 path: &op.path,
-                bytes: op.old_data.clone()?,
+                bytes: op.old_data.take()?,
                 sha256: op.old_sha256.clone()?,
                 reason: op.backup?,
                 recorded_sha256: previous.and_then(|m| m.get(&op.path)).map(|e| e.sha256.as_str()),
@@ -139,10 +141,10 @@ pub fn prepare(
         let dir_rel = stage_backups(home, backups, from, &plan.runtime, &mut staged);
         report.backup_dir = Some(home.join(dir_rel.as_str()));
     }
-    for op in &plan.ops {
+    for op in &mut plan.ops {
         match op.action {
             Action::Add | Action::Change => {
-                let data = op.data.clone().expect("add/change carry data");
+                let data = op.data.take().expect("add/change carry data");
                 let sha = op.sha256.clone().expect("add/change carry their digest");
                 let put = Staged::put_hashed(op.path.clone(), data, sha, op.mode, op.old_sha256.clone());
                 // The helper is the same binary in every runtime: one copy per filesystem.
@@ -176,6 +178,8 @@ pub fn prepare(
             plan.manifest_old_sha256.clone(),
         ));
     }
+    plan.manifest.files = Vec::new();
+    plan.ops.shrink_to_fit();
     if let Some((path, bytes, old)) = &plan.state {
         staged.push(Staged::put(path.clone(), bytes.clone(), FileMode::Regular, old.clone()));
     }

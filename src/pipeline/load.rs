@@ -379,7 +379,8 @@ pub struct CoreFile {
     pub source: RelPath,
     /// Text with markers stripped, for UTF-8 text files.
     pub text: Option<String>,
-    /// The raw bytes (used as is for non-text files).
+    /// The raw bytes (used as is for non-text files; empty for a text file once
+    /// [`Content::release_sources`] ran).
     pub bytes: Bytes,
     /// File mode.
     pub mode: FileMode,
@@ -404,6 +405,20 @@ pub struct Content {
     pub namespaces: Option<Namespaces>,
     /// The install profiles (`profiles.json`); without it every install is the whole content.
     pub profiles: Option<Profiles>,
+}
+
+impl Content {
+    /// Drops what only loading and validation read, for a run that goes on to emit: the raw
+    /// tree's files and the raw bytes of every text core file (each is emitted from its composed
+    /// `text`; binary files keep theirs). A loaded content tree is held for the whole run, so
+    /// this is the source's size less to hold next to the emissions. The tree keeps its origin
+    /// for messages.
+    pub fn release_sources(&mut self) {
+        self.tree.files = BTreeMap::new();
+        for f in self.core.iter_mut().filter(|f| f.text.is_some()) {
+            f.bytes = Bytes::from(&[][..]);
+        }
+    }
 }
 
 /// `content/profiles.json`: which commands an install of each profile carries.

@@ -156,3 +156,41 @@ pub fn emit(
     synth::add(&mut emission, &rt.capability, rt.source.as_str())?;
     Ok(Emitted { target, emission, report, compose })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An install emits from its content after [`Content::release_sources`]: every runtime's
+    /// files, in both scopes, are the ones the whole content gives, byte for byte.
+    #[test]
+    fn released_content_emits_every_file_as_the_whole_content_does() {
+        // With a file that is not text, which keeps its bytes (the shipped content has none).
+        let mut tree = Tree::embedded_content();
+        let binary = msd_core::fs::relpath::RelPath::new("msd-core/assets/logo.png").unwrap();
+        tree.files.insert(binary, convert::Bytes::from(vec![0x89, b'P', b'N', b'G', 0, 0xff]));
+        let full = content_from_tree(tree).unwrap();
+        let mut released = full.clone();
+        released.release_sources();
+        assert!(released.tree.files.is_empty());
+        assert!(released.core.iter().filter(|f| f.text.is_some()).all(|f| f.bytes.is_empty()));
+        let env = Environment::golden();
+        for rt in &load_runtimes(&Sources::default()).unwrap() {
+            let scopes = [Scope::Global].into_iter().chain(rt.capability.local.as_ref().map(|_| Scope::Local));
+            for scope in scopes {
+                let target = target::resolve(&rt.capability, scope, None, &env).unwrap();
+                let emit = |c: &Content| {
+                    let convert =
+                        |c: &Content| -> Result<Emission, PipelineError> { Ok(convert::emit(c, rt, &target)?) };
+                    let files = fit::fit(c, &rt.capability, scope, convert).unwrap().0.files;
+                    files.into_iter().map(|f| (f.path, f.bytes, f.mode, f.kind)).collect::<Vec<_>>()
+                };
+                let (whole, after) = (emit(&full), emit(&released));
+                assert_eq!(whole.len(), after.len(), "{} {scope:?}", rt.capability.id);
+                for (w, a) in whole.iter().zip(&after) {
+                    assert!(w == a, "{} {scope:?}: {} differs after release_sources", rt.capability.id, w.0);
+                }
+            }
+        }
+    }
+}

@@ -64,8 +64,10 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
         (selected, Vec::new())
     };
     let skipped: Vec<&str> = skipped.iter().map(|r| r.capability.id.as_str()).collect();
-    let content = pipeline::load_content(&src)?;
+    let mut content = pipeline::load_content(&src)?;
     let inputs = apply::fast::inputs(&content.tree, src.content.is_none(), src.runtimes.is_none());
+    // Validated and fingerprinted: from here on only the composed content is emitted.
+    content.release_sources();
     // Each target installs its profile: the one given, else the one it recorded, else the
     // default. Runtimes of one profile install together.
     let given = args.profile.given();

@@ -781,7 +781,10 @@ pub fn emission_minimum(f: &Fragment) -> Option<String> {
 /// Renders an emission composition: every present fragment's text; a fragment that was cut
 /// mid-line gets its original line terminator back so the next section starts on its own line.
 pub fn render_sections(fragments: &[Fragment], plan: &Composition) -> String {
-    let mut out = String::new();
+    // Sized once (each present fragment, plus the line end a cut one may get): a loaded content
+    // tree holds every composed document for the whole run, so no growth slack is kept.
+    let len: usize = plan.fragments.iter().filter(|p| p.present).map(|p| p.wrapper.len() + p.content.len() + 2).sum();
+    let mut out = String::with_capacity(len);
     for (f, p) in fragments.iter().zip(&plan.fragments) {
         if !p.present {
             continue;

@@ -24,6 +24,9 @@ pub struct Bytes(Repr);
 #[derive(Clone)]
 enum Repr {
     Shared(Arc<[u8]>),
+    /// A buffer taken as it was made: wrapping it copies nothing (an `Arc<[u8]>` would copy every
+    /// converted file once more, and leave the freed buffer behind in the allocator).
+    Owned(Arc<Vec<u8>>),
     Static(&'static [u8]),
     File(Arc<OnDisk>),
 }
@@ -64,6 +67,7 @@ impl Bytes {
     pub fn len(&self) -> usize {
         match &self.0 {
             Repr::Shared(b) => b.len(),
+            Repr::Owned(b) => b.len(),
             Repr::Static(b) => b.len(),
             Repr::File(f) => usize::try_from(f.len).unwrap_or(usize::MAX),
         }
@@ -78,6 +82,7 @@ impl Bytes {
     pub fn sha256_hex(&self) -> String {
         match &self.0 {
             Repr::Shared(b) => fsx::sha256_hex_shared(b),
+            Repr::Owned(b) => fsx::sha256_hex(b),
             Repr::Static(b) => fsx::sha256_hex(b),
             Repr::File(f) => f.sha256.clone(),
         }
@@ -88,6 +93,7 @@ impl Bytes {
     pub fn ptr_eq(a: &Bytes, b: &Bytes) -> bool {
         match (&a.0, &b.0) {
             (Repr::Shared(x), Repr::Shared(y)) => Arc::ptr_eq(x, y),
+            (Repr::Owned(x), Repr::Owned(y)) => Arc::ptr_eq(x, y),
             (Repr::Static(x), Repr::Static(y)) => std::ptr::eq(*x, *y),
             (Repr::File(x), Repr::File(y)) => Arc::ptr_eq(x, y) || (x.path == y.path && x.sha256 == y.sha256),
             _ => false,
@@ -117,6 +123,7 @@ impl Deref for Bytes {
     fn deref(&self) -> &[u8] {
         match &self.0 {
             Repr::Shared(b) => b,
+            Repr::Owned(b) => b,
             Repr::Static(b) => b,
             // Reached only by callers that need the bytes themselves; the file was a regular file
             // of this length when taken, so failing to read it now means it was removed or
@@ -166,8 +173,10 @@ impl From<Arc<[u8]>> for Bytes {
 }
 
 impl From<Vec<u8>> for Bytes {
-    fn from(b: Vec<u8>) -> Bytes {
-        Bytes(Repr::Shared(b.into()))
+    fn from(mut b: Vec<u8>) -> Bytes {
+        // Held for the rest of the run: no growth slack (shrinking a buffer does not move it).
+        b.shrink_to_fit();
+        Bytes(Repr::Owned(Arc::new(b)))
     }
 }
 

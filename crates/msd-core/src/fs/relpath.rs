@@ -7,11 +7,15 @@
 //! module's job).
 
 use std::fmt;
+use std::sync::Arc;
 
 /// A POSIX relative path with only normal segments, e.g. `skills/msd-help/SKILL.md`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(transparent)]
-pub struct RelPath(String);
+///
+/// Shared, not owned: a plan, its manifest, the transaction and the fast-path record each hold
+/// the path of every file of every target until the run ends, so a clone is a reference count,
+/// not a copy (tens of thousands of paths in a large install).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RelPath(Arc<str>);
 
 /// Why a string is not a safe relative path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -54,7 +58,7 @@ impl RelPath {
                 _ => {}
             }
         }
-        Ok(RelPath(s))
+        Ok(RelPath(s.into()))
     }
 
     /// The path as a string.
@@ -64,7 +68,7 @@ impl RelPath {
 
     /// `self/other`.
     pub fn join(&self, other: &RelPath) -> RelPath {
-        RelPath(format!("{}/{}", self.0, other.0))
+        RelPath(format!("{}/{}", self.0, other.0).into())
     }
 
     /// The last segment.
@@ -74,18 +78,27 @@ impl RelPath {
 
     /// The parent, `None` for a single segment.
     pub fn parent(&self) -> Option<RelPath> {
-        self.0.rfind('/').map(|i| RelPath(self.0[..i].to_string()))
+        self.0.rfind('/').map(|i| RelPath(self.0[..i].into()))
     }
 
     /// Whether `self` is `prefix` or lies under it.
     pub fn starts_with(&self, prefix: &RelPath) -> bool {
-        self.0 == prefix.0 || (self.0.starts_with(&prefix.0) && self.0.as_bytes().get(prefix.0.len()) == Some(&b'/'))
+        {
+            let (s, p) = (&*self.0, &*prefix.0);
+            s == p || (s.starts_with(p) && s.as_bytes().get(p.len()) == Some(&b'/'))
+        }
     }
 }
 
 impl fmt::Display for RelPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+impl serde::Serialize for RelPath {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
     }
 }
 
