@@ -365,8 +365,9 @@ fn plan_target<'r>(
 }
 
 /// Commits the staged transaction of each target, in order (those already committed, when
-/// targets share a home, are skipped); a failure discards the staged trees after it and reverts
-/// the migrations of the targets not yet written.
+/// targets share a home, are skipped), after one flush per filesystem of all the staged trees
+/// ([`txn::sync_all`]); a failure discards the staged trees after it and reverts the migrations
+/// of the targets not yet written.
 fn commit_all(
     runs: &mut [TargetRun],
     staged: Vec<Option<(txn::Prepared, write::WriteReport)>>,
@@ -374,6 +375,13 @@ fn commit_all(
     opts: &InstallOptions<'_>,
     env: &Environment,
 ) -> Result<(), ApplyError> {
+    let mut staged = staged;
+    let mut pending: Vec<&mut txn::Prepared> = staged.iter_mut().flatten().map(|(p, _)| p).collect();
+    if let Err(e) = txn::sync_all(&mut pending) {
+        // Nothing is committed yet: the staged trees are discarded as they are dropped.
+        revert(migrated, opts.allow_symlinks);
+        return Err(ApplyError::from(write::WriteError::from(e)));
+    }
     for (i, s) in staged.into_iter().enumerate() {
         let Some((prepared, report)) = s else { continue };
         // The target's files are about to change: the record of its last run no longer holds.

@@ -7,9 +7,11 @@
 //!
 //! Protocol, all under `<home>/.msd-install/` (same filesystem as the target, so moves are
 //! renames):
-//! 1. stage: every new file is written to `txn/new/<path>`, then flushed to disk at once
-//!    (`syncfs`); nothing visible changes;
-//! 2. commit: `journal.json` (the op list) is written atomically. This is the commit point;
+//! 1. stage: every new file is written to `txn/new/<path>`; nothing visible changes;
+//! 2. commit: the staged tree is flushed to disk at once (`syncfs`; for a run that stages
+//!    several targets before it commits any, one flush per filesystem for all of them:
+//!    [`sync_all`]), then `journal.json` (the op list) is written atomically. This is the commit
+//!    point;
 //! 3. apply: each op in order: the current file is kept at `txn/old/<path>` (hard link, or a move
 //!    for removals), then `txn/new/<path>` is renamed over the destination. A reader sees the old
 //!    bytes or the new bytes of each file, never a mix. A staged directory that holds new files
@@ -322,16 +324,36 @@ pub fn commit(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progres
     prepare(area, ops, progress)?.commit(label, progress)
 }
 
-/// A transaction staged whole (step 1: `txn/new/` written and flushed) and not yet journaled:
-/// nothing visible has changed. [`Prepared::commit`] carries it out; dropping it instead
-/// discards the staged tree (a crash in between leaves a `txn/` without a journal, which
-/// recovery discards the same way). Holds the ops without their bytes: a run that stages
-/// several targets before it commits any keeps no file's bytes in memory.
+/// A transaction staged whole (step 1: `txn/new/` written) and not yet journaled: nothing
+/// visible has changed. [`Prepared::commit`] carries it out, flushing the staged tree first
+/// unless [`sync_all`] already did; dropping it instead discards the staged tree (a crash in
+/// between leaves a `txn/` without a journal, which recovery discards the same way). Holds the
+/// ops without their bytes: a run that stages several targets before it commits any keeps no
+/// file's bytes in memory.
 #[derive(Debug)]
 pub struct Prepared {
     area: Area,
     ops: Vec<TxnOp>,
     done: bool,
+    synced: bool,
+}
+
+/// Flushes the staged trees of `prepared` that are not yet durable, one `syncfs` per filesystem
+/// instead of one per tree (targets staged before any commits usually share a disk, and a flush
+/// costs the disk's latency each time), so that each commit writes its journal at once. Returns
+/// how many flushes were made. On error nothing is committed, and dropping the transactions
+/// discards them.
+pub fn sync_all(prepared: &mut [&mut Prepared]) -> Result<usize, TxnError> {
+    let works: Vec<PathBuf> = prepared.iter().filter(|p| !p.done && !p.synced).map(|p| p.area.work()).collect();
+    let paths: Vec<&Path> = works.iter().map(PathBuf::as_path).collect();
+    let n = fsx::sync_fs_each_once(&paths).map_err(|e| TxnError::Io {
+        path: works.first().map(|w| w.display().to_string()).unwrap_or_default(),
+        source: e,
+    })?;
+    for p in prepared.iter_mut() {
+        p.synced = true;
+    }
+    Ok(n)
 }
 
 /// Step 1 of [`commit`]: stages `ops` on `area` (every destination checked first). On error
@@ -339,7 +361,7 @@ pub struct Prepared {
 pub fn prepare(area: &Area, ops: Vec<Staged>, progress: &dyn Progress) -> Result<Prepared, TxnError> {
     let area = area.clone();
     if ops.is_empty() {
-        return Ok(Prepared { area, ops: Vec::new(), done: true });
+        return Ok(Prepared { area, ops: Vec::new(), done: true, synced: true });
     }
     // A leftover from an interrupted run is recovered before planning; anything still here is
     // stale staging and is cleared.
@@ -352,7 +374,7 @@ pub fn prepare(area: &Area, ops: Vec<Staged>, progress: &dyn Progress) -> Result
         let _ = fsx::remove_dir_all_if_exists(&txn);
         return Err(e);
     }
-    Ok(Prepared { area, ops: ops.into_iter().map(|s| s.op).collect(), done: false })
+    Ok(Prepared { area, ops: ops.into_iter().map(|s| s.op).collect(), done: false, synced: false })
 }
 
 impl Prepared {
@@ -364,6 +386,15 @@ impl Prepared {
         self.done = true;
         let area = &self.area;
         let txn = area.txn();
+        // The staged tree is durable before the journal says it is complete.
+        if !self.synced {
+            let work = area.work();
+            if let Err(e) = fsx::sync_fs(&work) {
+                let _ = fsx::remove_dir_all_if_exists(&txn);
+                return Err(TxnError::Io { path: work.display().to_string(), source: e });
+            }
+            self.synced = true;
+        }
         if COMMITS.fetch_add(1, Ordering::SeqCst) == FAIL_COMMIT.load(Ordering::SeqCst) {
             let _ = fsx::remove_dir_all_if_exists(&txn);
             return Err(TxnError::Io {
@@ -431,8 +462,7 @@ fn stage(area: &Area, ops: &mut [Staged], progress: &dyn Progress) -> Result<(),
             progress.tick();
         }
     }
-    // The staged tree is durable before the journal says it is complete.
-    fsx::sync_fs(&area.work()).map_err(io(&area.work()))
+    Ok(())
 }
 
 fn finish(area: &Area) -> Result<(), TxnError> {
@@ -728,6 +758,31 @@ mod tests {
             seen.push(Arc::strong_count(&self.bufs[i]) - 1);
         }
         fn applying(&self, _: usize) {}
+    }
+
+    #[test]
+    fn targets_staged_on_one_filesystem_are_flushed_once_before_their_commits() {
+        let tmp = tempfile::tempdir().unwrap();
+        let homes: Vec<PathBuf> = (0..3).map(|i| tmp.path().join(format!("home{i}"))).collect();
+        let mut prepared: Vec<Prepared> = homes
+            .iter()
+            .map(|h| {
+                let ops = vec![Staged::put(rel("a/x.md"), b"x\n".to_vec(), FileMode::Regular, None)];
+                prepare(&Area::new(h, false), ops, &NoProgress).unwrap()
+            })
+            .collect();
+        let mut all: Vec<&mut Prepared> = prepared.iter_mut().collect();
+        assert_eq!(sync_all(&mut all).unwrap(), 1);
+        assert!(prepared.iter().all(|p| p.synced));
+        // Already durable: a second call flushes nothing, and each commit goes straight on.
+        let mut all: Vec<&mut Prepared> = prepared.iter_mut().collect();
+        assert_eq!(sync_all(&mut all).unwrap(), 0);
+        for p in prepared {
+            p.commit("test", &NoProgress).unwrap();
+        }
+        for h in &homes {
+            assert_eq!(std::fs::read(h.join("a/x.md")).unwrap(), b"x\n");
+        }
     }
 
     #[test]

@@ -948,6 +948,30 @@ mod shared {
     }
 }
 
+/// [`sync_fs`] of every path, one call per filesystem: on Linux a call flushes the whole
+/// filesystem, so the first path on each device covers the others (elsewhere each path is
+/// flushed). Returns how many flushes were made.
+pub fn sync_fs_each_once(paths: &[&Path]) -> io::Result<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let mut devices = std::collections::BTreeSet::new();
+        for p in paths {
+            if devices.insert(fs_err::metadata(p)?.dev()) {
+                sync_fs(p)?;
+            }
+        }
+        Ok(devices.len())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        for p in paths {
+            sync_fs(p)?;
+        }
+        Ok(paths.len())
+    }
+}
+
 /// Flushes the filesystem holding `path` to disk (`syncfs`), so that everything written there
 /// so far survives a power cut: one call for a staged tree instead of an fsync per file.
 pub fn sync_fs(path: &Path) -> io::Result<()> {
