@@ -83,7 +83,7 @@ fn rewrite_and_plan(c: &mut Criterion) {
     let mut plan = build(installed.path());
     let no_progress = &msd_install::apply::txn::NoProgress;
     let (staged, _) = msd_install::apply::write::prepare(&mut plan, false, no_progress).expect("stages");
-    staged.commit(&msd_install::apply::write::label(&plan), no_progress).expect("installs");
+    staged.commit(no_progress).expect("installs");
     let mut g = c.benchmark_group("plan");
     g.throughput(Throughput::Elements(emitted.emission.files.len() as u64));
     g.bench_function("opencode_empty_home", |b| b.iter(|| build(black_box(empty.path()))));

@@ -241,6 +241,22 @@ fn crash_all_failing_midway_names_what_stayed_installed() {
     Install::in_world(&w).all().run().success();
 }
 
+/// `--all` whose first commit point fails changed nothing: every target reaches its commit point
+/// before any applies an op, so the run says everything was rolled back, and no home holds a file.
+#[test]
+fn crash_all_failing_at_its_first_commit_point_changes_nothing() {
+    let w = crate::support::World::new().env("MSD_INSTALL_FAIL_COMMIT", "0");
+    let before = tree(&w.home);
+    Install::in_world(&w)
+        .all()
+        .run()
+        .code(4)
+        .stderr_has("every change of this run was rolled back")
+        .stderr_lacks("installed by this run (kept)");
+    let after = tree(&w.home);
+    assert_eq!(after.keys().collect::<Vec<_>>(), before.keys().collect::<Vec<_>>(), "nothing written");
+}
+
 /// Several targets: every one is staged whole before any is committed, so a run stopped before
 /// its first commit point changed no target, and one stopped after it has the rest staged. The
 /// first fault point at which a target holds a journal (or anything visible) is found by
@@ -302,10 +318,16 @@ fn crash_every_fault_point_of_a_fresh_install_after_its_commit_point_completes_i
         let ran = Install::in_world(&w).content(&v1).env("MSD_INSTALL_FAULT_AFTER", n.to_string()).run();
         (ran.out.status.success(), home.join(".msd-install/journal.json").exists())
     };
-    // The first fault point past the commit point (a journal, or the run done), by bisection.
+    // The first fault point past the commit point, by bisection: a journal, or the run done, or
+    // (stopped after the journal's removal, before the staging area's) a changed tree, so that
+    // the predicate holds from the commit point on wherever the bisection lands.
     let past = |n: u64| {
         let (done, journal) = journaled(n);
-        done || journal
+        done || journal || {
+            let visible: BTreeMap<_, _> =
+                snapshot(&home).into_iter().filter(|(k, _)| !k.starts_with(".msd-install/")).collect();
+            visible != old
+        }
     };
     let hi = first_point_where(1, past);
     let lo = hi - 1;

@@ -188,7 +188,7 @@ pub fn install(
                 staged.push(Some((prepared, report)));
             } else {
                 fast::forget(env, &run.target);
-                prepared.commit(&write::label(&run.plan), bars.as_ref()).map_err(write::WriteError::from)?;
+                prepared.commit(bars.as_ref()).map_err(write::WriteError::from)?;
                 run.report = Some(report);
                 staged.push(None);
             }
@@ -364,10 +364,11 @@ fn plan_target<'r>(
     })
 }
 
-/// Commits the staged transaction of each target, in order (those already committed, when
-/// targets share a home, are skipped), after one flush per filesystem of all the staged trees
-/// ([`txn::sync_all`]); a failure discards the staged trees after it and reverts the migrations
-/// of the targets not yet written.
+/// Commits the staged transaction of each target: every one reaches its commit point first
+/// (two flushes per filesystem for all of them, [`txn::commit_points`]), then each is applied,
+/// in order. When one cannot be committed or applied, the ones before it stay installed and the
+/// rest are discarded, their migrations reverted; when none was committed the run changed
+/// nothing. (Targets already committed, when they share a home, are skipped.)
 fn commit_all(
     runs: &mut [TargetRun],
     staged: Vec<Option<(txn::Prepared, write::WriteReport)>>,
@@ -377,34 +378,45 @@ fn commit_all(
 ) -> Result<(), ApplyError> {
     let mut staged = staged;
     let mut pending: Vec<&mut txn::Prepared> = staged.iter_mut().flatten().map(|(p, _)| p).collect();
-    if let Err(e) = txn::sync_all(&mut pending) {
-        // Nothing is committed yet: the staged trees are discarded as they are dropped.
-        revert(migrated, opts.allow_symlinks);
-        return Err(ApplyError::from(write::WriteError::from(e)));
+    let mut failure = None;
+    if let Err(stop) = txn::commit_points(&mut pending) {
+        let e = ApplyError::from(write::WriteError::from(stop.error));
+        if stop.committed == 0 && runs.iter().all(|r| r.report.is_none()) {
+            // Nothing is committed: the staged trees are discarded as they are dropped.
+            revert(migrated, opts.allow_symlinks);
+            return Err(e);
+        }
+        let at = staged.iter().enumerate().filter(|(_, s)| s.is_some()).nth(stop.committed);
+        failure = Some((at.expect("the target that failed was given").0, e));
     }
     for (i, s) in staged.into_iter().enumerate() {
+        if failure.as_ref().is_some_and(|(f, _)| i >= *f) {
+            // Dropped: its journal (if any) and staged tree are removed, nothing applied.
+            break;
+        }
         let Some((prepared, report)) = s else { continue };
         // The target's files are about to change: the record of its last run no longer holds.
         fast::forget(env, &runs[i].target);
         let bars = opts.progress.target(&label(&runs[i]));
-        match prepared.commit(&write::label(&runs[i].plan), bars.as_ref()) {
+        match prepared.commit(bars.as_ref()) {
             Ok(()) => runs[i].report = Some(report),
             Err(e) => {
-                revert(&migrated[i..], opts.allow_symlinks);
-                let e = ApplyError::from(write::WriteError::from(e));
-                if runs.len() == 1 {
-                    return Err(e);
-                }
-                return Err(ApplyError::Partial {
-                    installed: runs[..i].iter().filter(|r| r.report.is_some()).map(label).collect(),
-                    failed: label(&runs[i]),
-                    not_installed: runs[i..].iter().map(label).collect(),
-                    source: Box::new(e),
-                });
+                failure = Some((i, ApplyError::from(write::WriteError::from(e))));
+                break;
             }
         }
     }
-    Ok(())
+    let Some((i, e)) = failure else { return Ok(()) };
+    revert(&migrated[i..], opts.allow_symlinks);
+    if runs.len() == 1 {
+        return Err(e);
+    }
+    Err(ApplyError::Partial {
+        installed: runs[..i].iter().filter(|r| r.report.is_some()).map(label).collect(),
+        failed: label(&runs[i]),
+        not_installed: runs[i..].iter().map(label).collect(),
+        source: Box::new(e),
+    })
 }
 
 /// Every directory a write of `plan` goes into must accept new files: checked before the

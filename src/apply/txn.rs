@@ -8,10 +8,11 @@
 //! Protocol, all under `<home>/.msd-install/` (same filesystem as the target, so moves are
 //! renames):
 //! 1. stage: every new file is written to `txn/new/<path>`; nothing visible changes;
-//! 2. commit: the staged tree is flushed to disk at once (`syncfs`; for a run that stages
-//!    several targets before it commits any, one flush per filesystem for all of them:
-//!    [`sync_all`]), then `journal.json` (the op list) is written atomically. This is the commit
-//!    point;
+//! 2. commit: `txn/journal.json` (the op list) is written beside the staged tree, the staged
+//!    tree and its journal are flushed to disk at once (`syncfs`), the journal is renamed to
+//!    `journal.json` (the commit point) and the rename flushed. A run that stages several
+//!    targets before it commits any takes them all to their commit points together, with those
+//!    two flushes per filesystem for all of them ([`commit_points`]), before any applies an op;
 //! 3. apply: each op in order: the current file is kept at `txn/old/<path>` (hard link, or a move
 //!    for removals), then `txn/new/<path>` is renamed over the destination. A reader sees the old
 //!    bytes or the new bytes of each file, never a mix. A staged directory that holds new files
@@ -21,10 +22,10 @@
 //!    filesystem journals them in order before the journal's removal.)
 //!
 //! Recovery ([`recover`], run first by every command that takes the target's lock): temp files
-//! a killed run left in the work dir are removed; a journal
-//! means the new tree was staged whole, so the run is completed (roll forward); if completing
-//! fails, every applied op is undone from `txn/old/` (roll back). A `txn/` without a journal is
-//! an interrupted staging: it is discarded and the target was never touched. An error while
+//! a killed run left in the work dir are removed; a journal at the commit point means the new
+//! tree was staged whole, so the run is completed (roll forward); if completing fails, every
+//! applied op is undone from `txn/old/` (roll back). A `txn/` without one (with or without its
+//! staged journal) is an interrupted staging: it is discarded and the target was never touched. An error while
 //! applying (not a crash) rolls back at once.
 //!
 //! Every op checks that its destination still has the hash the plan saw (or already has the new
@@ -209,6 +210,12 @@ impl Area {
         self.work().join("txn")
     }
 
+    /// The journal while it is written, before its commit point: inside the staging area, so
+    /// that an interrupted staging is discarded with it.
+    fn staged_journal(&self) -> PathBuf {
+        self.txn().join("journal.json")
+    }
+
     fn new_of(&self, p: &RelPath) -> PathBuf {
         self.txn().join("new").join(p.as_str())
     }
@@ -321,47 +328,124 @@ impl Progress for NoProgress {
 
 /// Carries out `ops` on `area` as one transaction: all of them, or (on error) none.
 pub fn commit(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progress) -> Result<(), TxnError> {
-    prepare(area, ops, progress)?.commit(label, progress)
+    prepare(area, label, ops, progress)?.commit(progress)
 }
 
-/// A transaction staged whole (step 1: `txn/new/` written) and not yet journaled: nothing
-/// visible has changed. [`Prepared::commit`] carries it out, flushing the staged tree first
-/// unless [`sync_all`] already did; dropping it instead discards the staged tree (a crash in
-/// between leaves a `txn/` without a journal, which recovery discards the same way). Holds the
-/// ops without their bytes: a run that stages several targets before it commits any keeps no
-/// file's bytes in memory.
+/// A transaction staged whole (step 1: `txn/new/` written) and not yet carried out.
+/// [`commit_points`] journals it (with others: two flushes per filesystem for all of them) and
+/// [`Prepared::commit`] applies it, journaling it first if that was not done. Dropped instead,
+/// its staged tree is discarded, and its journal first when it had one (no op was applied after
+/// it: the next run finds an interrupted staging, or nothing). Holds the ops without their
+/// bytes: a run that stages several targets before it commits any keeps no file's bytes in
+/// memory.
 #[derive(Debug)]
 pub struct Prepared {
     area: Area,
-    ops: Vec<TxnOp>,
+    journal: Journal,
+    /// Its journal is at its commit point ([`Area::journal_path`], durable).
+    committed: bool,
+    /// Applied, or nothing to do.
     done: bool,
-    synced: bool,
 }
 
-/// Flushes the staged trees of `prepared` that are not yet durable, one `syncfs` per filesystem
-/// instead of one per tree (targets staged before any commits usually share a disk, and a flush
-/// costs the disk's latency each time), so that each commit writes its journal at once. Returns
-/// how many flushes were made. On error nothing is committed, and dropping the transactions
-/// discards them.
-pub fn sync_all(prepared: &mut [&mut Prepared]) -> Result<usize, TxnError> {
-    let works: Vec<PathBuf> = prepared.iter().filter(|p| !p.done && !p.synced).map(|p| p.area.work()).collect();
-    let paths: Vec<&Path> = works.iter().map(PathBuf::as_path).collect();
-    let n = fsx::sync_fs_each_once(&paths).map_err(|e| TxnError::Io {
-        path: works.first().map(|w| w.display().to_string()).unwrap_or_default(),
-        source: e,
-    })?;
-    for p in prepared.iter_mut() {
-        p.synced = true;
+/// Why [`commit_points`] stopped: the first `committed` of the transactions it was given that
+/// still needed a journal reached their commit point (each is to be applied or dropped); the
+/// next one failed with `error`, and none after it was journaled.
+#[derive(Debug)]
+pub struct CommitPointError {
+    /// How many of the given transactions hold a durable journal.
+    pub committed: usize,
+    /// What failed.
+    pub error: TxnError,
+}
+
+/// Step 2 of several transactions at once, each its own commit point, with two flushes per
+/// filesystem for all of them instead of two per transaction (a flush costs the disk's latency
+/// each time whatever it carries, and targets staged before any commits usually share a disk):
+/// 1. each journal is written into its staging area (`txn/journal.json`, not yet the commit
+///    point), then one `syncfs` per filesystem makes the staged trees and their journals
+///    durable;
+/// 2. each journal is renamed to `journal.json` in its work dir (its commit point), then one
+///    more flush per filesystem makes the renames durable before any transaction applies an
+///    op.
+///
+/// A run killed in between leaves, per target, a `txn/` with or without a staged journal (an
+/// interrupted staging, which the next run discards), or a whole journal whose staged tree is
+/// on disk (which the next run completes). Transactions already journaled, or with nothing to
+/// do, are skipped; the rest must be in order (the ones given first commit first). Returns how
+/// many flushes were made. On an error in part 1 none is committed; in part 2 the ones before
+/// the failing one are, and the flush of their renames is still made (a failure of that flush
+/// takes every commit point back: the journals are removed, no op having been applied).
+pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPointError> {
+    let mut todo: Vec<&mut Prepared> =
+        prepared.iter_mut().map(|p| &mut **p).filter(|p| !p.done && !p.committed).collect();
+    if todo.is_empty() {
+        return Ok(0);
     }
-    Ok(n)
+    let none = |error| CommitPointError { committed: 0, error };
+    for p in todo.iter() {
+        let mut text = serde_json::to_string_pretty(&p.journal).expect("journal serializes");
+        text.push('\n');
+        let staged = p.area.staged_journal();
+        fault_point();
+        fsx::write_new(&staged, text.as_bytes(), FileMode::Regular).map_err(|e| none(io(&staged)(e)))?;
+    }
+    let works: Vec<PathBuf> = todo.iter().map(|p| p.area.work()).collect();
+    let mut flushes = flush(&works).map_err(none)?;
+    let mut failed = None;
+    for (n, p) in todo.iter_mut().enumerate() {
+        let jpath = p.area.journal_path();
+        let moved = if COMMITS.fetch_add(1, Ordering::SeqCst) == FAIL_COMMIT.load(Ordering::SeqCst) {
+            Err(std::io::Error::new(std::io::ErrorKind::StorageFull, format!("{FAIL_COMMIT_ENV}: injected failure")))
+        } else {
+            fault_point();
+            fsx::rename(&p.area.staged_journal(), &jpath)
+        };
+        if let Err(e) = moved {
+            failed = Some(CommitPointError { committed: n, error: io(&jpath)(e) });
+            break;
+        }
+        p.committed = true;
+    }
+    let committed = failed.as_ref().map_or(todo.len(), |f| f.committed);
+    if committed > 0 {
+        match flush(&works[..committed]) {
+            Ok(n) => flushes += n,
+            Err(error) => {
+                for p in &mut todo[..committed] {
+                    p.uncommit();
+                }
+                return Err(none(error));
+            }
+        }
+    }
+    match failed {
+        Some(f) => Err(f),
+        None => Ok(flushes),
+    }
 }
 
-/// Step 1 of [`commit`]: stages `ops` on `area` (every destination checked first). On error
-/// nothing is left staged.
-pub fn prepare(area: &Area, ops: Vec<Staged>, progress: &dyn Progress) -> Result<Prepared, TxnError> {
+/// One flush per filesystem of the work dirs `works` ([`fsx::sync_fs_each_once`]).
+fn flush(works: &[PathBuf]) -> Result<usize, TxnError> {
+    let paths: Vec<&Path> = works.iter().map(PathBuf::as_path).collect();
+    fsx::sync_fs_each_once(&paths).map_err(|e| TxnError::Io {
+        path: works.iter().map(|w| w.display().to_string()).collect::<Vec<_>>().join(", "),
+        source: e,
+    })
+}
+
+/// Step 1 of [`commit`]: stages `ops` on `area` (every destination checked first) as the
+/// transaction `label` (`install claude global`, for messages). On error nothing is left staged.
+pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progress) -> Result<Prepared, TxnError> {
     let area = area.clone();
+    let journal = |ops| Journal {
+        schema_version: 1,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        label: label.to_string(),
+        ops,
+    };
     if ops.is_empty() {
-        return Ok(Prepared { area, ops: Vec::new(), done: true, synced: true });
+        return Ok(Prepared { area, journal: journal(Vec::new()), committed: false, done: true });
     }
     // A leftover from an interrupted run is recovered before planning; anything still here is
     // stale staging and is cleared.
@@ -374,67 +458,50 @@ pub fn prepare(area: &Area, ops: Vec<Staged>, progress: &dyn Progress) -> Result
         let _ = fsx::remove_dir_all_if_exists(&txn);
         return Err(e);
     }
-    Ok(Prepared { area, ops: ops.into_iter().map(|s| s.op).collect(), done: false, synced: false })
+    let ops = ops.into_iter().map(|s| s.op).collect();
+    Ok(Prepared { area, journal: journal(ops), committed: false, done: false })
 }
 
 impl Prepared {
-    /// Steps 2 to 4: journals the staged ops (the commit point), applies them and finishes.
-    pub fn commit(mut self, label: &str, progress: &dyn Progress) -> Result<(), TxnError> {
+    /// Steps 2 to 4: journals the staged ops (the commit point) unless [`commit_points`] did,
+    /// applies them and finishes.
+    pub fn commit(mut self, progress: &dyn Progress) -> Result<(), TxnError> {
         if self.done {
             return Ok(());
         }
+        commit_points(&mut [&mut self]).map_err(|e| e.error)?;
         self.done = true;
-        let area = &self.area;
-        let txn = area.txn();
-        // The staged tree is durable before the journal says it is complete.
-        if !self.synced {
-            let work = area.work();
-            if let Err(e) = fsx::sync_fs(&work) {
-                let _ = fsx::remove_dir_all_if_exists(&txn);
-                return Err(TxnError::Io { path: work.display().to_string(), source: e });
-            }
-            self.synced = true;
-        }
-        if COMMITS.fetch_add(1, Ordering::SeqCst) == FAIL_COMMIT.load(Ordering::SeqCst) {
-            let _ = fsx::remove_dir_all_if_exists(&txn);
-            return Err(TxnError::Io {
-                path: area.work().display().to_string(),
-                source: std::io::Error::new(
-                    std::io::ErrorKind::StorageFull,
-                    format!("{FAIL_COMMIT_ENV}: injected failure"),
-                ),
-            });
-        }
-        let journal = Journal {
-            schema_version: 1,
-            tool_version: env!("CARGO_PKG_VERSION").to_string(),
-            label: label.to_string(),
-            ops: std::mem::take(&mut self.ops),
-        };
-        let jpath = area.journal_path();
-        let mut text = serde_json::to_string_pretty(&journal).expect("journal serializes");
-        text.push('\n');
-        fault_point();
-        if let Err(e) = fsx::write_atomic(&jpath, text.as_bytes(), FileMode::Regular) {
-            let _ = fsx::remove_dir_all_if_exists(&txn);
-            return Err(TxnError::Io { path: jpath.display().to_string(), source: e });
-        }
+        let (area, journal) = (&self.area, &self.journal);
         progress.applying(journal.ops.len());
-        match forward(area, &journal, progress) {
+        match forward(area, journal, progress) {
             Ok(()) => finish(area),
             Err(e) => {
-                undo(area, &journal)?;
+                undo(area, journal)?;
                 finish(area)?;
                 Err(e)
             }
         }
     }
+
+    /// Takes back a commit point no op was applied after: the journal is removed. False when
+    /// that failed: the journal and its staged tree then stay for the next run to complete.
+    fn uncommit(&mut self) -> bool {
+        if self.committed {
+            fault_point();
+            if fsx::remove_file_if_exists(&self.area.journal_path()).is_err() {
+                return false;
+            }
+            self.committed = false;
+        }
+        true
+    }
 }
 
 impl Drop for Prepared {
-    /// Not committed: the staged tree is discarded (best effort; recovery would discard it too).
+    /// Not applied: the journal, if it was written, is removed (no op was applied after it),
+    /// then the staged tree (best effort; the next run would discard it too).
     fn drop(&mut self) {
-        if !self.done {
+        if !self.done && self.uncommit() {
             let _ = fsx::remove_dir_all_if_exists(&self.area.txn());
         }
     }
@@ -761,28 +828,52 @@ mod tests {
     }
 
     #[test]
-    fn targets_staged_on_one_filesystem_are_flushed_once_before_their_commits() {
+    fn targets_staged_on_one_filesystem_reach_their_commit_points_with_two_flushes_in_all() {
         let tmp = tempfile::tempdir().unwrap();
         let homes: Vec<PathBuf> = (0..3).map(|i| tmp.path().join(format!("home{i}"))).collect();
         let mut prepared: Vec<Prepared> = homes
             .iter()
             .map(|h| {
                 let ops = vec![Staged::put(rel("a/x.md"), b"x\n".to_vec(), FileMode::Regular, None)];
-                prepare(&Area::new(h, false), ops, &NoProgress).unwrap()
+                prepare(&Area::new(h, false), "test", ops, &NoProgress).unwrap()
             })
             .collect();
+        let before = fsx::flushes();
         let mut all: Vec<&mut Prepared> = prepared.iter_mut().collect();
-        assert_eq!(sync_all(&mut all).unwrap(), 1);
-        assert!(prepared.iter().all(|p| p.synced));
-        // Already durable: a second call flushes nothing, and each commit goes straight on.
-        let mut all: Vec<&mut Prepared> = prepared.iter_mut().collect();
-        assert_eq!(sync_all(&mut all).unwrap(), 0);
-        for p in prepared {
-            p.commit("test", &NoProgress).unwrap();
+        assert_eq!(commit_points(&mut all).unwrap(), 2);
+        // One flush for the staged trees and journals, one for the renames: not one per target
+        // (a journal fsynced at each commit was three more).
+        assert_eq!(fsx::flushes() - before, 2);
+        for h in &homes {
+            assert!(h.join(".msd-install/journal.json").is_file());
+            assert!(!h.join(".msd-install/txn/journal.json").exists());
         }
+        // Already committed: a second call flushes nothing, and each commit only applies.
+        let mut all: Vec<&mut Prepared> = prepared.iter_mut().collect();
+        assert_eq!(commit_points(&mut all).unwrap(), 0);
+        for p in prepared {
+            p.commit(&NoProgress).unwrap();
+        }
+        assert_eq!(fsx::flushes() - before, 2);
         for h in &homes {
             assert_eq!(std::fs::read(h.join("a/x.md")).unwrap(), b"x\n");
+            assert!(!h.join(".msd-install/journal.json").exists());
         }
+    }
+
+    #[test]
+    fn a_committed_transaction_dropped_unapplied_leaves_nothing_behind() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let ops = vec![Staged::put(rel("a/x.md"), b"x\n".to_vec(), FileMode::Regular, None)];
+        let mut p = prepare(&Area::new(&home, false), "test", ops, &NoProgress).unwrap();
+        commit_points(&mut [&mut p]).unwrap();
+        assert!(home.join(".msd-install/journal.json").is_file());
+        drop(p);
+        assert!(!home.join(".msd-install/journal.json").exists());
+        assert!(!home.join(".msd-install/txn").exists());
+        assert!(!home.join("a").exists());
+        assert!(recover(&Area::new(&home, false)).unwrap().is_none());
     }
 
     #[test]
@@ -796,11 +887,11 @@ mod tests {
             .map(|(i, b)| Staged::put(rel(&format!("d/{i}.md")), b.clone(), FileMode::Regular, None))
             .collect();
         let progress = Holders { bufs: &bufs, seen: Default::default() };
-        let prepared = prepare(&area, ops, &progress).unwrap();
+        let prepared = prepare(&area, "test", ops, &progress).unwrap();
         // Each file's bytes were let go as soon as it was staged, not when the tree was done:
         // a large tree is not held whole while it is written.
         assert_eq!(*progress.seen.borrow(), [0, 0, 0, 0]);
-        prepared.commit("test", &NoProgress).unwrap();
+        prepared.commit(&NoProgress).unwrap();
         assert_eq!(std::fs::read(tmp.path().join("home/d/2.md")).unwrap(), b"file 2\n");
     }
 
@@ -817,11 +908,11 @@ mod tests {
             Staged::put(rel("skills/x/SKILL.md"), b"x\n".to_vec(), FileMode::Regular, None),
             Staged::put(rel("top.md"), b"top\n".to_vec(), FileMode::Executable, None),
         ];
-        let prepared = prepare(&area, ops, &NoProgress).unwrap();
+        let prepared = prepare(&area, "test", ops, &NoProgress).unwrap();
         let staged_agents = ino(area.new_of(&rel("agents/a.md")).parent().unwrap());
         let staged_x = ino(area.new_of(&rel("skills/x/SKILL.md")).parent().unwrap());
         let users_skills = ino(&home.join("skills"));
-        prepared.commit("test", &NoProgress).unwrap();
+        prepared.commit(&NoProgress).unwrap();
         // `agents/` was absent: the staged directory itself is now there.
         assert_eq!(ino(&home.join("agents")), staged_agents);
         // `skills/` is the user's: kept, and the new `skills/x/` moved into it whole.
@@ -852,7 +943,7 @@ mod tests {
             Staged::put(rel("agents/new.md"), b"n\n".to_vec(), FileMode::Regular, None),
             Staged::put(rel("agents/old.md"), b"o2\n".to_vec(), FileMode::Regular, Some(fsx::sha256_hex(b"o1\n"))),
         ];
-        let err = prepare(&area, ops, &NoProgress).unwrap().commit("test", &NoProgress).unwrap_err();
+        let err = prepare(&area, "test", ops, &NoProgress).unwrap().commit(&NoProgress).unwrap_err();
         assert!(matches!(err, TxnError::Conflict { .. }), "{err}");
         assert!(!home.join("agents/new.md").exists() && !home.join("agents/old.md").exists());
     }
@@ -868,7 +959,7 @@ mod tests {
             Staged::put(rel("agents/msd-a/a.md"), b"a\n".to_vec(), FileMode::Regular, None),
             Staged::put(rel("z.md"), b"z2\n".to_vec(), FileMode::Regular, Some(fsx::sha256_hex(b"z1\n"))),
         ];
-        let err = prepare(&area, ops, &NoProgress).unwrap().commit("test", &NoProgress).unwrap_err();
+        let err = prepare(&area, "test", ops, &NoProgress).unwrap().commit(&NoProgress).unwrap_err();
         assert!(matches!(err, TxnError::Conflict { .. }), "{err}");
         assert!(!home.join("agents/msd-a").exists(), "the moved directory is undone");
         assert_eq!(std::fs::read_to_string(home.join("z.md")).unwrap(), "changed by someone\n");
@@ -885,12 +976,9 @@ mod tests {
             Staged::put(rel("agents/a.md"), b"a\n".to_vec(), FileMode::Regular, None),
             Staged::put(rel("b/c.md"), b"c\n".to_vec(), FileMode::Regular, None),
         ];
-        let prepared = prepare(&area, ops, &NoProgress).unwrap();
-        let journal =
-            Journal { schema_version: 1, tool_version: "test".into(), label: "test".into(), ops: prepared.ops.clone() };
+        let mut prepared = prepare(&area, "test", ops, &NoProgress).unwrap();
+        commit_points(&mut [&mut prepared]).unwrap();
         // A run stopped right after moving `agents/` (as a crash would leave it), then recovered.
-        fsx::write_atomic(&area.journal_path(), serde_json::to_string(&journal).unwrap().as_bytes(), FileMode::Regular)
-            .unwrap();
         assert!(fsx::rename_dir_new(area.new_of(&rel("agents/a.md")).parent().unwrap(), &home.join("agents")).unwrap());
         std::mem::forget(prepared);
         let got = recover(&area).unwrap();

@@ -92,7 +92,7 @@ pub fn label(plan: &Plan) -> String {
 }
 
 /// Stages `plan`'s transaction ([`txn::prepare`]), changing nothing visible;
-/// [`txn::Prepared::commit`] (with [`label`]) carries it out. The report says what the commit
+/// [`txn::Prepared::commit`] carries it out (as the transaction [`label`]). The report says what the commit
 /// will write.
 ///
 /// The plan gives up what only the staging needs: its files' new and old bytes (each file's
@@ -108,7 +108,6 @@ pub fn prepare(
 ) -> Result<(txn::Prepared, WriteReport), WriteError> {
     let previous = plan.previous.take();
     let previous = previous.as_ref();
-    let plan = &mut *plan;
     let home = &plan.home;
     let mut report = WriteReport::default();
     let mut staged = Vec::new();
@@ -184,7 +183,7 @@ pub fn prepare(
         staged.push(Staged::put(path.clone(), bytes.clone(), FileMode::Regular, old.clone()));
     }
     let area = txn::Area::new(home, allow_symlinks);
-    Ok((txn::prepare(&area, staged, progress)?, report))
+    Ok((txn::prepare(&area, &label(plan), staged, progress)?, report))
 }
 
 /// A fresh `msd-local-patches/<timestamp>[-n]` directory name under `home`.

@@ -194,6 +194,7 @@ fn write_atomic_bits(dest: &Path, bytes: &[u8], bits: u32, sync: bool) -> io::Re
     set_mode(tmp.as_file(), bits)?;
     if sync {
         tmp.as_file().sync_all()?;
+        flushed();
     }
     tmp.persist(dest)
         .map_err(|e| io::Error::new(e.error.kind(), format!("renaming into {}: {}", dest.display(), e.error)))?;
@@ -747,6 +748,7 @@ fn close_new(f: fs_err::File, exact: bool, mode: FileMode) -> io::Result<()> {
     }
     if !cfg!(target_os = "linux") {
         f.sync_all()?;
+        flushed();
     }
     Ok(())
 }
@@ -978,7 +980,9 @@ pub fn sync_fs(path: &Path) -> io::Result<()> {
     #[cfg(target_os = "linux")]
     {
         let f = fs_err::File::open(path)?;
-        rustix::fs::syncfs(f.file()).map_err(io::Error::from)
+        rustix::fs::syncfs(f.file()).map_err(io::Error::from)?;
+        flushed();
+        Ok(())
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -1146,7 +1150,23 @@ const EXDEV: i32 = 18;
 pub fn sync_dir(dir: &Path) {
     if let Ok(f) = std::fs::File::open(dir) {
         let _ = f.sync_all();
+        flushed();
     }
+}
+
+thread_local! {
+    static FLUSHES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many flushes (an fsync of a file or directory, a `syncfs`) this thread has asked of the
+/// disk so far. Each costs the disk's latency whatever it carries, so a run counts them: the
+/// tests hold a commit to its number of flushes.
+pub fn flushes() -> usize {
+    FLUSHES.with(std::cell::Cell::get)
+}
+
+fn flushed() {
+    FLUSHES.with(|c| c.set(c.get() + 1));
 }
 
 /// Removes a directory tree; a missing one is not an error.
