@@ -270,10 +270,12 @@ fn note_version(env: &Environment) {
         fsx::read_if_exists(&path).ok().flatten().and_then(|b| serde_json::from_slice(&b).ok());
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let next = update_cache::next(current.as_ref(), env!("CARGO_PKG_VERSION"), now);
+    // A cache (the newest version seen): a power cut that loses it costs a notice, not a flush
+    // of the disk on every run.
     if fsx::create_dir_all(&dir).is_ok()
         && let Ok(bytes) = serde_json::to_vec(&next)
     {
-        let _ = fsx::write_atomic(&path, &bytes, fsx::FileMode::Regular);
+        let _ = fsx::write_atomic_unsynced(&path, &bytes);
     }
 }
 
