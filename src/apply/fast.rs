@@ -38,6 +38,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use msd_core::fs::digest::Sha256;
 use msd_core::fs::fsx::{self, FileMode, StatKey};
 use msd_core::fs::relpath::RelPath;
 
@@ -89,7 +90,7 @@ pub(crate) struct Record {
 struct FileRecord {
     path: RelPath,
     bytes: u64,
-    sha256: String,
+    sha256: Sha256,
     mode: FileMode,
     kind: FileKind,
     stat: StatKey,
@@ -189,8 +190,8 @@ fn record_path(env: &Environment, target: &Target) -> Option<PathBuf> {
     let xdg = env.vars.get("XDG_CACHE_HOME").map(String::as_str);
     let dir = msd_core::installed::update_cache::cache_dir(xdg, Some(&env.home))?.join("install");
     let key =
-        fsx::sha256_hex(format!("{}\0{}\0{}", target.runtime, target.scope.as_str(), target.home.display()).as_bytes());
-    Some(dir.join(format!("{}.json", &key[..32])))
+        fsx::sha256(format!("{}\0{}\0{}", target.runtime, target.scope.as_str(), target.home.display()).as_bytes());
+    Some(dir.join(format!("{}.json", &key.to_string()[..32])))
 }
 
 fn read_record(env: &Environment, target: &Target) -> Option<Record> {
@@ -285,7 +286,7 @@ fn check_one(c: Candidate<'_>, held: &Held, opts: &InstallOptions<'_>, env: &Env
         if fsx::confined_stat(home, &f.path, opts.allow_symlinks).ok()? != Some(f.stat) {
             return None;
         }
-        entries.push(Entry { path: f.path.clone(), bytes: f.bytes, sha256: f.sha256.clone(), mode: f.mode });
+        entries.push(Entry { path: f.path.clone(), bytes: f.bytes, sha256: f.sha256, mode: f.mode });
         ops.push(Op {
             action: Action::Keep,
             path: f.path,
@@ -293,7 +294,7 @@ fn check_one(c: Candidate<'_>, held: &Held, opts: &InstallOptions<'_>, env: &Env
             old_bytes: Some(f.bytes),
             backup: None,
             kind: Some(f.kind),
-            sha256: Some(f.sha256.clone()),
+            sha256: Some(f.sha256),
             data: None,
             old_data: None,
             mode: f.mode,
@@ -385,7 +386,7 @@ fn record_of(r: &TargetRun, rt: &LoadedRuntime, opts: &InstallOptions<'_>, env: 
         files.push(FileRecord {
             path: op.path.clone(),
             bytes: op.bytes?,
-            sha256: op.sha256.clone()?,
+            sha256: op.sha256?,
             mode: op.mode,
             kind: op.kind?,
             stat,

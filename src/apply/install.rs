@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use msd_core::fs::digest::Sha256;
 use msd_core::fs::fsx::{self, Lock};
 use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
@@ -227,7 +228,7 @@ fn stream<'r, F>(
     mut each: F,
 ) -> Result<Vec<TargetRun>, ApplyError>
 where
-    F: FnMut(&'r LoadedRuntime, pipeline::Emitted, Vec<String>) -> Result<TargetRun, ApplyError>,
+    F: FnMut(&'r LoadedRuntime, pipeline::Emitted, Vec<Sha256>) -> Result<TargetRun, ApplyError>,
 {
     let (scope, config_dir) = (opts.scope, opts.config_dir);
     std::thread::scope(|s| {
@@ -323,7 +324,7 @@ fn take(targets: &[&Target], opts: &InstallOptions<'_>) -> Result<Option<Held>, 
 fn plan_target<'r>(
     rt: &'r LoadedRuntime,
     emitted: pipeline::Emitted,
-    digests: Vec<String>,
+    digests: Vec<Sha256>,
     opts: &InstallOptions<'_>,
     env: &Environment,
     held: Option<&Held>,
@@ -457,11 +458,11 @@ pub(super) fn read_surface(
     home: &Path,
     file: &RelPath,
     allow_symlinks: bool,
-) -> Result<(Option<String>, Option<String>, String), LifecycleError> {
+) -> Result<(Option<String>, Option<Sha256>, String), LifecycleError> {
     let dest = fsx::confined(home, file, allow_symlinks)?;
     let display = dest.display().to_string();
     let bytes = fsx::read_if_exists(&dest).map_err(lio(&dest))?;
-    let sha = bytes.as_deref().map(fsx::sha256_hex);
+    let sha = bytes.as_deref().map(fsx::sha256);
     let text = match bytes {
         None => None,
         Some(b) => Some(String::from_utf8(b).map_err(|_| surfaces::SettingsError {
@@ -473,7 +474,7 @@ pub(super) fn read_surface(
     Ok((text, sha, display))
 }
 
-pub(super) fn change(path: &RelPath, cur: Option<&str>, sha: Option<String>, edit: surfaces::Edit) -> SettingsChange {
+pub(super) fn change(path: &RelPath, cur: Option<&str>, sha: Option<Sha256>, edit: surfaces::Edit) -> SettingsChange {
     let action = match (cur, &edit.text) {
         (None, Some(_)) => Action::Add,
         (Some(c), Some(t)) if c == t => Action::Keep,
@@ -602,5 +603,5 @@ pub(super) fn next_state(
     if disk.as_deref() == Some(&bytes[..]) {
         return Ok(None);
     }
-    Ok(Some((state_rel, bytes, disk.as_deref().map(fsx::sha256_hex))))
+    Ok(Some((state_rel, bytes, disk.as_deref().map(fsx::sha256))))
 }

@@ -19,6 +19,7 @@ use serde::Serialize;
 
 use crate::apply::record::{self, Entry, FileManifest};
 use crate::pipeline::convert::{Bytes, Emission, FileKind};
+use msd_core::fs::digest::Sha256;
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
@@ -80,7 +81,7 @@ pub struct Op {
     pub kind: Option<FileKind>,
     /// sha256 of the new bytes (add, change, keep).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sha256: Option<String>,
+    pub sha256: Option<Sha256>,
     /// New bytes (shared with the emission).
     #[serde(skip)]
     pub data: Option<Bytes>,
@@ -92,7 +93,7 @@ pub struct Op {
     pub mode: FileMode,
     /// sha256 of the file on disk when planned (`None` when absent).
     #[serde(skip)]
-    pub old_sha256: Option<String>,
+    pub old_sha256: Option<Sha256>,
     /// The file's [`fsx::StatKey`] taken just before it was read for the plan: a kept file whose
     /// stat is the same after the run was not touched in between ([`crate::apply::fast`]).
     #[serde(skip)]
@@ -100,7 +101,7 @@ pub struct Op {
 }
 
 /// The install state to write: its path, bytes and the sha256 of the file it replaces.
-pub type StateWrite = (RelPath, Vec<u8>, Option<String>);
+pub type StateWrite = (RelPath, Vec<u8>, Option<Sha256>);
 
 /// One settings surface edit: our entries upserted into (or removed from) a user's file.
 #[derive(Debug, Clone, Serialize)]
@@ -126,7 +127,7 @@ pub struct SettingsChange {
     pub data: Option<Vec<u8>>,
     /// sha256 of the file when planned.
     #[serde(skip)]
-    pub old_sha256: Option<String>,
+    pub old_sha256: Option<Sha256>,
     /// The file's current bytes, backed up first because an entry of ours in it was edited by
     /// the user and is replaced or removed.
     #[serde(skip)]
@@ -157,7 +158,7 @@ pub struct Plan {
     pub previous: Option<FileManifest>,
     /// sha256 of the manifest file on disk when planned.
     #[serde(skip)]
-    pub manifest_old_sha256: Option<String>,
+    pub manifest_old_sha256: Option<Sha256>,
     /// The manifest file's stat taken just before it was read for the plan.
     #[serde(skip)]
     pub manifest_disk_stat: Option<fsx::StatKey>,
@@ -258,10 +259,10 @@ pub fn build(
 /// helper binary every runtime gets, costs one digest however many trees it goes into. Equal
 /// byte strings are found by length and a few bytes of each end, then compared in full (a
 /// comparison is a fraction of a digest and stops at the first difference).
-pub fn digests(emissions: &[&Emission]) -> Vec<Vec<String>> {
+pub fn digests(emissions: &[&Emission]) -> Vec<Vec<Sha256>> {
     let (unique, slots) = distinct(emissions);
-    let hashed: Vec<String> = unique.par_iter().map(|b| b.sha256_hex()).collect();
-    slots.into_iter().map(|s| s.into_iter().map(|i| hashed[i].clone()).collect()).collect()
+    let hashed: Vec<Sha256> = unique.par_iter().map(|b| b.sha256()).collect();
+    slots.into_iter().map(|s| s.into_iter().map(|i| hashed[i]).collect()).collect()
 }
 
 /// The distinct byte strings of `emissions`, and for each file the index of its own.
@@ -306,7 +307,7 @@ fn distinct<'a>(emissions: &[&'a Emission]) -> (Vec<&'a Bytes>, Vec<Vec<usize>>)
 /// [`build`] with the digests of `emission`'s files already taken ([`digests`]).
 pub fn build_hashed(
     emission: Emission,
-    digests: Vec<String>,
+    digests: Vec<Sha256>,
     cap: &Capability,
     home: &Path,
     allow_symlinks: bool,
@@ -325,7 +326,7 @@ pub fn build_hashed(
         // they differ. Bytes copied from a file (the helper) are compared by hash, the disk's
         // read in blocks, so neither is held in memory (the disk's only for a backup, below).
         let (mut disk, old_len, same, disk_sha) = if f.bytes.file().is_some() {
-            match fsx::sha256_hex_of_file_if_exists(&dest)? {
+            match fsx::sha256_of_file_if_exists(&dest)? {
                 Some((h, n)) => (None, Some(n), n == f.bytes.len() as u64 && h == sha, Some(h)),
                 None => (None, None, false, None),
             }
@@ -333,14 +334,14 @@ pub fn build_hashed(
             let disk = fsx::read_if_exists(&dest)?;
             let same = disk.as_deref() == Some(&f.bytes[..]);
             let disk_sha = match &disk {
-                Some(_) if same => Some(sha.clone()),
-                Some(d) => Some(fsx::sha256_hex(d)),
+                Some(_) if same => Some(sha),
+                Some(d) => Some(fsx::sha256(d)),
                 None => None,
             };
             let old_len = disk.as_ref().map(|d| d.len() as u64);
             (disk, old_len, same, disk_sha)
         };
-        entries.push(Entry { path: f.path.clone(), bytes: f.bytes.len() as u64, sha256: sha.clone(), mode: f.mode });
+        entries.push(Entry { path: f.path.clone(), bytes: f.bytes.len() as u64, sha256: sha, mode: f.mode });
         let recorded = previous.as_ref().and_then(|m| m.get(&f.path));
         let (action, backup) = match &disk_sha {
             None => (Action::Add, None),
@@ -382,7 +383,7 @@ pub fn build_hashed(
             }
             let dest = fsx::confined(home, &old.path, allow_symlinks)?;
             let Some(disk) = fsx::read_if_exists(&dest)? else { continue };
-            let disk_sha = fsx::sha256_hex(&disk);
+            let disk_sha = fsx::sha256(&disk);
             let edited = disk_sha != old.sha256;
             ops.push(Op {
                 action: Action::Remove,
@@ -419,7 +420,7 @@ pub fn build_hashed(
         manifest_path,
         manifest_changed,
         previous,
-        manifest_old_sha256: manifest_disk.as_deref().map(fsx::sha256_hex),
+        manifest_old_sha256: manifest_disk.as_deref().map(fsx::sha256),
         manifest_disk_stat,
         settings: Vec::new(),
         migrations: Vec::new(),
@@ -460,7 +461,7 @@ mod tests {
         let d = digests(&[&a, &b]);
         for (e, de) in [(&a, &d[0]), (&b, &d[1])] {
             for (f, sha) in e.files.iter().zip(de) {
-                assert_eq!(*sha, fsx::sha256_hex(&f.bytes));
+                assert_eq!(*sha, fsx::sha256(&f.bytes));
             }
         }
     }

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use msd_core::fs::digest::Sha256;
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
@@ -29,8 +30,8 @@ pub struct Entry {
     pub path: RelPath,
     /// Size in bytes.
     pub bytes: u64,
-    /// sha256 of the emitted bytes, lowercase hex.
-    pub sha256: String,
+    /// sha256 of the emitted bytes (lowercase hex in the file).
+    pub sha256: Sha256,
     /// File mode.
     pub mode: FileMode,
 }

@@ -118,7 +118,7 @@ pub(crate) struct SurfaceLedger {
     /// sha256 of the text we last wrote: uninstall restores `before` byte for byte only when
     /// the file still holds exactly that.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub written_sha256: Option<String>,
+    pub written_sha256: Option<msd_core::fs::digest::Sha256>,
 }
 
 /// One entry we own.

@@ -44,6 +44,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+use msd_core::fs::digest::Sha256;
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
 
@@ -83,7 +84,7 @@ pub enum TxnAction {
     /// Write new bytes.
     Put {
         /// sha256 of the new bytes.
-        sha256: String,
+        sha256: Sha256,
         /// Mode of the new file.
         mode: FileMode,
     },
@@ -101,7 +102,7 @@ pub struct TxnOp {
     #[serde(flatten)]
     pub action: TxnAction,
     /// sha256 of the file when the plan was made, `None` when it did not exist.
-    pub old_sha256: Option<String>,
+    pub old_sha256: Option<Sha256>,
 }
 
 /// The journal: the whole transaction, written at the commit point.
@@ -269,10 +270,10 @@ impl Staged {
         path: RelPath,
         bytes: impl Into<crate::pipeline::convert::Bytes>,
         mode: FileMode,
-        old_sha256: Option<String>,
+        old_sha256: Option<Sha256>,
     ) -> Staged {
         let bytes = bytes.into();
-        let sha256 = fsx::sha256_hex(&bytes);
+        let sha256 = bytes.sha256();
         Staged::put_hashed(path, bytes, sha256, mode, old_sha256)
     }
 
@@ -280,9 +281,9 @@ impl Staged {
     pub fn put_hashed(
         path: RelPath,
         bytes: impl Into<crate::pipeline::convert::Bytes>,
-        sha256: String,
+        sha256: Sha256,
         mode: FileMode,
-        old_sha256: Option<String>,
+        old_sha256: Option<Sha256>,
     ) -> Staged {
         Staged {
             op: TxnOp { path, action: TxnAction::Put { sha256, mode }, old_sha256 },
@@ -298,7 +299,7 @@ impl Staged {
     }
 
     /// A removal of `path`, whose bytes hashed to `old_sha256` when planned.
-    pub fn remove(path: RelPath, old_sha256: String) -> Staged {
+    pub fn remove(path: RelPath, old_sha256: Sha256) -> Staged {
         Staged {
             op: TxnOp { path, action: TxnAction::Remove, old_sha256: Some(old_sha256) },
             bytes: None,
@@ -570,7 +571,7 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
         let cur = fsx::sha256_file(&dest).map_err(io(&dest))?;
         match &op.action {
             TxnAction::Put { sha256, .. } => {
-                if cur.as_deref() == Some(sha256.as_str()) {
+                if cur == Some(*sha256) {
                     progress.tick();
                     continue;
                 }
@@ -718,7 +719,7 @@ fn undo(area: &Area, journal: &Journal) -> Result<(), TxnError> {
         let cur = fsx::sha256_file(&dest).map_err(io(&dest))?;
         match &op.action {
             TxnAction::Put { sha256, .. } => {
-                if cur.as_deref() != Some(sha256.as_str()) {
+                if cur != Some(*sha256) {
                     continue; // never applied (or changed by someone else: leave it)
                 }
                 fault_point();
@@ -941,7 +942,7 @@ mod tests {
         // replaced file gets (its destination must still have the hash the plan saw).
         let ops = vec![
             Staged::put(rel("agents/new.md"), b"n\n".to_vec(), FileMode::Regular, None),
-            Staged::put(rel("agents/old.md"), b"o2\n".to_vec(), FileMode::Regular, Some(fsx::sha256_hex(b"o1\n"))),
+            Staged::put(rel("agents/old.md"), b"o2\n".to_vec(), FileMode::Regular, Some(fsx::sha256(b"o1\n"))),
         ];
         let err = prepare(&area, "test", ops, &NoProgress).unwrap().commit(&NoProgress).unwrap_err();
         assert!(matches!(err, TxnError::Conflict { .. }), "{err}");
@@ -957,7 +958,7 @@ mod tests {
         let area = Area::new(&home, false);
         let ops = vec![
             Staged::put(rel("agents/msd-a/a.md"), b"a\n".to_vec(), FileMode::Regular, None),
-            Staged::put(rel("z.md"), b"z2\n".to_vec(), FileMode::Regular, Some(fsx::sha256_hex(b"z1\n"))),
+            Staged::put(rel("z.md"), b"z2\n".to_vec(), FileMode::Regular, Some(fsx::sha256(b"z1\n"))),
         ];
         let err = prepare(&area, "test", ops, &NoProgress).unwrap().commit(&NoProgress).unwrap_err();
         assert!(matches!(err, TxnError::Conflict { .. }), "{err}");

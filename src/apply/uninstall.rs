@@ -98,9 +98,9 @@ pub fn uninstall(
             match fsx::read_if_exists(&dest).map_err(lio(&dest))? {
                 None => report.missing.push(e.path.clone()),
                 Some(d) => {
-                    let sha = fsx::sha256_hex(&d);
+                    let sha = fsx::sha256(&d);
                     if sha == e.sha256 {
-                        staged.push(Staged::remove(e.path.clone(), e.sha256.clone()));
+                        staged.push(Staged::remove(e.path.clone(), e.sha256));
                         report.removed.push(e.path.clone());
                     } else {
                         report.kept_edited.push(e.path.clone());
@@ -109,7 +109,7 @@ pub fn uninstall(
                             bytes: d,
                             sha256: sha,
                             reason: crate::apply::plan::BackupReason::UserEdited,
-                            recorded_sha256: Some(&e.sha256),
+                            recorded_sha256: Some(e.sha256),
                         });
                     }
                 }
@@ -125,17 +125,17 @@ pub fn uninstall(
                 backups.push(write::Backup {
                     path: file,
                     bytes: bytes.clone(),
-                    sha256: sha.clone(),
+                    sha256: *sha,
                     reason: crate::apply::plan::BackupReason::UserEdited,
                     recorded_sha256: None,
                 });
             }
             match (c.action, &c.data) {
                 (Action::Change, Some(data)) => {
-                    staged.push(Staged::put(file.clone(), data.clone(), FileMode::Regular, c.old_sha256.clone()));
+                    staged.push(Staged::put(file.clone(), data.clone(), FileMode::Regular, c.old_sha256));
                 }
                 (Action::Remove, _) => {
-                    staged.push(Staged::remove(file.clone(), c.old_sha256.clone().expect("exists")));
+                    staged.push(Staged::remove(file.clone(), c.old_sha256.expect("exists")));
                 }
                 _ => {}
             }

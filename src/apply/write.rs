@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::apply::plan::{Action, Plan};
 use crate::apply::txn::{self, Staged};
 use crate::pipeline::convert::FileKind;
+use msd_core::fs::digest::Sha256;
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
 
@@ -59,9 +60,9 @@ pub struct BackupEntry<'a> {
     /// Why it was backed up.
     pub reason: crate::apply::plan::BackupReason,
     /// sha256 of the backed-up bytes.
-    pub sha256: String,
+    pub sha256: Sha256,
     /// sha256 msd-install recorded for it.
-    pub recorded_sha256: Option<&'a str>,
+    pub recorded_sha256: Option<Sha256>,
 }
 
 /// A UTC timestamp `YYYYMMDDTHHMMSSZ`, sortable and safe in paths.
@@ -118,9 +119,9 @@ pub fn prepare(
             Some(Backup {
                 path: &op.path,
                 bytes: op.old_data.take()?,
-                sha256: op.old_sha256.clone()?,
+                sha256: op.old_sha256?,
                 reason: op.backup?,
-                recorded_sha256: previous.and_then(|m| m.get(&op.path)).map(|e| e.sha256.as_str()),
+                recorded_sha256: previous.and_then(|m| m.get(&op.path)).map(|e| e.sha256),
             })
         })
         .chain(plan.settings.iter().filter_map(|s| {
@@ -128,7 +129,7 @@ pub fn prepare(
             Some(Backup {
                 path: &s.path,
                 bytes: s.old_data.clone()?,
-                sha256: s.old_sha256.clone()?,
+                sha256: s.old_sha256?,
                 reason: crate::apply::plan::BackupReason::UserEdited,
                 recorded_sha256: None,
             })
@@ -144,14 +145,14 @@ pub fn prepare(
         match op.action {
             Action::Add | Action::Change => {
                 let data = op.data.take().expect("add/change carry data");
-                let sha = op.sha256.clone().expect("add/change carry their digest");
-                let put = Staged::put_hashed(op.path.clone(), data, sha, op.mode, op.old_sha256.clone());
+                let sha = op.sha256.expect("add/change carry their digest");
+                let put = Staged::put_hashed(op.path.clone(), data, sha, op.mode, op.old_sha256);
                 // The helper is the same binary in every runtime: one copy per filesystem.
                 staged.push(if op.kind == Some(FileKind::Program) { put.shared() } else { put });
                 report.written += 1;
             }
             Action::Remove => {
-                let old = op.old_sha256.clone().expect("a removal has a file on disk");
+                let old = op.old_sha256.expect("a removal has a file on disk");
                 staged.push(Staged::remove(op.path.clone(), old));
                 report.removed += 1;
             }
@@ -161,10 +162,10 @@ pub fn prepare(
     for s in &plan.settings {
         match (s.action, &s.data) {
             (Action::Add | Action::Change, Some(data)) => {
-                staged.push(Staged::put(s.path.clone(), data.clone(), FileMode::Regular, s.old_sha256.clone()));
+                staged.push(Staged::put(s.path.clone(), data.clone(), FileMode::Regular, s.old_sha256));
             }
             (Action::Remove, _) => {
-                staged.push(Staged::remove(s.path.clone(), s.old_sha256.clone().expect("removed file exists")));
+                staged.push(Staged::remove(s.path.clone(), s.old_sha256.expect("removed file exists")));
             }
             _ => {}
         }
@@ -174,13 +175,13 @@ pub fn prepare(
             plan.manifest_path.clone(),
             plan.manifest.render(),
             FileMode::Regular,
-            plan.manifest_old_sha256.clone(),
+            plan.manifest_old_sha256,
         ));
     }
     plan.manifest.files = Vec::new();
     plan.ops.shrink_to_fit();
     if let Some((path, bytes, old)) = &plan.state {
-        staged.push(Staged::put(path.clone(), bytes.clone(), FileMode::Regular, old.clone()));
+        staged.push(Staged::put(path.clone(), bytes.clone(), FileMode::Regular, *old));
     }
     let area = txn::Area::new(home, allow_symlinks);
     Ok((txn::prepare(&area, &label(plan), staged, progress)?, report))
@@ -205,11 +206,11 @@ pub struct Backup<'a> {
     /// Its current bytes.
     pub bytes: Vec<u8>,
     /// Their sha256 (already computed by whoever read them).
-    pub sha256: String,
+    pub sha256: Sha256,
     /// Why.
     pub reason: crate::apply::plan::BackupReason,
     /// What msd-install recorded for it, if anything.
-    pub recorded_sha256: Option<&'a str>,
+    pub recorded_sha256: Option<Sha256>,
 }
 
 /// Stages `backups` and their `backup-meta.json` into a fresh
@@ -227,7 +228,7 @@ pub fn stage_backups(
         entries.push(BackupEntry {
             path: b.path,
             reason: b.reason,
-            sha256: b.sha256.clone(),
+            sha256: b.sha256,
             recorded_sha256: b.recorded_sha256,
         });
         staged.push(Staged::put_hashed(dir_rel.join(b.path), b.bytes, b.sha256, FileMode::Regular, None));

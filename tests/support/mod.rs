@@ -175,7 +175,7 @@ pub fn json(out: &std::process::Output) -> serde_json::Value {
 
 /// Hex sha256.
 pub fn sha256(b: &[u8]) -> String {
-    msd_core::fs::fsx::sha256_hex(b)
+    msd_core::fs::fsx::sha256(b).to_string()
 }
 
 /// Copies a directory tree.

@@ -117,7 +117,7 @@ fn shell_safe(path: &str) -> bool {
 
 /// Writes `bytes` to its content-named file in `dir` (or reuses it) and returns the path.
 fn spill(dir: &Path, bytes: &[u8]) -> Result<PathBuf, RunError> {
-    let path = dir.join(format!("{}.txt", fsx::sha256_hex(bytes)));
+    let path = dir.join(format!("{}.txt", fsx::sha256(bytes)));
     let shown = path.display().to_string();
     let fail = |reason: String| RunError::Spill { path: shown.clone(), reason };
     if !path.is_absolute() || !shell_safe(&shown) {

@@ -299,7 +299,7 @@ pub(crate) fn upsert(
     // What uninstall restores: the text before our first write, carried over while the file
     // holds exactly what we last wrote.
     let untouched_since = ledger.written_sha256.is_some()
-        && current.map(|c| msd_core::fs::fsx::sha256_hex(c.as_bytes())) == ledger.written_sha256;
+        && current.map(|c| msd_core::fs::fsx::sha256(c.as_bytes())) == ledger.written_sha256;
     edit.ledger.before = if ledger.entries.is_empty() && ledger.written_sha256.is_none() {
         current.map(str::to_string)
     } else if untouched_since {
@@ -307,7 +307,7 @@ pub(crate) fn upsert(
     } else {
         None
     };
-    edit.ledger.written_sha256 = edit.text.as_deref().map(|t| msd_core::fs::fsx::sha256_hex(t.as_bytes()));
+    edit.ledger.written_sha256 = edit.text.as_deref().map(|t| msd_core::fs::fsx::sha256(t.as_bytes()));
     Ok(edit)
 }
 
@@ -341,7 +341,7 @@ pub(crate) fn remove(
     // (comments, trailing commas, one-line arrays, CRLF, a BOM, an empty file), or the file we
     // created goes.
     let ours = ledger.written_sha256.is_some()
-        && current.map(|c| msd_core::fs::fsx::sha256_hex(c.as_bytes())) == ledger.written_sha256;
+        && current.map(|c| msd_core::fs::fsx::sha256(c.as_bytes())) == ledger.written_sha256;
     if ours && (ledger.before.is_some() || ledger.created_file) {
         edit.text = ledger.before.clone();
     }

@@ -65,7 +65,7 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), Error> {
                 continue;
             };
             // Only a file still as installed is removed; an edited one stays (see uninstall).
-            if fsx::sha256_hex(&bytes) != old.sha256 {
+            if fsx::sha256(&bytes) != old.sha256 {
                 continue;
             }
             changed += 1;

@@ -18,7 +18,6 @@ use crate::pipeline::PipelineError;
 use crate::pipeline::convert::FileKind;
 use crate::pipeline::load::{Content, LoadedRuntime};
 use crate::pipeline::target::Environment;
-use msd_core::fs::fsx;
 use msd_core::manifest::capability::Scope;
 
 /// The `format` field of an inventory document.
@@ -117,8 +116,8 @@ pub(crate) fn build(
                     .map(|f| FileEntry {
                         path: f.path.to_string(),
                         bytes: f.bytes.len() as u64,
-                        // fsx remembers large digests: the msd_run copy is hashed once.
-                        sha256: fsx::sha256_hex(&f.bytes),
+                        // A file's digest (the msd_run copy) was taken once, when it was.
+                        sha256: f.bytes.sha256().to_string(),
                         kind: f.kind,
                         sources: f.sources.clone(),
                     })

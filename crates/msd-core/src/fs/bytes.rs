@@ -15,6 +15,7 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use crate::fs::digest::Sha256;
 use crate::fs::fsx;
 
 /// The bytes of a file to install; cheap to clone (a reference count or a borrow).
@@ -34,7 +35,7 @@ enum Repr {
 struct OnDisk {
     path: PathBuf,
     len: u64,
-    sha256: String,
+    sha256: Sha256,
     loaded: OnceLock<Box<[u8]>>,
 }
 
@@ -43,7 +44,7 @@ impl Bytes {
     /// only when needed; a copy checks that the file still has this hash.
     pub fn from_file(path: &Path) -> std::io::Result<Bytes> {
         fsx::regular_file_len(path)?;
-        let (sha256, len) = fsx::sha256_hex_of_file(path)?;
+        let (sha256, len) = fsx::sha256_of_file(path)?;
         Ok(Bytes(Repr::File(Arc::new(OnDisk { path: path.to_path_buf(), len, sha256, loaded: OnceLock::new() }))))
     }
 
@@ -78,13 +79,13 @@ impl Bytes {
         self.len() == 0
     }
 
-    /// Hex sha256 of the bytes (a file's was taken when it was).
-    pub fn sha256_hex(&self) -> String {
+    /// The sha256 of the bytes (a file's was taken when it was).
+    pub fn sha256(&self) -> Sha256 {
         match &self.0 {
-            Repr::Shared(b) => fsx::sha256_hex_shared(b),
-            Repr::Owned(b) => fsx::sha256_hex(b),
-            Repr::Static(b) => fsx::sha256_hex(b),
-            Repr::File(f) => f.sha256.clone(),
+            Repr::Shared(b) => fsx::sha256_shared(b),
+            Repr::Owned(b) => fsx::sha256(b),
+            Repr::Static(b) => fsx::sha256(b),
+            Repr::File(f) => f.sha256,
         }
     }
 
@@ -150,7 +151,7 @@ impl PartialEq for Bytes {
             || (self.len() == other.len()
                 && match (self.file(), other.file()) {
                     (None, None) => self[..] == other[..],
-                    _ => self.sha256_hex() == other.sha256_hex(),
+                    _ => self.sha256() == other.sha256(),
                 })
     }
 }
@@ -215,15 +216,15 @@ mod tests {
         let borrowed = Bytes::from(leaked);
         assert_eq!(file.file(), Some(p.as_path()));
         // What an install asks of a file never reads it into memory.
-        let _ = (file.len(), file.sha256_hex(), file.source(), file == file.clone(), file == shared);
+        let _ = (file.len(), file.sha256(), file.source(), file == file.clone(), file == shared);
         let to = tmp.path().join("copy");
-        fsx::write_new_shared(&to, file.source(), &file.sha256_hex(), fsx::FileMode::Regular, &to).unwrap();
+        fsx::write_new_shared(&to, file.source(), &file.sha256(), fsx::FileMode::Regular, &to).unwrap();
         assert!(!file.loaded(), "a file is hashed, compared and copied without being held");
         assert_eq!(std::fs::read(&to).unwrap(), data);
         assert_eq!(shared.file(), None);
         for b in [&file, &shared, &borrowed] {
             assert_eq!(b.len(), data.len());
-            assert_eq!(b.sha256_hex(), fsx::sha256_hex(&data));
+            assert_eq!(b.sha256(), fsx::sha256(&data));
         }
         assert_eq!(file, shared);
         assert_eq!(&file[..], &data[..]);
@@ -239,12 +240,11 @@ mod tests {
         let file = Bytes::from_file(&p).unwrap();
         std::fs::write(&p, b"two").unwrap();
         let to = tmp.path().join("stage/helper");
-        let e =
-            fsx::write_new_shared(&to, file.source(), &file.sha256_hex(), fsx::FileMode::Executable, &to).unwrap_err();
+        let e = fsx::write_new_shared(&to, file.source(), &file.sha256(), fsx::FileMode::Executable, &to).unwrap_err();
         assert!(e.to_string().contains("changed while it was being installed"), "{e}");
         assert!(!to.exists(), "the wrong copy is removed");
         std::fs::write(&p, b"one").unwrap();
-        fsx::write_new_shared(&to, file.source(), &file.sha256_hex(), fsx::FileMode::Executable, &to).unwrap();
+        fsx::write_new_shared(&to, file.source(), &file.sha256(), fsx::FileMode::Executable, &to).unwrap();
         assert_eq!(std::fs::read(&to).unwrap(), b"one");
     }
 

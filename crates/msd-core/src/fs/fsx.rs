@@ -15,6 +15,7 @@
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 
+use crate::fs::digest::Sha256;
 use crate::fs::relpath::RelPath;
 
 /// Unix permission bits of an emitted file.
@@ -548,15 +549,15 @@ pub fn prune_empty_dirs(mut dir: &Path, stop: &Path) {
     }
 }
 
-/// Hex sha256 of `bytes`. Large inputs are remembered by content for the life of the process:
+/// The sha256 of `bytes`. Large inputs are remembered by content for the life of the process:
 /// the same helper binary goes into every runtime's tree, and is hashed once (a copy of the
-/// bytes is kept for the comparison; [`sha256_hex_shared`] keeps a shared buffer instead).
-pub fn sha256_hex(bytes: &[u8]) -> String {
+/// bytes is kept for the comparison; [`sha256_shared`] keeps a shared buffer instead).
+pub fn sha256(bytes: &[u8]) -> Sha256 {
     memo::digest(bytes, || std::sync::Arc::from(bytes))
 }
 
-/// [`sha256_hex`] of a shared buffer: a large one is remembered without a copy.
-pub fn sha256_hex_shared(bytes: &std::sync::Arc<[u8]>) -> String {
+/// [`sha256`] of a shared buffer: a large one is remembered without a copy.
+pub fn sha256_shared(bytes: &std::sync::Arc<[u8]>) -> Sha256 {
     memo::digest(bytes, || bytes.clone())
 }
 
@@ -564,26 +565,26 @@ pub fn sha256_hex_shared(bytes: &std::sync::Arc<[u8]>) -> String {
 mod memo {
     use std::sync::{Arc, Mutex};
 
-    use sha2::{Digest, Sha256};
+    use crate::fs::digest::Sha256;
 
     const MIN: usize = 1 << 20;
     const MAX_ENTRIES: usize = 8;
-    static MEMO: Mutex<Vec<(Arc<[u8]>, String)>> = Mutex::new(Vec::new());
+    static MEMO: Mutex<Vec<(Arc<[u8]>, Sha256)>> = Mutex::new(Vec::new());
 
-    pub(super) fn digest(bytes: &[u8], keep: impl FnOnce() -> Arc<[u8]>) -> String {
+    pub(super) fn digest(bytes: &[u8], keep: impl FnOnce() -> Arc<[u8]>) -> Sha256 {
         if bytes.len() < MIN {
-            return super::hex(&Sha256::digest(bytes));
+            return Sha256::of(bytes);
         }
         if let Ok(memo) = MEMO.lock()
             && let Some((_, h)) = memo.iter().find(|(b, _)| std::ptr::eq(&b[..], bytes) || b[..] == *bytes)
         {
-            return h.clone();
+            return *h;
         }
-        let s = super::hex(&Sha256::digest(bytes));
+        let s = Sha256::of(bytes);
         if let Ok(mut memo) = MEMO.lock()
             && memo.len() < MAX_ENTRIES
         {
-            memo.push((keep(), s.clone()));
+            memo.push((keep(), s));
         }
         s
     }
@@ -791,7 +792,7 @@ fn umask() -> Option<u32> {
 pub fn write_new_shared(
     path: &Path,
     src: Source<'_>,
-    sha256: &str,
+    sha256: &Sha256,
     mode: FileMode,
     also_at: &Path,
 ) -> io::Result<bool> {
@@ -824,11 +825,11 @@ pub enum Source<'a> {
 
 /// Copies the file `from` to a new file at `path` (like [`write_new`]) in blocks, hashing what
 /// it copies: a copy whose sha256 is not `sha256` is removed and is an error.
-fn copy_new_checked(path: &Path, from: &Path, sha256: &str, mode: FileMode) -> io::Result<()> {
+fn copy_new_checked(path: &Path, from: &Path, sha256: &Sha256, mode: FileMode) -> io::Result<()> {
     let mut src = fs_err::File::open(from)?;
     let (mut f, exact) = open_new(path, mode)?;
     let (sha, _) = hash_blocks(&mut src, |block| f.write_all(block))?;
-    if sha != sha256 {
+    if sha != *sha256 {
         drop(f);
         let _ = std::fs::remove_file(path);
         return Err(io::Error::other(format!(
@@ -841,10 +842,10 @@ fn copy_new_checked(path: &Path, from: &Path, sha256: &str, mode: FileMode) -> i
 
 /// Reads `src` to its end in blocks, hashing each and handing it to `each`: the hex sha256 and
 /// the length read.
-fn hash_blocks(src: &mut fs_err::File, mut each: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<(String, u64)> {
-    use sha2::{Digest, Sha256};
+fn hash_blocks(src: &mut fs_err::File, mut each: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<(Sha256, u64)> {
+    use sha2::Digest as _;
     use std::io::Read;
-    let mut hasher = Sha256::new();
+    let mut hasher = sha2::Sha256::new();
     let (mut buf, mut len) = (vec![0u8; 1 << 16], 0u64);
     loop {
         let n = match src.read(&mut buf) {
@@ -857,7 +858,7 @@ fn hash_blocks(src: &mut fs_err::File, mut each: impl FnMut(&[u8]) -> io::Result
         each(&buf[..n])?;
         len += n as u64;
     }
-    Ok((hex(&hasher.finalize()), len))
+    Ok((Sha256::from_hasher(hasher), len))
 }
 
 /// The length of the regular file at `path` (a symlink is followed); an error for anything else.
@@ -869,13 +870,13 @@ pub fn regular_file_len(path: &Path) -> io::Result<u64> {
     Ok(m.len())
 }
 
-/// [`sha256_hex_of_file`] of the file at `path`, `None` when there is none (an error for a
+/// [`sha256_of_file`] of the file at `path`, `None` when there is none (an error for a
 /// directory, as [`read_if_exists`]).
-pub fn sha256_hex_of_file_if_exists(path: &Path) -> io::Result<Option<(String, u64)>> {
+pub fn sha256_of_file_if_exists(path: &Path) -> io::Result<Option<(Sha256, u64)>> {
     if path.parent().is_some_and(known_dirs::absent) {
         return Ok(None);
     }
-    match sha256_hex_of_file(path) {
+    match sha256_of_file(path) {
         Ok(v) => Ok(Some(v)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) if e.kind() == io::ErrorKind::IsADirectory || path.is_dir() => Err(io::Error::new(
@@ -886,8 +887,8 @@ pub fn sha256_hex_of_file_if_exists(path: &Path) -> io::Result<Option<(String, u
     }
 }
 
-/// Hex sha256 and length of the file at `path`, read in blocks.
-pub fn sha256_hex_of_file(path: &Path) -> io::Result<(String, u64)> {
+/// The sha256 and length of the file at `path`, read in blocks.
+pub fn sha256_of_file(path: &Path) -> io::Result<(Sha256, u64)> {
     hash_blocks(&mut fs_err::File::open(path)?, |_| Ok(()))
 }
 
@@ -896,8 +897,10 @@ mod shared {
     use std::path::{Path, PathBuf};
     use std::sync::Mutex;
 
+    use crate::fs::digest::Sha256;
+
     struct Written {
-        sha256: String,
+        sha256: Sha256,
         #[cfg(unix)]
         ino: (u64, u64),
         len: u64,
@@ -913,9 +916,9 @@ mod shared {
     }
 
     /// Links `to` to a remembered file of these bytes; false when none can be linked.
-    pub(super) fn link(sha256: &str, len: u64, to: &Path) -> bool {
+    pub(super) fn link(sha256: &Sha256, len: u64, to: &Path) -> bool {
         let Ok(mut written) = WRITTEN.lock() else { return false };
-        for w in written.iter_mut().filter(|w| w.sha256 == sha256 && w.len == len) {
+        for w in written.iter_mut().filter(|w| w.sha256 == *sha256 && w.len == len) {
             let from = w.names.iter().find(|n| {
                 std::fs::symlink_metadata(n).is_ok_and(|m| {
                     #[cfg(unix)]
@@ -936,11 +939,11 @@ mod shared {
     }
 
     /// Remembers the file just written at `path` (to be renamed to `also_at`).
-    pub(super) fn remember(sha256: &str, path: &Path, also_at: &Path) {
+    pub(super) fn remember(sha256: &Sha256, path: &Path, also_at: &Path) {
         let Ok(m) = std::fs::symlink_metadata(path) else { return };
         if let Ok(mut written) = WRITTEN.lock() {
             written.push(Written {
-                sha256: sha256.to_string(),
+                sha256: *sha256,
                 #[cfg(unix)]
                 ino: id(&m),
                 len: m.len(),
@@ -992,8 +995,8 @@ pub fn sync_fs(path: &Path) -> io::Result<()> {
 }
 
 /// sha256 of the file at `path`, `None` when it does not exist.
-pub fn sha256_file(path: &Path) -> io::Result<Option<String>> {
-    Ok(read_if_exists(path)?.map(|b| sha256_hex(&b)))
+pub fn sha256_file(path: &Path) -> io::Result<Option<Sha256>> {
+    Ok(read_if_exists(path)?.map(|b| sha256(&b)))
 }
 
 /// What the file system says about a file, enough to tell that it has not changed since it was
