@@ -47,9 +47,13 @@ fn helper_missing_binary_is_a_clear_error() {
         .arg(fixture("seams"))
         .run()
         .code(4)
-        .stderr_has(&format!("cannot read the msd_run binary to install at {}", missing.display()))
+        .stderr_has(&format!("cannot read the msd_run binary to install at {}: no such file", missing.display()))
         .stderr_has("MSD_RUN_BIN");
     assert!(!w.home.join(".claude").exists(), "nothing is written");
+    // A directory is named as what it is.
+    let dir = w.tmp.path().to_path_buf();
+    let w = w.env("MSD_RUN_BIN", &dir);
+    Install::in_world(&w).arg("--content").arg(fixture("seams")).run().code(4).stderr_has("is not a regular file");
     // The override installs whatever file it names.
     let other = w.tmp.path().join("msd_run-copy");
     std::fs::write(&other, b"#!/bin/sh\necho stand-in\n").unwrap();

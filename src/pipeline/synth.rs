@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use crate::pipeline::convert::{Bytes, ConvertError, Emission, EmittedFile, FileKind, js_plugin};
-use msd_core::fs::fsx::{self, FileMode};
+use msd_core::fs::fsx::FileMode;
 use msd_core::fs::relpath::RelPath;
 use msd_core::installed::runtime_info::{HookHost, RUNTIME_INFO_PATH, RuntimeInfo};
 use msd_core::manifest::capability::{ArtifactKind, Capability, Scope};
@@ -85,10 +85,11 @@ pub fn helper_bytes() -> Result<Bytes, HelperError> {
         .get_or_init(|| {
             let path = locate()?;
             let err = |message: String| HelperError { path: path.display().to_string(), message };
-            if !fsx::is_file(&path) {
-                return Err(err("no such file".into()));
-            }
-            Bytes::from_file(&path).map_err(|e| err(e.to_string()))
+            // One look at the file: its length and kind, then its hash.
+            Bytes::from_file(&path).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => err("no such file".into()),
+                _ => err(e.to_string()),
+            })
         })
         .clone()
 }
