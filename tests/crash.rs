@@ -241,6 +241,21 @@ fn crash_all_failing_midway_names_what_stayed_installed() {
     Install::in_world(&w).all().run().success();
 }
 
+/// A target with nothing to do before the one whose commit point fails does not shift the
+/// blame: installed once, claude is unchanged; codex commits and stays installed, gemini fails.
+#[test]
+fn crash_a_failing_commit_after_a_target_with_nothing_to_do_names_the_right_target() {
+    let w = crate::support::World::new();
+    Install::in_world(&w).runtime("claude").run().success();
+    let w = w.env("MSD_INSTALL_FAIL_COMMIT", "1");
+    let doc = Install::in_world(&w).runtime("claude").runtime("codex").runtime("gemini").json().run().code(4).json();
+    let installed: Vec<String> = serde_json::from_value(doc["installed"].clone()).unwrap();
+    assert!(installed.iter().any(|l| l.starts_with("codex")), "{doc}");
+    let not_installed: Vec<String> = serde_json::from_value(doc["not_installed"].clone()).unwrap();
+    assert_eq!(not_installed, ["gemini (global)"], "{doc}");
+    Install::in_world(&w).verify().runtime("codex").run().success();
+}
+
 /// `--all` whose first commit point fails changed nothing: every target reaches its commit point
 /// before any applies an op, so the run says everything was rolled back, and no home holds a file.
 #[test]

@@ -384,12 +384,13 @@ fn commit_all(
     let mut failure = None;
     if let Err(stop) = txn::commit_points(&mut pending) {
         let e = ApplyError::from(write::WriteError::from(stop.error));
-        if stop.committed == 0 && runs.iter().all(|r| r.report.is_none()) {
+        let committed = staged.iter().flatten().any(|(p, _)| p.is_committed());
+        if !committed && runs.iter().all(|r| r.report.is_none()) {
             // Nothing is committed: the staged trees are discarded as they are dropped.
             revert(migrated, opts.allow_symlinks);
             return Err(e);
         }
-        let at = staged.iter().enumerate().filter(|(_, s)| s.is_some()).nth(stop.committed);
+        let at = staged.iter().enumerate().filter(|(_, s)| s.is_some()).nth(stop.at);
         failure = Some((at.expect("the target that failed was given").0, e));
     }
     for (i, s) in staged.into_iter().enumerate() {

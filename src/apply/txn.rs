@@ -349,13 +349,13 @@ pub struct Prepared {
     done: bool,
 }
 
-/// Why [`commit_points`] stopped: the first `committed` of the transactions it was given that
-/// still needed a journal reached their commit point (each is to be applied or dropped); the
-/// next one failed with `error`, and none after it was journaled.
+/// Why [`commit_points`] stopped: the transaction at index `at` of those it was given failed
+/// with `error`; of the ones before it, those that needed a journal reached their commit point
+/// (each is to be applied or dropped; [`Prepared::is_committed`]), and none after it did.
 #[derive(Debug)]
 pub struct CommitPointError {
-    /// How many of the given transactions hold a durable journal.
-    pub committed: usize,
+    /// The index, among the transactions given, of the one that failed.
+    pub at: usize,
     /// What failed.
     pub error: TxnError,
 }
@@ -378,12 +378,11 @@ pub struct CommitPointError {
 /// the failing one are, and the flush of their renames is still made (a failure of that flush
 /// takes every commit point back: the journals are removed, no op having been applied).
 pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPointError> {
+    let at: Vec<usize> = (0..prepared.len()).filter(|&i| !prepared[i].done && !prepared[i].committed).collect();
+    let Some(&first) = at.first() else { return Ok(0) };
     let mut todo: Vec<&mut Prepared> =
         prepared.iter_mut().map(|p| &mut **p).filter(|p| !p.done && !p.committed).collect();
-    if todo.is_empty() {
-        return Ok(0);
-    }
-    let none = |error| CommitPointError { committed: 0, error };
+    let none = |error| CommitPointError { at: first, error };
     for p in todo.iter() {
         let mut text = serde_json::to_string_pretty(&p.journal).expect("journal serializes");
         text.push('\n');
@@ -403,12 +402,12 @@ pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPoin
             fsx::rename(&p.area.staged_journal(), &jpath)
         };
         if let Err(e) = moved {
-            failed = Some(CommitPointError { committed: n, error: io(&jpath)(e) });
+            failed = Some((n, CommitPointError { at: at[n], error: io(&jpath)(e) }));
             break;
         }
         p.committed = true;
     }
-    let committed = failed.as_ref().map_or(todo.len(), |f| f.committed);
+    let committed = failed.as_ref().map_or(todo.len(), |(n, _)| *n);
     if committed > 0 {
         match flush(&works[..committed]) {
             Ok(n) => flushes += n,
@@ -421,7 +420,7 @@ pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPoin
         }
     }
     match failed {
-        Some(f) => Err(f),
+        Some((_, f)) => Err(f),
         None => Ok(flushes),
     }
 }
@@ -464,6 +463,11 @@ pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progre
 }
 
 impl Prepared {
+    /// Whether its journal is at its commit point (and no op applied yet, unless committed).
+    pub fn is_committed(&self) -> bool {
+        self.committed
+    }
+
     /// Steps 2 to 4: journals the staged ops (the commit point) unless [`commit_points`] did,
     /// applies them and finishes.
     pub fn commit(mut self, progress: &dyn Progress) -> Result<(), TxnError> {
