@@ -299,7 +299,7 @@ fn check_one(c: Candidate<'_>, held: &Held, opts: &InstallOptions<'_>, env: &Env
             old_data: None,
             mode: f.mode,
             old_sha256: Some(f.sha256),
-            disk_stat: Some(f.stat),
+            disk_stat: Some(Box::new(f.stat)),
         });
     }
     let manifest = FileManifest::new(cap.id.clone(), target.scope, entries);
@@ -380,7 +380,7 @@ fn record_of(r: &TargetRun, rt: &LoadedRuntime, opts: &InstallOptions<'_>, env: 
     let mut files = Vec::with_capacity(plan.ops.len());
     for op in plan.ops.iter().filter(|o| o.action != Action::Remove) {
         let stat = stat_of(&op.path)?;
-        if op.action == Action::Keep && op.disk_stat != Some(stat) {
+        if op.action == Action::Keep && op.disk_stat.as_deref() != Some(&stat) {
             return None;
         }
         files.push(FileRecord {

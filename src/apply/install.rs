@@ -178,10 +178,17 @@ pub fn install(
 
     let mut migrated: Vec<Migrated<'_>> = Vec::new();
     let mut staged: Vec<Option<(txn::Prepared, write::WriteReport)>> = Vec::new();
-    let planned = stream(content, runtimes, opts, env, |rt, e, d| {
+    let planned = stream(content, runtimes, opts, env, |rt, (e, d), next| {
+        if opts.dry_run {
+            // Nothing is staged: every plan keeps its bytes (the next one may as well be made).
+            next.begin();
+        }
         let mut run = plan_target(rt, e, d, opts, env, held.as_ref(), &mut migrated)?;
         if !opts.dry_run {
             probe_destinations(&run.plan, opts.allow_symlinks)?;
+            // Staging drops each file's bytes as it writes them: the next emission is made
+            // meanwhile, so about one tree's bytes are held, not two.
+            next.begin();
             let bars = opts.progress.target(&label(&run));
             // Staged: the plan keeps its ops' hashes and sizes, not the bytes.
             let (prepared, report) = write::prepare(&mut run.plan, opts.allow_symlinks, bars.as_ref())?;
@@ -216,42 +223,83 @@ pub fn install(
     Ok(runs)
 }
 
-/// Emits each runtime on a thread of its own, one ahead, and hands it (with its digests) to
-/// `each` in order: one emission is planned while the next is made, and at most two are held at
-/// once, not all of them (the channel holds none: the next waits, made, until it is taken).
-/// Stops at the first error of either side.
+/// Emits each runtime on a thread of its own and hands it (with its digests) to `each` in
+/// order, with a [`Next`] that lets the emission of the next runtime begin. `each` calls
+/// [`Next::begin`] once it no longer needs the time of the emitter (the install: when it starts
+/// staging, whose writes drop each file's bytes as they go); it is called for it when `each`
+/// returns. So the next runtime is made while this one is staged, and the bytes held are those
+/// of the emission being staged (fewer with every file written) and of the one being made: about
+/// one tree, where an emitter running a whole runtime ahead held two. Stops at the first error of
+/// either side.
 fn stream<'r, F>(
     content: &Content,
     runtimes: &[&'r LoadedRuntime],
     opts: &InstallOptions<'_>,
     env: &Environment,
-    mut each: F,
+    each: F,
 ) -> Result<Vec<TargetRun>, ApplyError>
 where
-    F: FnMut(&'r LoadedRuntime, pipeline::Emitted, Vec<Sha256>) -> Result<TargetRun, ApplyError>,
+    F: FnMut(&'r LoadedRuntime, (pipeline::Emitted, Vec<Sha256>), &Next) -> Result<TargetRun, ApplyError>,
 {
     let (scope, config_dir) = (opts.scope, opts.config_dir);
+    let emit = |rt: &LoadedRuntime| {
+        pipeline::emit(content, rt, scope, config_dir, env).map_err(ApplyError::from).map(|e| {
+            let digests = plan::digests(&[&e.emission]).pop().unwrap_or_default();
+            (e, digests)
+        })
+    };
+    pipelined(runtimes, emit, each)
+}
+
+/// Lets the emitter begin the next runtime; see [`stream`].
+struct Next {
+    go: std::sync::mpsc::Sender<()>,
+    sent: std::cell::Cell<bool>,
+}
+
+impl Next {
+    /// Lets the next emission begin (once; later calls do nothing).
+    fn begin(&self) {
+        if !self.sent.replace(true) {
+            // The emitter is gone only after an error of its own, which the next receive reports.
+            let _ = self.go.send(());
+        }
+    }
+}
+
+/// [`stream`]'s two sides: `make` on a thread of its own, item `i + 1` begun only once item
+/// `i`'s [`Next::begin`] was called (or `each` returned), and `each` on this thread, in order.
+fn pipelined<'r, R: Sync + ?Sized, T: Send, U>(
+    items: &[&'r R],
+    make: impl Fn(&'r R) -> Result<T, ApplyError> + Sync,
+    mut each: impl FnMut(&'r R, T, &Next) -> Result<U, ApplyError>,
+) -> Result<Vec<U>, ApplyError> {
     std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel(0);
+        // One made item can wait in the channel while the maker waits to begin the next.
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let make = &make;
         s.spawn(move || {
-            for rt in runtimes {
-                let emitted = pipeline::emit(content, rt, scope, config_dir, env).map(|e| {
-                    let digests = plan::digests(&[&e.emission]).pop().unwrap_or_default();
-                    (e, digests)
-                });
-                let failed = emitted.is_err();
-                // The receiver is gone once planning failed: nothing more to emit.
-                if tx.send(emitted).is_err() || failed {
+            for (i, item) in items.iter().enumerate() {
+                // Gone senders: this side stopped (an error), nothing more to make.
+                if i > 0 && wait.recv().is_err() {
+                    break;
+                }
+                let made = make(item);
+                let failed = made.is_err();
+                if tx.send(made).is_err() || failed {
                     break;
                 }
             }
         });
-        let mut runs = Vec::with_capacity(runtimes.len());
-        for rt in runtimes {
-            let (e, d) = rx.recv().expect("the emitter sends one result per runtime until an error")?;
-            runs.push(each(rt, e, d)?);
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            let made = rx.recv().expect("the maker sends one result per item until an error")?;
+            let next = Next { go: go.clone(), sent: std::cell::Cell::new(false) };
+            out.push(each(item, made, &next)?);
+            next.begin();
         }
-        Ok(runs)
+        Ok(out)
     })
 }
 
@@ -605,4 +653,77 @@ pub(super) fn next_state(
         return Ok(None);
     }
     Ok(Some((state_rel, bytes, disk.as_deref().map(fsx::sha256))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    fn failed(what: &str) -> ApplyError {
+        ApplyError::from(LifecycleError::Missing { home: PathBuf::from(what), reason: "a test".into() })
+    }
+
+    /// Runs [`pipelined`] over 0..4, `each` lingering before it lets the next begin (an
+    /// emitter that ran ahead would make the next one meanwhile), and returns what happened in
+    /// order.
+    fn run(begin_in_each: bool, fail_make: Option<u32>, fail_each: Option<u32>) -> (Vec<String>, bool) {
+        let log = Mutex::new(Vec::new());
+        let note = |s: String| log.lock().unwrap().push(s);
+        let items: Vec<&u32> = [0, 1, 2, 3].iter().collect();
+        let result = pipelined(
+            &items,
+            |&i| {
+                note(format!("make {i}"));
+                if fail_make == Some(i) { Err(failed("make")) } else { Ok(i * 10) }
+            },
+            |&i, made, next| {
+                assert_eq!(made, i * 10, "items are handed over in order");
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                if fail_each == Some(i) {
+                    return Err(failed("each"));
+                }
+                note(format!("begin {i}"));
+                if begin_in_each {
+                    next.begin();
+                    next.begin();
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                Ok(i)
+            },
+        );
+        let ok = result.as_ref().is_ok_and(|out| out == &[0, 1, 2, 3]);
+        (log.into_inner().unwrap(), ok)
+    }
+
+    fn position(log: &[String], what: &str) -> Option<usize> {
+        log.iter().position(|l| l == what)
+    }
+
+    /// The next item is made only once the one before it let it begin: an install holds the
+    /// emission it stages and the one being made, never two made ones beside a staged one.
+    #[test]
+    fn the_next_emission_begins_only_when_the_one_before_lets_it() {
+        for begin_in_each in [true, false] {
+            let (log, ok) = run(begin_in_each, None, None);
+            assert!(ok, "{log:?}");
+            for i in 0..3 {
+                let begun = position(&log, &format!("begin {i}")).unwrap();
+                let made = position(&log, &format!("make {}", i + 1)).unwrap();
+                assert!(begun < made, "item {} made before item {i} let it begin: {log:?}", i + 1);
+            }
+        }
+    }
+
+    /// A failure of either side stops the other: nothing is made after a failing `each`, and
+    /// `each` sees nothing after a failing make.
+    #[test]
+    fn a_failure_of_either_side_stops_the_pipeline() {
+        let (log, ok) = run(true, None, Some(1));
+        assert!(!ok);
+        assert_eq!(log, ["make 0", "begin 0", "make 1"], "nothing is made after item 1 failed");
+        let (log, ok) = run(true, Some(2), None);
+        assert!(!ok);
+        assert_eq!(log, ["make 0", "begin 0", "make 1", "begin 1", "make 2"]);
+    }
 }

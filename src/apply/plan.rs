@@ -94,10 +94,11 @@ pub struct Op {
     /// sha256 of the file on disk when planned (`None` when absent).
     #[serde(skip)]
     pub old_sha256: Option<Sha256>,
-    /// The file's [`fsx::StatKey`] taken just before it was read for the plan: a kept file whose
-    /// stat is the same after the run was not touched in between ([`crate::apply::fast`]).
+    /// A kept file's [`fsx::StatKey`], taken just before it was read for the plan: when its stat
+    /// is the same after the run, it was not touched in between ([`crate::apply::fast`]). Boxed and
+    /// kept only for kept files (nothing else compares it): every op is held until the run ends.
     #[serde(skip)]
-    pub disk_stat: Option<fsx::StatKey>,
+    pub disk_stat: Option<Box<fsx::StatKey>>,
 }
 
 /// The install state to write: its path, bytes and the sha256 of the file it replaces.
@@ -372,7 +373,7 @@ pub fn build_hashed(
             // A kept file is not written: its bytes need not be held until the write.
             data: (action != Action::Keep).then_some(f.bytes),
             mode: f.mode,
-            disk_stat,
+            disk_stat: disk_stat.filter(|_| action == Action::Keep).map(Box::new),
         });
     }
     if let Some(prev) = &previous {

@@ -458,7 +458,11 @@ pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progre
         let _ = fsx::remove_dir_all_if_exists(&txn);
         return Err(e);
     }
-    let ops = ops.into_iter().map(|s| s.op).collect();
+    // Into a buffer of its own, sized to fit: collected in place, the journal would keep the
+    // staged ops' larger buffer (and its growth) until the run ends.
+    let mut journal_ops = Vec::with_capacity(ops.len());
+    journal_ops.extend(ops.into_iter().map(|s| s.op));
+    let ops = journal_ops;
     Ok(Prepared { area, journal: journal(ops), committed: false, done: false })
 }
 
