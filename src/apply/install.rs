@@ -184,7 +184,9 @@ pub fn install(
             next.begin();
         }
         let mut run = plan_target(rt, e, d, opts, env, held.as_ref(), &mut migrated)?;
-        if !opts.dry_run {
+        if opts.dry_run {
+            run.plan.release_bytes();
+        } else {
             probe_destinations(&run.plan, opts.allow_symlinks)?;
             // Staging drops each file's bytes as it writes them: the next emission is made
             // meanwhile, so about one tree's bytes are held, not two.

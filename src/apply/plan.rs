@@ -214,6 +214,17 @@ pub enum PlanError {
 }
 
 impl Plan {
+    /// Lets go of the bytes to write and to back up: a plan that is only reported (a dry run)
+    /// keeps its sizes and digests, not one tree per target.
+    pub fn release_bytes(&mut self) {
+        for op in &mut self.ops {
+            op.data = None;
+            op.old_data = None;
+        }
+        self.manifest.files = Vec::new();
+        self.previous = None;
+    }
+
     /// Counts.
     pub fn summary(&self) -> Summary {
         let mut s = Summary::default();
@@ -465,5 +476,20 @@ mod tests {
                 assert_eq!(*sha, fsx::sha256(&f.bytes));
             }
         }
+    }
+
+    /// A dry run reports its plans and drops their bytes: what is reported does not change.
+    #[test]
+    fn a_released_plan_holds_no_bytes_and_reports_the_same() {
+        let rts = crate::pipeline::load_runtimes(&crate::pipeline::Sources::default()).unwrap();
+        let cap = &rts.iter().find(|r| r.capability.id == "claude").unwrap().capability;
+        let home = tempfile::tempdir().unwrap();
+        let mut plan = build(emission(&[b"one", b"two"]), cap, home.path(), false, false).unwrap();
+        assert!(plan.ops.iter().all(|o| o.data.is_some()), "an install plan carries its bytes");
+        let before = (plan.summary(), serde_json::to_value(&plan).unwrap());
+        plan.release_bytes();
+        assert!(plan.ops.iter().all(|o| o.data.is_none() && o.old_data.is_none()));
+        assert!(plan.manifest.files.is_empty() && plan.previous.is_none());
+        assert_eq!((plan.summary(), serde_json::to_value(&plan).unwrap()), before);
     }
 }
