@@ -225,7 +225,7 @@ pub fn install(
     Ok(runs)
 }
 
-/// Emits each runtime on a thread of its own and hands it (with its digests) to `each` in
+/// Emits each runtime on a thread of its own (one runtime: on this one) and hands it (with its digests) to `each` in
 /// order, with a [`Next`] that lets the emission of the next runtime begin. `each` calls
 /// [`Next::begin`] once it no longer needs the time of the emitter (the install: when it starts
 /// staging, whose writes drop each file's bytes as they go); it is called for it when `each`
@@ -269,13 +269,19 @@ impl Next {
     }
 }
 
-/// [`stream`]'s two sides: `make` on a thread of its own, item `i + 1` begun only once item
+/// [`stream`]'s two sides: `make` on a thread of its own (for two items or more), item `i + 1` begun only once item
 /// `i`'s [`Next::begin`] was called (or `each` returned), and `each` on this thread, in order.
 fn pipelined<'r, R: Sync + ?Sized, T: Send, U>(
     items: &[&'r R],
     make: impl Fn(&'r R) -> Result<T, ApplyError> + Sync,
     mut each: impl FnMut(&'r R, T, &Next) -> Result<U, ApplyError>,
 ) -> Result<Vec<U>, ApplyError> {
+    if let [item] = items {
+        // Nothing to overlap: made on this thread, without a second one (and the allocator
+        // arena it would fill).
+        let (go, _wait) = std::sync::mpsc::channel();
+        return Ok(vec![each(item, make(item)?, &Next { go, sent: std::cell::Cell::new(false) })?]);
+    }
     std::thread::scope(|s| {
         // One made item can wait in the channel while the maker waits to begin the next.
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
@@ -715,6 +721,27 @@ mod tests {
                 assert!(begun < made, "item {} made before item {i} let it begin: {log:?}", i + 1);
             }
         }
+    }
+
+    /// A single item is made on the calling thread: there is nothing to overlap.
+    #[test]
+    fn a_single_item_is_made_on_the_calling_thread() {
+        let here = std::thread::current().id();
+        let items = [&1u32];
+        let made_on = Mutex::new(None);
+        let out = pipelined(
+            &items,
+            |&i| {
+                *made_on.lock().unwrap() = Some(std::thread::current().id());
+                Ok(i)
+            },
+            |_, made, next| {
+                next.begin();
+                Ok(made)
+            },
+        );
+        assert_eq!(out.unwrap(), [1]);
+        assert_eq!(made_on.into_inner().unwrap(), Some(here));
     }
 
     /// A failure of either side stops the other: nothing is made after a failing `each`, and
