@@ -193,6 +193,8 @@ big_dir="${root[tmpfs]}/content-x$big_n"
 big=$(peak_kib --all --content "$big_dir")
 big_largest=$(largest_tree_kib)
 big_heap=$(heap_kb --all --content "$big_dir")
+# A dry run plans every runtime and writes nothing: it holds no tree's bytes past its plan.
+big_dry=$(peak_kib --all --dry-run --content "$big_dir")
 rm -rf "${root[tmpfs]}/m" && peak_kib --all >/dev/null
 all_fast=$(rerun_kib --all)
 all_full=$(MSD_INSTALL_FAST=0 rerun_kib --all)
@@ -220,6 +222,7 @@ echo "| msd-install --all, no-change re-run | $((all_fast / 1024)) | $((largest 
 echo "| msd-install --all, no-change re-run, fast path off | $((all_full / 1024)) | $((largest / 1024)) MiB | $(ratio "$all_full" "$largest") |"
 echo "| msd-install -r claude | $((one / 1024)) | $((one_tree / 1024)) MiB | $(ratio "$one" "$one_tree") |"
 echo "| msd-install --all, generated x$big_n | $((big / 1024)) | $((big_largest / 1024)) MiB | $(ratio "$big" "$big_largest") |"
+echo "| msd-install --all --dry-run, generated x$big_n | $((big_dry / 1024)) | $((big_largest / 1024)) MiB | $(ratio "$big_dry" "$big_largest") |"
 echo
 echo "no-change re-run of --all on tmpfs with the fast path off (MSD_INSTALL_FAST=0): $full_ms ms (median of $runs)"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
