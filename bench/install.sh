@@ -14,6 +14,8 @@
 # Generated xN is `msd-install bench content --scale N`: N distinct copies of every command,
 # workflow, agent, reference and template, a large third-party-shaped tree loaded from a
 # directory (`--content DIR`); `x / x1` compares it with generated x1 (same shape, same loading).
+# `install / floor` is the ratio of the two medians; `paired` the median of each install's ratio
+# to the copy run right after it, which holds when the disk changes speed within a row.
 # Also timed: a no-change re-run of the same `--all` (the fast path: see src/apply/fast.rs), and
 # the peak memory (max RSS, and the peak heap where heaptrack is installed) of `--all`, of
 # `-r claude` and of `--all` over the largest generated content against the largest single
@@ -64,11 +66,19 @@ fi
 # Median of the numbers on stdin (nanoseconds), printed in milliseconds.
 median_ms() { sort -n | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.0f", m / 1e6}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+# paired_ratio A B: the median of line-by-line ratios of two files of timings. Each install is
+# set against the copy run right after it: when the disk changes speed within a row (it does on
+# this machine's virtual disk, by 10x within a minute), the ratio of the two medians can set an
+# install in the fast state against copies in the slow one; adjacent pairs share a state.
+paired_ratio() {
+  paste "$1" "$2" | awk '{printf "%.6f\n", $1 / $2}' | sort -n |
+    awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.2f", m}'
+}
 thousands() { printf "%'d" "$1" 2>/dev/null || printf "%d" "$1"; }
 
 install_into() { HOME="$1" XDG_CONFIG_HOME="$1/.config" XDG_CACHE_HOME="$1/.cache" "$bin" --all -q $2; }
 
-# bench_content FS CONTENT_ARGS: prints "install_ms floor_ms files bytes rerun_ms". Install and
+# bench_content FS CONTENT_ARGS: prints "install_ms floor_ms files bytes rerun_ms paired". Install and
 # copy runs alternate (install, re-run, copy, install, ...) so both see the same machine state:
 # page cache, writeback and whatever else runs. Each timed command starts with nothing dirty.
 bench_content() {
@@ -102,7 +112,7 @@ bench_content() {
     echo $((t1 - t0)) >> "$work/copy.ns"
   done
   rm -rf "$work/h" "$work/c"
-  echo "$(median_ms < "$work/install.ns") $(median_ms < "$work/copy.ns") $files $bytes $(median_ms < "$work/rerun.ns")"
+  echo "$(median_ms < "$work/install.ns") $(median_ms < "$work/copy.ns") $files $bytes $(median_ms < "$work/rerun.ns") $(paired_ratio "$work/install.ns" "$work/copy.ns")"
 }
 
 # peak_kib ARGS...: max RSS of one install on tmpfs into a fresh HOME.
@@ -161,19 +171,19 @@ for n in 1 4 8; do
   [ -d "${root[tmpfs]}/content-x$n" ] || "$bin" bench content --scale "$n" --out "${root[tmpfs]}/content-x$n" >/dev/null 2>&1
 done
 echo
-echo "| fs | content | files | MiB | install | floor | install / floor | x / x1 | no-change re-run |"
-echo "|---|---|--:|--:|--:|--:|--:|--:|--:|"
+echo "| fs | content | files | MiB | install | floor | install / floor | paired | x / x1 | no-change re-run |"
+echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"
 for fs in $fss; do
   floor="cp -r"
   [ "$fs" = disk ] && floor="cp -r && sync"
-  read -r inst copy files bytes rerun < <(bench_content "$fs" "")
-  echo "| $fs | shipped | $(thousands "$files") | $((bytes / 1024 / 1024)) | $inst ms | $copy ms ($floor) | $(ratio "$inst" "$copy") | | $rerun ms |"
+  read -r inst copy files bytes rerun paired < <(bench_content "$fs" "")
+  echo "| $fs | shipped | $(thousands "$files") | $((bytes / 1024 / 1024)) | $inst ms | $copy ms ($floor) | $(ratio "$inst" "$copy") | $paired | | $rerun ms |"
   base=""
   for n in 1 4 8; do
     [ "$n" -gt "$scale" ] && continue
-    read -r inst copy files bytes rerun < <(bench_content "$fs" "--content ${root[tmpfs]}/content-x$n")
+    read -r inst copy files bytes rerun paired < <(bench_content "$fs" "--content ${root[tmpfs]}/content-x$n")
     [ -z "$base" ] && base="$inst"
-    echo "| $fs | generated x$n | $(thousands "$files") | $((bytes / 1024 / 1024)) | $inst ms | $copy ms ($floor) | $(ratio "$inst" "$copy") | $(ratio "$inst" "$base") | $rerun ms |"
+    echo "| $fs | generated x$n | $(thousands "$files") | $((bytes / 1024 / 1024)) | $inst ms | $copy ms ($floor) | $(ratio "$inst" "$copy") | $paired | $(ratio "$inst" "$base") | $rerun ms |"
   done
 done
 
