@@ -162,6 +162,8 @@ pub fn install(
         }
         taken = Some(held);
     }
+    // What loading the content freed (its raw sources, the parse) goes back before the trees are made.
+    give_back_freed_pages();
     let targets = runtimes
         .iter()
         .map(|rt| pipeline::target::resolve(&rt.capability, opts.scope, opts.config_dir, env))
@@ -194,6 +196,7 @@ pub fn install(
             let bars = opts.progress.target(&label(&run));
             // Staged: the plan keeps its ops' hashes and sizes, not the bytes.
             let (prepared, report) = write::prepare(&mut run.plan, opts.allow_symlinks, bars.as_ref())?;
+            give_back_freed_pages();
             if stage_ahead {
                 staged.push(Some((prepared, report)));
             } else {
@@ -309,6 +312,19 @@ fn pipelined<'r, R: Sync + ?Sized, T: Send, U>(
         }
         Ok(out)
     })
+}
+
+/// Returns the allocator's wholly free pages to the system. glibc keeps what a run frees (the
+/// content's parse, a staged target's bytes) resident in the arena it came from, and the emitter
+/// thread has an arena of its own: without this, what one phase freed stays resident beside what
+/// the next allocates elsewhere. Measured over generated x8 content, once after loading and once
+/// per staged target: max RSS of `--all` 82 -> 76 MiB, no slower. Elsewhere a no-op.
+fn give_back_freed_pages() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim(3) takes a padding and touches only the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 fn label(r: &TargetRun) -> String {
