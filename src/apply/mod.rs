@@ -13,8 +13,8 @@
 //! written -> stage its transaction ([`write::prepare`]: nothing visible changes) -> and, once
 //! every target is staged, commit each ([`txn::Prepared::commit`]) -> unlock. Nothing visible
 //! is written for any target until every target has been planned and staged; a failure before
-//! the commits discards the staged trees and reverts the migrations of that run. Runtimes are
-//! emitted one ahead of their planning, so a run holds at most two emissions' bytes.
+//! the commits discards the staged trees and reverts the migrations of that run. The next runtime
+//! is emitted while one is staged, so a run holds about one emission's bytes at a time.
 //!
 //! A re-run whose inputs and installed files are as the last run left them takes the no-change
 //! fast path first ([`fast`]): the same checks, lock and recovery, then every recorded stat, the
