@@ -63,16 +63,17 @@ if [ "$(stat -f -c %T "${root[tmpfs]}")" != tmpfs ]; then
   exit 2
 fi
 
+# Median of the numbers on stdin, printed with FORMAT after dividing by SCALE.
+median() { sort -n | awk -v f="$1" -v s="$2" '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf f, m / s}'; }
 # Median of the numbers on stdin (nanoseconds), printed in milliseconds.
-median_ms() { sort -n | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.0f", m / 1e6}'; }
+median_ms() { median %.0f 1e6; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 # paired_ratio A B: the median of line-by-line ratios of two files of timings. Each install is
 # set against the copy run right after it: when the disk changes speed within a row (it does on
 # this machine's virtual disk, by 10x within a minute), the ratio of the two medians can set an
 # install in the fast state against copies in the slow one; adjacent pairs share a state.
 paired_ratio() {
-  paste "$1" "$2" | awk '{printf "%.6f\n", $1 / $2}' | sort -n |
-    awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.2f", m}'
+  paste "$1" "$2" | awk '{printf "%.6f\n", $1 / $2}' | median %.2f 1
 }
 thousands() { printf "%'d" "$1" 2>/dev/null || printf "%d" "$1"; }
 

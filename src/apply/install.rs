@@ -134,8 +134,8 @@ pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, Lifecy
 
 /// Installs (or upgrades) `runtimes`: resolve every target, [`take`] them all (check, lock and
 /// recover every home), then [`stream`] the runtimes: each is emitted (pure, on a thread of its
-/// own while the one before is staged) and, in order, planned ([`plan_target`]: migrations, files, settings,
-/// state), its destinations probed ([`probe_destinations`]) and its transaction staged
+/// own while the one before is staged) and, in order, planned ([`plan_target`]: migrations,
+/// files, settings, state), its destinations probed ([`probe_destinations`]) and its transaction staged
 /// ([`write::prepare`]: nothing visible changes, and its bytes are dropped). Only when every
 /// target is staged does [`commit_all`] commit them, one transaction per target, in order. A
 /// failure before that discards every staged tree and reverts the migrations of this run: the
@@ -229,8 +229,8 @@ pub fn install(
 }
 
 /// Emits each runtime on a thread of its own (one runtime: on this one) and hands it (with its
-/// digests) to `each` in order, with a [`Next`] that lets the emission of the next runtime begin. `each` calls
-/// [`Next::begin`] once it no longer needs the time of the emitter (the install: when it starts
+/// digests) to `each` in order, with a [`Next`] that lets the emission of the next runtime
+/// begin. `each` calls [`Next::begin`] once it no longer needs the time of the emitter (the install: when it starts
 /// staging, whose writes drop each file's bytes as they go); it is called for it when `each`
 /// returns. So the next runtime is made while this one is staged, and the bytes held are those
 /// of the emission being staged (fewer with every file written) and of the one being made: about
@@ -256,18 +256,16 @@ where
     pipelined(runtimes, emit, each)
 }
 
-/// Lets the emitter begin the next runtime; see [`stream`].
-struct Next {
-    go: std::sync::mpsc::Sender<()>,
-    sent: std::cell::Cell<bool>,
-}
+/// Lets the emitter begin the next runtime; see [`stream`]. Holds its signal until it is given
+/// (none where there is no emitter to wait).
+struct Next(std::cell::Cell<Option<std::sync::mpsc::Sender<()>>>);
 
 impl Next {
     /// Lets the next emission begin (once; later calls do nothing).
     fn begin(&self) {
-        if !self.sent.replace(true) {
+        if let Some(go) = self.0.take() {
             // The emitter is gone only after an error of its own, which the next receive reports.
-            let _ = self.go.send(());
+            let _ = go.send(());
         }
     }
 }
@@ -283,8 +281,7 @@ fn pipelined<'r, R: Sync + ?Sized, T: Send, U>(
     if let [item] = items {
         // Nothing to overlap: made on this thread, without a second one (and the allocator
         // arena it would fill).
-        let (go, _wait) = std::sync::mpsc::channel();
-        return Ok(vec![each(item, make(item)?, &Next { go, sent: std::cell::Cell::new(false) })?]);
+        return Ok(vec![each(item, make(item)?, &Next(std::cell::Cell::new(None)))?]);
     }
     std::thread::scope(|s| {
         // One made item can wait in the channel while the maker waits to begin the next.
@@ -307,7 +304,7 @@ fn pipelined<'r, R: Sync + ?Sized, T: Send, U>(
         let mut out = Vec::with_capacity(items.len());
         for item in items {
             let made = rx.recv().expect("the maker sends one result per item until an error")?;
-            let next = Next { go: go.clone(), sent: std::cell::Cell::new(false) };
+            let next = Next(std::cell::Cell::new(Some(go.clone())));
             out.push(each(item, made, &next)?);
             next.begin();
         }

@@ -214,8 +214,9 @@ pub enum PlanError {
 }
 
 impl Plan {
-    /// Lets go of the bytes to write and to back up: a plan that is only reported (a dry run)
-    /// keeps its sizes and digests, not one tree per target.
+    /// Lets go of the bytes to write and to back up, the manifest's entries and the previous
+    /// manifest, as staging does ([`crate::apply::write::prepare`]): a plan that is only reported
+    /// (a dry run) keeps its ops' sizes and digests, not a tree per target.
     pub fn release_bytes(&mut self) {
         for op in &mut self.ops {
             op.data = None;

@@ -378,10 +378,10 @@ pub struct CommitPointError {
 /// the failing one are, and the flush of their renames is still made (a failure of that flush
 /// takes every commit point back: the journals are removed, no op having been applied).
 pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPointError> {
-    let at: Vec<usize> = (0..prepared.len()).filter(|&i| !prepared[i].done && !prepared[i].committed).collect();
+    // The transactions that still need a journal, and where each stands among those given.
+    let (at, mut todo): (Vec<usize>, Vec<&mut Prepared>) =
+        prepared.iter_mut().map(|p| &mut **p).enumerate().filter(|(_, p)| !p.done && !p.committed).unzip();
     let Some(&first) = at.first() else { return Ok(0) };
-    let mut todo: Vec<&mut Prepared> =
-        prepared.iter_mut().map(|p| &mut **p).filter(|p| !p.done && !p.committed).collect();
     let none = |error| CommitPointError { at: first, error };
     for p in todo.iter() {
         let mut text = serde_json::to_string_pretty(&p.journal).expect("journal serializes");
@@ -462,8 +462,7 @@ pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progre
     // staged ops' larger buffer (and its growth) until the run ends.
     let mut journal_ops = Vec::with_capacity(ops.len());
     journal_ops.extend(ops.into_iter().map(|s| s.op));
-    let ops = journal_ops;
-    Ok(Prepared { area, journal: journal(ops), committed: false, done: false })
+    Ok(Prepared { area, journal: journal(journal_ops), committed: false, done: false })
 }
 
 impl Prepared {
