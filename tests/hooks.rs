@@ -1027,3 +1027,54 @@ fn hooks_cursor_portable_hooks_are_relative_to_home_and_the_local_ones_to_the_pr
     Install::in_world(&w).verify().runtime("cursor").run().success();
     Install::in_world(&w).verify().runtime("cursor").local().run().success();
 }
+
+/// The hooks' per-session files (what a session was told, the statusline's usage for the
+/// context monitor, an announcement waiting for the next tool call) are read back into the
+/// model's context, so they live in a directory only this user can write: `<temp>/msd-hooks-<uid>`,
+/// mode 700. A directory another user could plant files in (the shared `<temp>/msd-hooks` of
+/// 0.3.4, or ours made world-writable, or a symlink in its place) is never read nor written.
+#[cfg(unix)]
+#[test]
+fn hooks_keep_session_state_where_no_other_user_can_plant_it() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
+    let w = World::new();
+    state_md(&w);
+    let tmp = w.tmp_dir();
+    std::fs::create_dir_all(&tmp).unwrap();
+    let plant = |dir: &Path, session: &str| {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        std::fs::write(dir.join(format!("announce-{session}.json")), r#""PLANTED by another user""#).unwrap();
+    };
+    let monitor = |session: &str| {
+        let ev = serde_json::json!({"cwd": w.project, "session_id": session}).to_string();
+        hook(&w, &["context-monitor"], &ev).success().stdout_lacks("PLANTED")
+    };
+    // The shared directory any user can create in /tmp.
+    plant(&tmp.join("msd-hooks"), "s1");
+    monitor("s1");
+
+    // The statusline hands the usage to the context monitor through this user's own directory.
+    let status = serde_json::json!({"cwd": w.project, "session_id": "s2", "context_window": {"used_percentage": 90}});
+    hook(&w, &["statusline"], &status.to_string()).success();
+    monitor("s2").stdout_has("context 10% left");
+    let uid = std::fs::metadata(&tmp).unwrap().uid();
+    let own = tmp.join(format!("msd-hooks-{uid}"));
+    assert_eq!(std::fs::metadata(&own).unwrap().mode() & 0o777, 0o700, "{}", own.display());
+
+    // Ours, opened to everyone: refused, and the hooks still answer (without their state).
+    plant(&own, "s3");
+    monitor("s3");
+    let status = serde_json::json!({"cwd": w.project, "session_id": "s4", "context_window": {"used_percentage": 90}});
+    hook(&w, &["statusline"], &status.to_string()).success();
+    monitor("s4").stdout_empty();
+    assert!(!own.join("context-s4.json").exists(), "nothing written into a shared directory");
+
+    // A symlink in its place, to a directory someone else prepared: refused too.
+    std::fs::remove_dir_all(&own).unwrap();
+    let elsewhere = tmp.join("prepared");
+    plant(&elsewhere, "s5");
+    std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o700)).unwrap();
+    symlink(&elsewhere, &own).unwrap();
+    monitor("s5");
+}

@@ -102,11 +102,7 @@ fn threshold(value: Option<std::ffi::OsString>) -> Result<u64, RunError> {
 
 /// `<temp dir>/msd_run-<uid>`: per user, so no one else's answers or files are ever touched.
 pub(crate) fn spill_dir() -> PathBuf {
-    let name = match fsx::current_uid() {
-        Some(uid) => format!("msd_run-{uid}"),
-        None => "msd_run".to_string(),
-    };
-    std::env::temp_dir().join(name)
+    fsx::per_user_temp_dir("msd_run")
 }
 
 /// Whether `path` can be used bare, unquoted, in every shell a runtime runs.

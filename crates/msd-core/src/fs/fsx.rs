@@ -246,6 +246,17 @@ pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// `<temp dir>/<stem>-<uid>`: a directory name of this user's own in the shared temp dir (`<stem>`
+/// where there are no user ids, whose temp dir is per user already). Make it with
+/// [`ensure_private_dir`] before trusting what is in it: anyone can create the name first.
+pub fn per_user_temp_dir(stem: &str) -> PathBuf {
+    let name = match current_uid() {
+        Some(uid) => format!("{stem}-{uid}"),
+        None => stem.to_string(),
+    };
+    std::env::temp_dir().join(name)
+}
+
 /// The effective user id, `None` where there is none (not Unix).
 pub fn current_uid() -> Option<u32> {
     #[cfg(unix)]

@@ -108,11 +108,11 @@ pub(crate) fn run(a: &HookArgs) -> ExitCode {
     let parsed = event::parse(&text);
     let name = parsed.as_ref().ok().and_then(|e| e.name.clone()).unwrap_or_else(|| h.default_event().to_string());
     let dirs = Dirs::from_env();
-    if h == Hook::SessionStart {
-        sweep(&dirs.state, std::time::SystemTime::now());
+    if let (Hook::SessionStart, Some(state)) = (h, dirs.state()) {
+        sweep(state, std::time::SystemTime::now());
     }
     let started = (a.once_per_session && h == Hook::SessionStart)
-        .then(|| parsed.as_ref().ok().and_then(|e| session_file(&dirs.state, "started", e.session.as_deref())))
+        .then(|| parsed.as_ref().ok().and_then(|e| session_file(dirs.state(), "started", e.session.as_deref())))
         .flatten();
     let mut reply = match &started {
         Some(marker) if fsx::is_file(marker) => Reply::Pass,
@@ -147,16 +147,28 @@ fn read_stdin() -> String {
 /// Where the hooks keep what outlives one call.
 #[derive(Debug, Clone)]
 pub(crate) struct Dirs {
-    /// Per-session files (the context bridge, what was told): `<temp>/msd-hooks`.
-    pub state: PathBuf,
+    /// Per-session files (the context bridge, what was told, an announcement waiting for the
+    /// next tool call), `None` when there is no private place for them: what they hold goes back
+    /// into the model's context, so they are only ever read from a directory no other user can
+    /// write.
+    pub state: Option<PathBuf>,
     /// The update cache's directory, when there is a home.
     pub cache: Option<PathBuf>,
 }
 
 impl Dirs {
-    /// The directories of this process's environment.
+    /// The directories of this process's environment: the state in `<temp>/msd-hooks-<uid>`,
+    /// created with mode 700 or checked to be this user's alone (another user's, a shared one or
+    /// a symlink leaves the hooks without state: they still answer, from the event alone).
     pub(crate) fn from_env() -> Dirs {
-        Dirs { state: std::env::temp_dir().join("msd-hooks"), cache: update_cache::cache_dir_from_env() }
+        let state = fsx::per_user_temp_dir("msd-hooks");
+        let state = fsx::ensure_private_dir(&state).is_ok().then_some(state);
+        Dirs { state, cache: update_cache::cache_dir_from_env() }
+    }
+
+    /// The per-session files' directory, if there is one.
+    fn state(&self) -> Option<&Path> {
+        self.state.as_deref()
     }
 }
 
@@ -178,11 +190,11 @@ pub(crate) fn decide(h: Hook, parsed: Result<Event, Malformed>, dirs: &Dirs) -> 
     }
     match h {
         Hook::SessionStart => session_start(&project, dirs.cache.as_deref()).map_or(Reply::Pass, Reply::Context),
-        Hook::ContextMonitor => context_monitor(&e, &dirs.state),
-        Hook::Statusline => statusline(&e, &project, &dirs.state),
+        Hook::ContextMonitor => context_monitor(&e, dirs.state()),
+        Hook::Statusline => statusline(&e, &project, dirs.state()),
         Hook::Guard => guard(&e, &project, true),
         Hook::GuardEnv => guard(&e, &project, false),
-        Hook::ConfigReload => config_reload(&e, &project, &dirs.state),
+        Hook::ConfigReload => config_reload(&e, &project, dirs.state()),
     }
 }
 
@@ -339,14 +351,15 @@ pub(crate) fn sweep(state: &Path, now: std::time::SystemTime) {
     }
 }
 
-fn session_file(state: &Path, kind: &str, session: Option<&str>) -> Option<PathBuf> {
+fn session_file(state: Option<&Path>, kind: &str, session: Option<&str>) -> Option<PathBuf> {
     debug_assert!(SESSION_FILES.contains(&kind), "a per-session file the sweep knows: {kind}");
+    let state = state?;
     let id: String =
         session?.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').take(80).collect();
     (!id.is_empty()).then(|| state.join(format!("{kind}-{id}.json")))
 }
 
-fn context_monitor(e: &Event, state: &Path) -> Reply {
+fn context_monitor(e: &Event, state: Option<&Path>) -> Reply {
     let announce = session_file(state, "announce", e.session.as_deref())
         .and_then(|p| read_json::<String>(&p).inspect(|_| drop(fsx::remove_file_if_exists(&p))));
     let warning = context_warning(e, state);
@@ -356,7 +369,7 @@ fn context_monitor(e: &Event, state: &Path) -> Reply {
     }
 }
 
-fn context_warning(e: &Event, state: &Path) -> Option<String> {
+fn context_warning(e: &Event, state: Option<&Path>) -> Option<String> {
     let bridge = session_file(state, "context", e.session.as_deref());
     let used = e.used_pct.or_else(|| read_json::<context_monitor::Bridge>(bridge.as_ref()?).map(|b| b.used_pct));
     let warned_path = session_file(state, "warned", e.session.as_deref());
@@ -374,7 +387,7 @@ fn context_warning(e: &Event, state: &Path) -> Option<String> {
 /// A FileChanged event's output reaches no model (Claude's takes only `watchPaths`:
 /// `@anthropic-ai/claude-code@2.1.332:claude@331065660`), so the announcement waits in the
 /// session's state for the next `context-monitor` call (after the next tool call).
-fn config_reload(e: &Event, project: &Path, state: &Path) -> Reply {
+fn config_reload(e: &Event, project: &Path, state: Option<&Path>) -> Reply {
     let changed = e.changed.as_deref().unwrap_or_default();
     let text = fsx::read_to_string(&project.join(changed)).ok();
     let Some(msg) = config_reload::decide(changed, text.as_deref()) else { return Reply::Pass };
@@ -387,7 +400,7 @@ fn config_reload(e: &Event, project: &Path, state: &Path) -> Reply {
     }
 }
 
-fn statusline(e: &Event, project: &Path, state: &Path) -> Reply {
+fn statusline(e: &Event, project: &Path, state: Option<&Path>) -> Reply {
     if let (Some(used), Some(p)) = (e.used_pct, session_file(state, "context", e.session.as_deref())) {
         write_json(&p, &context_monitor::Bridge { used_pct: used });
     }
