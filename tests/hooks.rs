@@ -1050,6 +1050,12 @@ fn hooks_keep_session_state_where_no_other_user_can_plant_it() {
         let ev = serde_json::json!({"cwd": w.project, "session_id": session}).to_string();
         hook(&w, &["context-monitor"], &ev).success().stdout_lacks("PLANTED")
     };
+    let uid = std::fs::metadata(&tmp).unwrap().uid();
+    let own = tmp.join(format!("msd-hooks-{uid}"));
+    // A guard keeps no state: it makes no directory.
+    let ok = serde_json::json!({"cwd": w.project, "session_id": "s0", "tool_name": "Edit", "tool_input": {"file_path": "src/a.rs", "new_string": "b"}});
+    hook(&w, &["guard"], &ok.to_string()).success();
+    assert!(!own.exists(), "{}", own.display());
     // The shared directory any user can create in /tmp.
     plant(&tmp.join("msd-hooks"), "s1");
     monitor("s1");
@@ -1058,8 +1064,6 @@ fn hooks_keep_session_state_where_no_other_user_can_plant_it() {
     let status = serde_json::json!({"cwd": w.project, "session_id": "s2", "context_window": {"used_percentage": 90}});
     hook(&w, &["statusline"], &status.to_string()).success();
     monitor("s2").stdout_has("context 10% left");
-    let uid = std::fs::metadata(&tmp).unwrap().uid();
-    let own = tmp.join(format!("msd-hooks-{uid}"));
     assert_eq!(std::fs::metadata(&own).unwrap().mode() & 0o777, 0o700, "{}", own.display());
 
     // Ours, opened to everyone: refused, and the hooks still answer (without their state).

@@ -108,7 +108,9 @@ pub(crate) fn run(a: &HookArgs) -> ExitCode {
     let parsed = event::parse(&text);
     let name = parsed.as_ref().ok().and_then(|e| e.name.clone()).unwrap_or_else(|| h.default_event().to_string());
     let dirs = Dirs::from_env();
-    if let (Hook::SessionStart, Some(state)) = (h, dirs.state()) {
+    if h == Hook::SessionStart
+        && let Some(state) = dirs.state()
+    {
         sweep(state, std::time::SystemTime::now());
     }
     let started = (a.once_per_session && h == Hook::SessionStart)
@@ -147,28 +149,34 @@ fn read_stdin() -> String {
 /// Where the hooks keep what outlives one call.
 #[derive(Debug, Clone)]
 pub(crate) struct Dirs {
-    /// Per-session files (the context bridge, what was told, an announcement waiting for the
-    /// next tool call), `None` when there is no private place for them: what they hold goes back
-    /// into the model's context, so they are only ever read from a directory no other user can
-    /// write.
-    pub state: Option<PathBuf>,
+    /// Where the per-session files go (the context bridge, what was told, an announcement
+    /// waiting for the next tool call). What they hold goes back into the model's context, so
+    /// the directory is used only once [`Dirs::state`] found it private.
+    state_dir: PathBuf,
+    /// Whether `state_dir` is this user's alone: checked (and the directory made) at the first
+    /// hook that needs it, so a guard call touches nothing.
+    private: std::cell::OnceCell<bool>,
     /// The update cache's directory, when there is a home.
     pub cache: Option<PathBuf>,
 }
 
 impl Dirs {
-    /// The directories of this process's environment: the state in `<temp>/msd-hooks-<uid>`,
-    /// created with mode 700 or checked to be this user's alone (another user's, a shared one or
-    /// a symlink leaves the hooks without state: they still answer, from the event alone).
-    pub(crate) fn from_env() -> Dirs {
-        let state = fsx::per_user_temp_dir("msd-hooks");
-        let state = fsx::ensure_private_dir(&state).is_ok().then_some(state);
-        Dirs { state, cache: update_cache::cache_dir_from_env() }
+    /// Per-session files in `state_dir`, the update cache in `cache`.
+    pub(crate) fn new(state_dir: PathBuf, cache: Option<PathBuf>) -> Dirs {
+        Dirs { state_dir, private: std::cell::OnceCell::new(), cache }
     }
 
-    /// The per-session files' directory, if there is one.
+    /// The directories of this process's environment: the state in `<temp>/msd-hooks-<uid>`.
+    pub(crate) fn from_env() -> Dirs {
+        Dirs::new(fsx::per_user_temp_dir("msd-hooks"), update_cache::cache_dir_from_env())
+    }
+
+    /// The per-session files' directory, created with mode 700 or checked to be this user's
+    /// alone; `None` for another user's, a shared one or a symlink (the hooks then answer from
+    /// the event alone).
     fn state(&self) -> Option<&Path> {
-        self.state.as_deref()
+        let private = *self.private.get_or_init(|| fsx::ensure_private_dir(&self.state_dir).is_ok());
+        private.then_some(self.state_dir.as_path())
     }
 }
 

@@ -31,7 +31,7 @@ fn fixture(rel: &str, project: &Path) -> String {
 
 /// Hook directories inside `project`'s temp dir, so no test sees another's state.
 fn dirs(project: &Path) -> Dirs {
-    Dirs { state: Some(project.join(".hook-state")), cache: Some(project.join(".hook-cache")) }
+    Dirs::new(project.join(".hook-state"), Some(project.join(".hook-cache")))
 }
 
 fn run_fixture(h: Hook, rel: &str, project: &Path) -> Reply {
