@@ -9,9 +9,13 @@
 use crate::cli::args::SchemaKind;
 
 /// The schema of `kind`, pretty-printed with a final newline.
-pub(crate) fn render(kind: SchemaKind) -> String {
+pub(crate) fn render(kind: SchemaKind) -> Result<String, crate::cli::error::Error> {
     let mut s = match kind {
-        SchemaKind::Capability => return msd_core::manifest::capability::json_schema(),
+        SchemaKind::Project => {
+            let runtimes = crate::pipeline::load_runtimes(&crate::pipeline::Sources::default())?;
+            crate::cli::project::schema(&runtimes)
+        }
+        SchemaKind::Capability => return Ok(msd_core::manifest::capability::json_schema()),
         SchemaKind::Version => pretty(schemars::schema_for!(crate::cli::version::VersionDoc)),
         SchemaKind::Status => pretty(schemars::schema_for!(crate::cli::commands::status::StatusDoc)),
         SchemaKind::Runtimes => pretty(schemars::schema_for!(crate::cli::commands::runtimes::RuntimesDoc)),
@@ -21,7 +25,7 @@ pub(crate) fn render(kind: SchemaKind) -> String {
         SchemaKind::Recover => include_str!("schemas/recover.json").trim_end().to_string(),
     };
     s.push('\n');
-    s
+    Ok(s)
 }
 
 fn pretty(schema: schemars::Schema) -> String {

@@ -170,6 +170,23 @@ pub fn write_atomic(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()>
     write_atomic_bits(dest, bytes, mode.bits(), true)
 }
 
+/// Writes `bytes` to `dest` like [`write_atomic`], keeping the permission bits of the file it
+/// replaces (a user's `.gitignore` of mode 664 stays 664); a new file gets `0o644`.
+pub fn write_atomic_keeping_mode(dest: &Path, bytes: &[u8]) -> io::Result<()> {
+    #[cfg(unix)]
+    let bits = {
+        use std::os::unix::fs::PermissionsExt;
+        match std::fs::metadata(dest) {
+            Ok(m) => m.permissions().mode() & 0o7777,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => FileMode::Regular.bits(),
+            Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", dest.display()))),
+        }
+    };
+    #[cfg(not(unix))]
+    let bits = FileMode::Regular.bits();
+    write_atomic_bits(dest, bytes, bits, true)
+}
+
 /// Writes like [`write_atomic`] with mode `0o600`: a file only this user may read.
 pub fn write_atomic_private(dest: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_bits(dest, bytes, 0o600, true)
