@@ -606,6 +606,8 @@ pub(crate) enum SchemaKind {
     Recover,
     /// A project's msd.toml (issue 36).
     Project,
+    /// `msd-install check --json` (the project check).
+    Check,
 }
 
 /// `completions` options.

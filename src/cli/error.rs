@@ -303,6 +303,10 @@ impl Error {
             v["installed"] = serde_json::json!(installed);
             v["not_installed"] = serde_json::json!(not_installed);
         }
+        if let Error::Project(ProjectError::Version { required, have, .. }) = self {
+            v["required"] = serde_json::json!(required);
+            v["version"] = serde_json::json!(have);
+        }
         if let Error::Gen(g) = self {
             v["reason"] = serde_json::json!(g.reason);
         }

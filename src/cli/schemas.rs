@@ -4,6 +4,8 @@
 //! the documents of install, verify, uninstall and recover are assembled from the apply layer's
 //! reports, so their schemas are written by hand in `schemas/*.json` and cover the top-level keys
 //! (a test checks that each real document has every required key and no unlisted one).
+//! `--kind project` is the schema of a project's `msd.toml` (derived from
+//! [`crate::cli::project::SchemaDoc`], with the runtime ids filled in), not of a `--json` document.
 //! Every document carries `"schema_version"`: [`SCHEMA_VERSION`], raised on a breaking change.
 
 use crate::cli::args::SchemaKind;
@@ -16,6 +18,7 @@ pub(crate) fn render(kind: SchemaKind) -> Result<String, crate::cli::error::Erro
             crate::cli::project::schema(&runtimes)
         }
         SchemaKind::Capability => return Ok(msd_core::manifest::capability::json_schema()),
+        SchemaKind::Check => pretty(schemars::schema_for!(crate::cli::project::check::CheckDoc)),
         SchemaKind::Version => pretty(schemars::schema_for!(crate::cli::version::VersionDoc)),
         SchemaKind::Status => pretty(schemars::schema_for!(crate::cli::commands::status::StatusDoc)),
         SchemaKind::Runtimes => pretty(schemars::schema_for!(crate::cli::commands::runtimes::RuntimesDoc)),

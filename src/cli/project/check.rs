@@ -26,7 +26,7 @@ use crate::pipeline::{self, Sources};
 use msd_core::manifest::capability::Scope;
 
 /// `check --json`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub(crate) struct CheckDoc {
     /// The version of this document's shape.
     pub schema_version: u32,
@@ -34,8 +34,8 @@ pub(crate) struct CheckDoc {
     pub ok: bool,
     /// The msd.toml checked.
     pub msd_toml: PathBuf,
-    /// The profile it states.
-    pub profile: String,
+    /// The profile it states (absent: the content has no profiles and installs whole).
+    pub profile: Option<String>,
     /// The requirement it states.
     pub version: Option<String>,
     /// One entry per listed runtime, in the file's order.
@@ -43,7 +43,7 @@ pub(crate) struct CheckDoc {
 }
 
 /// One runtime's result.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub(crate) struct RuntimeCheck {
     /// Runtime id.
     pub runtime: String,
@@ -62,7 +62,7 @@ pub(crate) struct RuntimeCheck {
 }
 
 /// One difference.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub(crate) struct Problem {
     /// `not-installed`, `version`, `profile`, `drift`, `interrupted` or `content`.
     pub kind: &'static str,
@@ -90,14 +90,15 @@ pub(crate) fn run(project: Option<&std::path::Path>, json: bool) -> Result<(), E
     let mut content = pipeline::load_content(&Sources { content: file.content.clone(), runtimes: None })?;
     file.check_profile(&content)?;
     env.cwd = file.root.dir.clone();
-    let profile = file.profile_name().to_string();
+    // A content tree without profiles installs whole, and records none.
+    let profile = content.profiles.is_some().then(|| file.profile_name().to_string());
     let mut checks = Vec::new();
     let mut compare: Vec<(usize, &LoadedRuntime, bool)> = Vec::new();
     for id in &file.runtimes {
         let rt = runtimes.iter().find(|r| &r.capability.id == id).expect("msd.toml's runtimes are known");
         let t = target::resolve(&rt.capability, Scope::Local, None, &env)?;
-        let (check, portable) = one(&file, rt, &t, &profile, &env.home)?;
-        if check.installed && check.profile.as_deref() == Some(profile.as_str()) {
+        let (check, portable) = one(&file, rt, &t, profile.as_deref(), &env.home)?;
+        if check.installed && check.profile == profile {
             compare.push((checks.len(), rt, portable));
         }
         checks.push(check);
@@ -105,7 +106,10 @@ pub(crate) fn run(project: Option<&std::path::Path>, json: bool) -> Result<(), E
     // The content: what a run of msd.toml would record, against what each install recorded.
     if !compare.is_empty() {
         content.release_sources();
-        let selected = pipeline::profile::select(content, &profile).map_err(pipeline::PipelineError::from)?;
+        let selected = match &profile {
+            Some(p) => pipeline::profile::select(content, p).map_err(pipeline::PipelineError::from)?,
+            None => content,
+        };
         for (i, rt, portable) in compare {
             let opts = InstallOptions {
                 scope: Scope::Local,
@@ -114,12 +118,14 @@ pub(crate) fn run(project: Option<&std::path::Path>, json: bool) -> Result<(), E
                 adopt: true,
                 dry_run: true,
                 progress: &apply::Silent,
-                profile: Some(&profile),
+                profile: profile.as_deref(),
                 hooks: apply::surfaces::HookMode { portable, force_statusline: false },
                 inputs: None,
             };
+            let recorded = FileManifest::read(&checks[i].home, &rt.capability, Scope::Local)
+                .map_err(apply::plan::PlanError::from)?;
             for run in apply::install(&selected, &[rt], &opts, &env)? {
-                let differ = differing(&run.plan.manifest, run.plan.previous.as_ref());
+                let differ = differing(&run.plan.ops, recorded.as_ref());
                 if !differ.is_empty() {
                     let what = match &file.content {
                         Some(dir) => format!("the content tree {}", dir.display()),
@@ -128,8 +134,9 @@ pub(crate) fn run(project: Option<&std::path::Path>, json: bool) -> Result<(), E
                     checks[i].problems.push(Problem {
                         kind: "content",
                         message: format!(
-                            "{} file(s) differ from what {what} installs with profile {profile}",
-                            differ.len()
+                            "{} file(s) differ from what {what} installs{}",
+                            differ.len(),
+                            profile.as_ref().map(|p| format!(" with profile {p}")).unwrap_or_default()
                         ),
                         paths: differ,
                     });
@@ -164,7 +171,7 @@ fn one(
     file: &ProjectFile,
     rt: &LoadedRuntime,
     t: &Target,
-    profile: &str,
+    profile: Option<&str>,
     user_home: &std::path::Path,
 ) -> Result<(RuntimeCheck, bool), Error> {
     let cap = &rt.capability;
@@ -198,7 +205,9 @@ fn one(
     }
     let state = InstallState::read(&t.home, cap, Scope::Local).map_err(apply::LifecycleError::from)?;
     c.profile = state.as_ref().and_then(|s| s.profile.clone());
-    if c.profile.as_deref() != Some(profile) {
+    if let Some(profile) = profile
+        && c.profile.as_deref() != Some(profile)
+    {
         c.problems.push(problem(
             "profile",
             format!(
@@ -226,41 +235,38 @@ fn one(
     Ok((c, state.is_some_and(|s| s.portable_hooks)))
 }
 
-/// Paths whose recorded bytes or mode differ between two manifests, or that only one lists.
-fn differing(want: &FileManifest, have: Option<&FileManifest>) -> Vec<String> {
-    let Some(have) = have else { return want.files.iter().map(|e| e.path.to_string()).collect() };
+/// Paths whose bytes or mode the plan would record differently from `have`, or that only one
+/// of them lists. A dry run keeps each op's digest and mode (not the manifest it would write).
+fn differing(ops: &[apply::plan::Op], have: Option<&FileManifest>) -> Vec<String> {
     let mut out = Vec::new();
-    for e in &want.files {
-        match have.get(&e.path) {
-            Some(h) if h.sha256 == e.sha256 && h.mode == e.mode => {}
-            _ => out.push(e.path.to_string()),
+    for op in ops.iter().filter(|o| o.action != apply::plan::Action::Remove) {
+        match have.and_then(|m| m.get(&op.path)) {
+            Some(h) if Some(h.sha256) == op.sha256 && h.mode == op.mode => {}
+            _ => out.push(op.path.to_string()),
         }
     }
-    for h in &have.files {
-        if want.get(&h.path).is_none() {
-            out.push(h.path.to_string());
-        }
-    }
+    out.extend(ops.iter().filter(|o| o.action == apply::plan::Action::Remove).map(|o| o.path.to_string()));
     out.sort();
+    out.dedup();
     out
 }
 
 fn render(doc: &CheckDoc) -> String {
     let mut s = format!(
-        "{}: {}, profile {}{}\n",
+        "{}: {}{}{}\n",
         doc.msd_toml.display(),
         doc.runtimes.iter().map(|c| c.runtime.as_str()).collect::<Vec<_>>().join(", "),
-        doc.profile,
+        doc.profile.as_ref().map(|p| format!(", profile {p}")).unwrap_or_default(),
         doc.version.as_ref().map(|v| format!(", version {v}")).unwrap_or_default()
     );
     for c in &doc.runtimes {
         if c.problems.is_empty() {
             s.push_str(&format!(
-                "  ok    {} -> {} (msd-install {}, profile {}, {} files)\n",
+                "  ok    {} -> {} (msd-install {}{}, {} files)\n",
                 c.runtime,
                 c.home.display(),
                 c.installed_by.as_deref().unwrap_or("?"),
-                c.profile.as_deref().unwrap_or("?"),
+                c.profile.as_ref().map(|p| format!(", profile {p}")).unwrap_or_default(),
                 c.files
             ));
             continue;

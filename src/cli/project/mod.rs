@@ -166,6 +166,17 @@ pub(crate) fn schema(runtimes: &[LoadedRuntime]) -> String {
     if let Some(items) = v.pointer_mut("/$defs/SchemaInstall/properties/runtimes/items") {
         items["enum"] = serde_json::json!(ids);
     }
+    // TOML has no null: an optional key is absent, never `null`.
+    if let Some(serde_json::Value::Object(props)) = v.pointer_mut("/$defs/SchemaInstall/properties") {
+        for prop in props.values_mut() {
+            if let Some(serde_json::Value::Array(types)) = prop.get_mut("type") {
+                types.retain(|t| t != "null");
+                if types.len() == 1 {
+                    prop["type"] = types[0].clone();
+                }
+            }
+        }
+    }
     serde_json::to_string_pretty(&v).expect("json")
 }
 
