@@ -51,7 +51,8 @@ const AFTER_HELP: &str = concat!(
     "runtime or scope flags installs what it says, locally; flags given win and the summary says so.\n\n",
     "Maintainer commands (run inside the msd-install repository; see `msd-install <cmd> --help`):\n",
     "  gen          generated files of this repository: print, --check or --write\n",
-    "  check        (with a subcommand) checks of a content tree that are not part of an install\n",
+    "  check        checks of a content tree that are not part of an install (`check` alone:\n",
+    "               the project's installs against its msd.toml, see above)\n",
     "  bench        offline measurements of the content, against a committed baseline\n",
     "  attribution  trace emitted drift since a base revision to its sources\n",
     "  inventory    what every runtime x scope receives, as one JSON document\n\n",
@@ -94,6 +95,8 @@ pub(crate) enum Command {
     /// Without a subcommand, for CI: whether every runtime the project's msd.toml lists is
     /// installed locally, by an accepted version, with its profile and content, without drift
     /// (exit 1 listing what differs). With one: checks of a content tree (maintainers).
+    /// Listed under Examples and the maintainer commands, not among the user's commands.
+    #[command(hide = true)]
     Check(CheckArgs),
     /// Write the project's msd.toml from what is installed in it now (refuses to replace one
     /// without --force).
