@@ -18,7 +18,7 @@ pub(crate) fn render(kind: SchemaKind) -> Result<String, crate::cli::error::Erro
             crate::cli::project::schema(&runtimes)
         }
         SchemaKind::Capability => return Ok(msd_core::manifest::capability::json_schema()),
-        SchemaKind::Check => pretty(schemars::schema_for!(crate::cli::project::check::CheckDoc)),
+        SchemaKind::Check => pretty(schemars::schema_for!(crate::cli::commands::project_check::CheckDoc)),
         SchemaKind::Version => pretty(schemars::schema_for!(crate::cli::version::VersionDoc)),
         SchemaKind::Status => pretty(schemars::schema_for!(crate::cli::commands::status::StatusDoc)),
         SchemaKind::Runtimes => pretty(schemars::schema_for!(crate::cli::commands::runtimes::RuntimesDoc)),

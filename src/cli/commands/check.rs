@@ -1,5 +1,5 @@
 //! `msd-install check` (no subcommand): the project's installs against its msd.toml, for CI
-//! ([`crate::cli::project::check`]).
+//! ([`super::project_check`]).
 //!
 //! `msd-install check partition [--base REV] [--content DIR] [--json]`: reads the content tree's
 //! workflows (and, with a base, the same directory at the merge-base through git), runs the
@@ -31,7 +31,7 @@ const WORKFLOWS: &str = "msd-core/workflows";
 /// Runs `check`.
 pub(crate) fn run(args: &CheckArgs) -> Result<(), Error> {
     match &args.what {
-        None => crate::cli::project::check::run(args.project.project.as_deref(), args.project.json),
+        None => super::project_check::run(args.project.project.as_deref(), args.project.json),
         Some(CheckWhat::Partition(a)) => partition(a),
         Some(CheckWhat::References(a)) => check_references(a),
     }

@@ -19,7 +19,7 @@ use msd_core::manifest::capability::Scope;
 /// ([`crate::cli::prompt`]).
 pub(crate) fn run(args: &InstallArgs) -> Result<(), Error> {
     // A project's msd.toml answers what the prompt would ask (issue 36).
-    let following = project::for_args(args)?;
+    let following = follow(args)?;
     if let project::Plan::Follow(f) = &following {
         return execute(&f.args, false, &following);
     }
@@ -44,6 +44,17 @@ pub(crate) fn run(args: &InstallArgs) -> Result<(), Error> {
         return Ok(());
     }
     execute(&answered, false, &following)
+}
+
+/// How the install of `args` treats the project's msd.toml ([`project::for_install`]); the
+/// runtime manifests are loaded only when the project has one.
+fn follow(args: &InstallArgs) -> Result<project::Plan, Error> {
+    let env = super::env()?;
+    if project::find(args.target.place.project.as_deref(), &env.cwd).1.is_none() {
+        return Ok(project::Plan::None);
+    }
+    let runtimes = pipeline::load_runtimes(&sources(&args.sources))?;
+    Ok(project::for_install(args, &runtimes, &env.cwd)?)
 }
 
 /// Runs an install of `args`; `preview` prints the plan's summary only (before a confirmation).

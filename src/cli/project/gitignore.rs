@@ -63,11 +63,10 @@ pub(crate) fn entries(runtimes: &[LoadedRuntime], env: &Environment) -> Result<V
 /// The line of one installed file (path components from the project root).
 fn entry(parts: &[String]) -> String {
     let dirs = &parts[..parts.len().saturating_sub(1)];
-    let line = match dirs.iter().position(|d| d.starts_with("msd")) {
+    match dirs.iter().position(|d| d.starts_with("msd")) {
         Some(i) => format!("/{}/", escape(&parts[..=i].join("/"))),
         None => format!("/{}", escape(&parts.join("/"))),
-    };
-    line
+    }
 }
 
 /// A path as a literal gitignore pattern.

@@ -6,18 +6,18 @@
 //! unknown runtimes, a bad requirement or profile: an error with the file, the line and what to
 //! do, before anything is written), checks this binary's version against it, and turns it into
 //! the install arguments it stands for, with the command line's flags winning. The `.gitignore`
-//! block lives in [`gitignore`], the CI check in [`check`].
+//! block lives in [`gitignore`]; the commands are `check` (no subcommand,
+//! [`crate::cli::commands::project_check`]) and `init-project`
+//! ([`crate::cli::commands::init_project`]). This module depends on no command and not on the
+//! CLI's error type: its errors are its own ([`ProjectError`]).
 
-pub(crate) mod check;
 pub(crate) mod gitignore;
-pub(crate) mod init;
 
 use std::path::{Path, PathBuf};
 
 use msd_core::fs::fsx;
 
 use crate::cli::args::InstallArgs;
-use crate::cli::commands::{ProjectRoot, project_root};
 use crate::pipeline::load::{Content, LoadedRuntime};
 
 /// The file's name at the project root.
@@ -97,10 +97,11 @@ impl ProjectError {
                 "install an msd-install that matches `{required}` (`cargo install --git <repository> msd-install --tag v<version>`, \
                  or a release archive of that version), or change `version` in {FILE_NAME} if the team moves on"
             ),
-            ProjectError::Missing { .. } => format!(
-                "write one from what is installed here with `msd-install init-project`, or by hand (see `msd-install schema --kind project`); \
-                 run from inside the project or pass --project DIR"
-            ),
+            ProjectError::Missing { .. } => {
+                "write one from what is installed here with `msd-install init-project`, or by hand \
+                 (see `msd-install schema --kind project`); run from inside the project or pass --project DIR"
+                    .into()
+            }
             ProjectError::Exists { .. } => "pass --force to replace it (your file is then overwritten)".into(),
             ProjectError::Io { .. } => "check that the file is readable and its directory writable".into(),
         }
@@ -178,6 +179,33 @@ pub(crate) fn schema(runtimes: &[LoadedRuntime]) -> String {
         }
     }
     serde_json::to_string_pretty(&v).expect("json")
+}
+
+/// The project of `--local`: `--project DIR`, else the nearest parent of the current directory
+/// holding `.git` or `.planning/`, else the current directory itself.
+pub(crate) fn project_root(project: Option<&Path>, cwd: &Path) -> ProjectRoot {
+    if let Some(p) = project {
+        let dir = if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
+        return ProjectRoot { dir, found_by: "--project" };
+    }
+    for dir in cwd.ancestors() {
+        if fsx::lexists(&dir.join(".git")) {
+            return ProjectRoot { dir: dir.to_path_buf(), found_by: ".git" };
+        }
+        if fsx::is_dir(&dir.join(".planning")) {
+            return ProjectRoot { dir: dir.to_path_buf(), found_by: ".planning/" };
+        }
+    }
+    ProjectRoot { dir: cwd.to_path_buf(), found_by: "the current directory" }
+}
+
+/// Where `--local` installs and why.
+#[derive(Debug, Clone)]
+pub(crate) struct ProjectRoot {
+    /// The directory.
+    pub dir: PathBuf,
+    /// What marked it (`.git`, `.planning/`, `--project`, or the current directory).
+    pub found_by: &'static str,
 }
 
 /// The project of `--project DIR` (or the one `--local` finds from `cwd`) and its msd.toml, if
@@ -454,18 +482,6 @@ pub(crate) enum Plan {
     Follow(Box<Following>),
 }
 
-/// [`for_install`] from the process: looks for the project's msd.toml first, and loads the
-/// runtime manifests only when there is one.
-pub(crate) fn for_args(args: &InstallArgs) -> Result<Plan, crate::cli::error::Error> {
-    let env = crate::cli::commands::env()?;
-    let (_, found) = find(args.target.place.project.as_deref(), &env.cwd);
-    if found.is_none() {
-        return Ok(Plan::None);
-    }
-    let runtimes = crate::pipeline::load_runtimes(&crate::cli::commands::sources(&args.sources))?;
-    Ok(for_install(args, &runtimes, &env.cwd)?)
-}
-
 /// Decides how an install of `args` treats the project's msd.toml: parses and checks it (an
 /// error before anything is written), and merges it under the command line.
 pub(crate) fn for_install(args: &InstallArgs, runtimes: &[LoadedRuntime], cwd: &Path) -> Result<Plan, ProjectError> {
@@ -483,7 +499,7 @@ pub(crate) fn for_install(args: &InstallArgs, runtimes: &[LoadedRuntime], cwd: &
     if t.all {
         overridden.push(format!("--all (msd.toml: {})", file.runtimes.join(", ")));
     } else if !t.runtime.is_empty() {
-        let given = crate::cli::commands::normalize_ids(&t.runtime);
+        let given: Vec<String> = t.runtime.iter().map(|i| i.trim().to_ascii_lowercase()).collect();
         if given != file.runtimes {
             overridden.push(format!(
                 "--runtime {} (msd.toml: {})",

@@ -12,12 +12,12 @@ use std::collections::BTreeSet;
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::manifest::capability::Scope;
 
-use super::{FILE_NAME, ProjectError};
+use super::{env, project_root};
 use crate::apply::record::FileManifest;
 use crate::apply::state::InstallState;
 use crate::cli::args::InitProjectArgs;
-use crate::cli::commands::{env, project_root};
 use crate::cli::error::Error;
+use crate::cli::project::{self, FILE_NAME, ProjectError};
 use crate::pipeline::target;
 use crate::pipeline::{self, Sources};
 
@@ -85,7 +85,7 @@ pub(crate) fn run(args: &InitProjectArgs) -> Result<(), Error> {
     }
     text.push_str(&format!("version = \"{version}\"\n"));
     text.push_str("# content = \"path/to/content\"   # a content tree in the repository instead of the embedded one\n");
-    if super::gitignore::has_block(&root.dir) {
+    if project::gitignore::has_block(&root.dir) {
         text.push_str("gitignore = true\n");
     } else {
         text.push_str(
@@ -93,7 +93,7 @@ pub(crate) fn run(args: &InitProjectArgs) -> Result<(), Error> {
         );
     }
     // What it writes, it reads back.
-    super::parse(&path, &text, root.clone(), &runtimes)?;
+    project::parse(&path, &text, root.clone(), &runtimes)?;
     fsx::write_atomic(&path, text.as_bytes(), FileMode::Regular)
         .map_err(|source| ProjectError::Io { path: path.clone(), source })?;
     let mut out = format!("wrote {}: runtimes {}", path.display(), ids.join(", "));

@@ -14,12 +14,12 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{ProjectError, ProjectFile};
+use super::env;
 use crate::apply::record::FileManifest;
 use crate::apply::state::InstallState;
 use crate::apply::{self, InstallOptions};
-use crate::cli::commands::env;
 use crate::cli::error::Error;
+use crate::cli::project::{self, ProjectError, ProjectFile};
 use crate::pipeline::load::LoadedRuntime;
 use crate::pipeline::target::{self, Target};
 use crate::pipeline::{self, Sources};
@@ -81,11 +81,11 @@ fn problem(kind: &'static str, message: String) -> Problem {
 pub(crate) fn run(project: Option<&std::path::Path>, json: bool) -> Result<(), Error> {
     let runtimes = pipeline::load_runtimes(&Sources::default())?;
     let mut env = env()?;
-    let (root, path) = super::find(project, &env.cwd);
+    let (root, path) = project::find(project, &env.cwd);
     let Some(path) = path else {
         return Err(ProjectError::Missing { dir: root.dir, found_by: root.found_by }.into());
     };
-    let file = super::load(&path, root, &runtimes)?;
+    let file = project::load(&path, root, &runtimes)?;
     file.check_version()?;
     let mut content = pipeline::load_content(&Sources { content: file.content.clone(), runtimes: None })?;
     file.check_profile(&content)?;
