@@ -295,6 +295,22 @@ fn project_gitignore_block_is_added_and_removed_exactly() {
     assert!(w.project.join(".gitignore").exists());
     Install::in_world(&w).args(["uninstall", "--local", "--all"]).run().success();
     assert!(!w.project.join(".gitignore").exists(), "msd created it, and only its block was in it");
+
+    // A .gitignore that is a symlink stays one; the file it points to gets the block, then loses it.
+    #[cfg(unix)]
+    {
+        let w = World::new();
+        write(&w, "shared/ignore", "node_modules/\n");
+        std::os::unix::fs::symlink("shared/ignore", w.project.join(".gitignore")).unwrap();
+        team_file(&w, "gitignore = true\n");
+        Install::in_world(&w).run().success();
+        assert!(std::fs::symlink_metadata(w.project.join(".gitignore")).unwrap().file_type().is_symlink());
+        let through = std::fs::read_to_string(w.project.join("shared/ignore")).unwrap();
+        assert!(through.contains("/.claude/msd-core/") && through.ends_with("node_modules/\n"), "{through}");
+        Install::in_world(&w).args(["uninstall", "--local", "--all"]).run().success();
+        assert!(std::fs::symlink_metadata(w.project.join(".gitignore")).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(w.project.join("shared/ignore")).unwrap(), "node_modules/\n");
+    }
 }
 
 #[test]

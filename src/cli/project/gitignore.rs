@@ -188,6 +188,11 @@ pub(crate) fn sync(
                 format!("{}: added msd's block ({} path(s))", path.display(), lines.len())
             }))
         }
+        // A link in its place is the user's (msd never makes one): it stays, emptied.
+        Edit::Delete if fsx::is_symlink(&path) => {
+            fsx::write_atomic_keeping_mode(&path, b"").map_err(io)?;
+            Ok(Some(format!("{}: removed msd's block (no local install left)", path.display())))
+        }
         Edit::Delete => {
             fsx::remove_file_if_exists(&path).map_err(io)?;
             Ok(Some(format!("{}: removed (msd created it; its block was all it held)", path.display())))

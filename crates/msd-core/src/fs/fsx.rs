@@ -171,8 +171,18 @@ pub fn write_atomic(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()>
 }
 
 /// Writes `bytes` to `dest` like [`write_atomic`], keeping the permission bits of the file it
-/// replaces (a user's `.gitignore` of mode 664 stays 664); a new file gets `0o644`.
+/// replaces (a user's `.gitignore` of mode 664 stays 664); a new file gets `0o644`. When `dest`
+/// is a symlink, the file it points to is replaced and the link stays a link.
 pub fn write_atomic_keeping_mode(dest: &Path, bytes: &[u8]) -> io::Result<()> {
+    let resolved;
+    let dest = if is_symlink(dest) {
+        resolved = std::fs::canonicalize(dest).map_err(|e| {
+            io::Error::new(e.kind(), format!("{} is a symlink to a file that does not exist: {e}", dest.display()))
+        })?;
+        resolved.as_path()
+    } else {
+        dest
+    };
     #[cfg(unix)]
     let bits = {
         use std::os::unix::fs::PermissionsExt;
@@ -696,6 +706,11 @@ pub fn canonicalize(path: &Path) -> io::Result<PathBuf> {
 /// Whether something (a file, a directory, a symlink, even a dangling one) is at `path`.
 pub fn lexists(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok()
+}
+
+/// Whether `path` itself is a symlink (not followed).
+pub fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 /// Reads a UTF-8 file; the error names the path.
