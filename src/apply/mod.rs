@@ -31,10 +31,13 @@ pub mod write;
 
 mod install;
 mod recover;
+mod survey;
+mod take;
 mod uninstall;
 mod verify;
 
-pub use install::{forget_version, install, remove_created_parents};
+pub use install::{forget_version, install};
+pub use take::remove_created_parents;
 pub use recover::recover;
 pub use uninstall::{UninstallReport, uninstall};
 pub use verify::{VerifyReport, verify};
