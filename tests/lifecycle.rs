@@ -407,3 +407,38 @@ fn lifecycle_an_io_error_at_lock_time_is_not_another_run() {
     assert_eq!(std::fs::read(home.join(".msd-install")).unwrap(), b"mine\n", "the user's file is kept");
     assert!(!home.join("msd-core").exists(), "nothing was written");
 }
+
+/// Defect 2.4 of issue 31: `--local` run in the home directory (no project above it) would make
+/// `./.claude` the global `~/.claude`. It is refused, says why and what to do, and writes
+/// nothing; the global install stays whole, and `status` there still lists it (once).
+#[test]
+fn lifecycle_local_in_the_home_directory_is_refused() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    Install::in_world(&w).content(&c).run().success();
+    let home = w.home.join(".claude");
+    let before = tree(&home);
+    for local in [
+        Install::in_world(&w).content(&c).local().cwd(&w.home),
+        Install::in_world(&w).content(&c).args(["--project", &s(&w.home)]),
+        Install::in_world(&w).uninstall().local().cwd(&w.home),
+        Install::in_world(&w).content(&c).local().dry_run().cwd(&w.home),
+    ] {
+        local
+            .run()
+            .code(2)
+            .stderr_has("which is its global home")
+            .stderr_has("hint: run inside a project")
+            .stderr_has("--project DIR");
+        assert_eq!(tree(&home), before, "the global install is untouched");
+    }
+    let doc = Install::in_world(&w).status().json().cwd(&w.home).run().success().json();
+    let installs = doc["installs"].as_array().unwrap();
+    assert_eq!(installs.len(), 1, "{doc}");
+    assert_eq!(installs[0]["scope"], "global");
+    // Inside a project the same command installs locally, as it did.
+    std::fs::create_dir_all(w.home.join("work/.git")).unwrap();
+    Install::in_world(&w).content(&c).local().cwd(w.home.join("work")).run().success();
+    assert!(w.home.join("work/.claude/msd-core").is_dir());
+    assert_eq!(tree(&home), before);
+}
