@@ -1279,11 +1279,14 @@ pub enum LockError {
         /// The lock file.
         lock: PathBuf,
     },
-    /// The lock file cannot be created.
-    #[error("cannot lock {home}: {source}")]
+    /// The lock file (or its directory) cannot be created or locked: an io error (a full disk, a
+    /// read-only filesystem, no permission, something else in the way), not another run.
+    #[error("cannot create or lock {lock} for {home} (no other run holds it): {source}")]
     Io {
         /// The target home.
         home: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
         /// The error.
         source: io::Error,
     },
@@ -1304,9 +1307,9 @@ pub struct Lock {
 impl Lock {
     /// Takes the lock of `home` (created if missing), without waiting.
     pub fn acquire(home: &Path) -> Result<Lock, LockError> {
-        let io_err = |e: io::Error| LockError::Io { home: home.to_path_buf(), source: e };
         let dir = home.join(WORK_DIR);
         let path = dir.join("lock");
+        let io_err = |e: io::Error| LockError::Io { home: home.to_path_buf(), lock: path.clone(), source: e };
         for _ in 0..100 {
             create_dir_all(&dir).map_err(io_err)?;
             let file = match std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path)
@@ -1314,7 +1317,7 @@ impl Lock {
                 Ok(f) => f,
                 // The holder removed the directory between our mkdir and open: try again.
                 Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(io_err(io::Error::new(e.kind(), format!("{}: {e}", path.display())))),
+                Err(e) => return Err(io_err(e)),
             };
             match file.try_lock() {
                 Ok(()) => {}
