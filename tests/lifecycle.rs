@@ -442,3 +442,40 @@ fn lifecycle_local_in_the_home_directory_is_refused() {
     assert!(w.home.join("work/.claude/msd-core").is_dir());
     assert_eq!(tree(&home), before);
 }
+
+/// Defect 2.5 of issue 31: uninstall keeps a managed file the user edited (backed up, and says
+/// so); the next install knows msd wrote it: backed up again and replaced, as an upgrade does,
+/// not refused as the user's own until --adopt. A file msd never wrote is still refused.
+#[test]
+fn lifecycle_reinstall_after_uninstall_kept_an_edit() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    Install::in_world(&w).content(&c).run().success();
+    let home = w.home.join(".claude");
+    let rel = "msd-core/references/rules.md";
+    let shipped = std::fs::read(home.join(rel)).unwrap();
+    std::fs::write(home.join(rel), "my rules\n").unwrap();
+    Install::in_world(&w)
+        .uninstall()
+        .run()
+        .success()
+        .stdout_has("1 file(s) you edited stay in place")
+        .stdout_has("an install here later backs them up again and replaces them");
+    assert_eq!(std::fs::read(home.join(rel)).unwrap(), b"my rules\n");
+    let doc = Install::in_world(&w).content(&c).json().run().success().json();
+    let written = &doc["runtimes"][0]["written"];
+    assert_eq!(written["backed_up"], serde_json::json!([rel]), "{doc}");
+    let backup = PathBuf::from(written["backup_dir"].as_str().unwrap());
+    assert_eq!(std::fs::read(backup.join(rel)).unwrap(), b"my rules\n");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(backup.join("backup-meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["files"][0]["reason"], "user_edited");
+    assert_eq!(std::fs::read(home.join(rel)).unwrap(), shipped, "replaced by what msd ships");
+    assert_whole(&home);
+    // Another managed path holding a file msd never wrote (no backup names it) stays the user's.
+    Install::in_world(&w).uninstall().run().success();
+    std::fs::create_dir_all(home.join("msd-core/references")).unwrap();
+    std::fs::write(home.join(rel), "written by hand\n").unwrap();
+    Install::in_world(&w).content(&c).run().code(4).stderr_has("were not written by it");
+    assert_eq!(std::fs::read(home.join(rel)).unwrap(), b"written by hand\n");
+}
