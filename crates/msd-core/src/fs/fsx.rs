@@ -708,11 +708,6 @@ pub fn lexists(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok()
 }
 
-/// Whether `path` itself is a symlink (not followed).
-pub fn is_symlink(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-}
-
 /// Reads a UTF-8 file; the error names the path.
 pub fn read_to_string(path: &Path) -> io::Result<String> {
     fs_err::read_to_string(path)
