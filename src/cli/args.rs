@@ -95,7 +95,7 @@ pub(crate) enum Command {
     /// Without a subcommand, for CI: whether every runtime the project's msd.toml lists is
     /// installed locally, by an accepted version, with its profile and content, without drift
     /// (exit 1 listing what differs). With one: checks of a content tree (maintainers).
-    /// Listed under Examples and the maintainer commands, not among the user's commands.
+    // Hidden from the user's commands: `--help` names it under Examples and the maintainer commands.
     #[command(hide = true)]
     Check(CheckArgs),
     /// Write the project's msd.toml from what is installed in it now (refuses to replace one
