@@ -143,6 +143,11 @@ fn project_malformed_msd_toml_is_refused_before_any_write() {
         let before = tree(&w.project);
         Install::in_world(&w).note(text).run().code(3).stderr_has(at).stderr_has(what).stderr_has("hint:");
         Install::in_world(&w).note(text).arg("check").run().code(3).stderr_has(what);
+        let doc = Install::in_world(&w).note(text).args(["check", "--json"]).run().code(3).json();
+        assert_eq!(doc["file"], w.project.join("msd.toml").display().to_string(), "{text}");
+        if let Some((_, line)) = at.split_once(':') {
+            assert_eq!(doc["line"], line.parse::<u64>().unwrap(), "{text}");
+        }
         assert_eq!(tree(&w.project), before, "{text}: nothing was written in the project");
         assert!(tree(&w.home).is_empty(), "{text}: nothing was written in the home");
     }

@@ -304,6 +304,10 @@ impl Error {
             v["installed"] = serde_json::json!(installed);
             v["not_installed"] = serde_json::json!(not_installed);
         }
+        if let Error::Project(ProjectError::Invalid { path, line, .. }) = self {
+            v["file"] = serde_json::json!(path);
+            v["line"] = serde_json::json!(line);
+        }
         if let Error::Project(ProjectError::Version { required, have, .. }) = self {
             v["required"] = serde_json::json!(required);
             v["version"] = serde_json::json!(have);
