@@ -406,3 +406,51 @@ impl SurfaceText {
         Ok(self.text.as_deref())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(sha: &[u8]) -> Entry {
+        Entry { path: RelPath::new("a.md").unwrap(), bytes: 1, sha256: fsx::sha256(sha), mode: FileMode::Regular }
+    }
+
+    fn file(bytes: &[u8]) -> Disk {
+        Disk::File { len: bytes.len() as u64, sha256: fsx::sha256(bytes), same_as_new: false, bytes: None }
+    }
+
+    /// Every combination of recorded and on disk has its one class.
+    #[test]
+    fn survey_classes_cover_recorded_and_disk() {
+        let r = entry(b"ours");
+        assert_eq!(classify(Some(&r), &file(b"ours")), Class::Unchanged);
+        assert_eq!(classify(Some(&r), &file(b"edited")), Class::Edited);
+        assert_eq!(classify(Some(&r), &Disk::Absent), Class::Missing);
+        assert_eq!(classify(None, &file(b"theirs")), Class::UsersAtOurPath);
+        assert_eq!(classify(None, &Disk::Absent), Class::Created);
+        assert_eq!(classify(Some(&r), &Disk::AsLeft), Class::Unchanged);
+    }
+
+    /// The disk's bytes are kept exactly where a plan backs them up: they differ from the new
+    /// bytes and from what was recorded (an edit, or the user's own file).
+    #[test]
+    fn survey_keeps_bytes_only_for_a_backup() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("a.md");
+        let new_bytes: crate::pipeline::convert::Bytes = b"new".to_vec().into();
+        let new = NewFile { len: 3, sha256: fsx::sha256(b"new"), mode: FileMode::Regular, kind: FileKind::Core };
+        let kept = |disk: &[u8], recorded: Option<&Entry>| {
+            fsx::write_atomic_unsynced(&dest, disk).unwrap();
+            match read_against_new(&dest, &new_bytes, &new, recorded).unwrap() {
+                Disk::File { bytes, same_as_new, .. } => (bytes.is_some(), same_as_new),
+                d => panic!("{d:?}"),
+            }
+        };
+        assert_eq!(kept(b"new", None), (false, true), "the new bytes already: nothing to back up");
+        assert_eq!(kept(b"old", Some(&entry(b"old"))), (false, false), "as msd wrote it: replaced, not backed up");
+        assert_eq!(kept(b"edit", Some(&entry(b"old"))), (true, false), "edited: backed up");
+        assert_eq!(kept(b"theirs", None), (true, false), "the user's own: backed up (with --adopt)");
+        fsx::remove_file_if_exists(&dest).unwrap();
+        assert!(matches!(read_against_new(&dest, &new_bytes, &new, None).unwrap(), Disk::Absent));
+    }
+}
