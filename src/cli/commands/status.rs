@@ -93,7 +93,9 @@ fn collect(args: &StatusArgs) -> Result<StatusDoc, Error> {
             }
             let Ok(t) = target::resolve(cap, scope, None, &env) else { continue };
             let manifest = FileManifest::read(&t.home, cap, scope).map_err(apply::plan::PlanError::from)?;
-            let v = apply::verify(cap, &t, false, &env.home)?;
+            // Reading only: a home linked into a dotfiles repository is read through its link
+            // (writing through one is what `--allow-symlinks` is asked for).
+            let v = apply::verify(cap, &t, true, &env.home)?;
             let Some(m) = manifest else {
                 if v.interrupted {
                     installs.push(row(cap.id.clone(), &t, None, None, &v));
