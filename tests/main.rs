@@ -28,5 +28,6 @@ mod resolve;
 mod runtimes;
 mod safety;
 mod settings;
+mod settings_user;
 mod smoke;
 mod snapshots;
