@@ -22,6 +22,7 @@ mod lifecycle;
 mod manifests;
 mod migrations;
 mod predicates;
+mod project;
 mod prompt_budget;
 mod resolve;
 mod runtimes;
