@@ -14,7 +14,6 @@ use clap::{Args, Parser, Subcommand};
 #[command(
     name = "msd-install",
     disable_version_flag = true,
-    args_conflicts_with_subcommands = true,
     after_help = AFTER_HELP
 )]
 pub(crate) struct Cli {
@@ -285,10 +284,10 @@ pub(crate) struct GenOpts {
 #[derive(Debug, Clone, Args, Default)]
 pub(crate) struct OneTargetArgs {
     /// The runtime; repeat for several (default: the primary one, claude). See `msd-install runtimes`.
-    #[arg(short = 'r', long = "runtime", value_name = "ID")]
+    #[arg(short = 'r', long = "runtime", value_name = "ID", global = true)]
     pub runtime: Vec<String>,
     /// Every runtime that has an install in this scope.
-    #[arg(long, conflicts_with = "runtime")]
+    #[arg(long, conflicts_with = "runtime", global = true)]
     pub all: bool,
     /// Scope and home.
     #[command(flatten)]
@@ -352,10 +351,10 @@ pub(crate) struct SourceArgs {
 #[derive(Debug, Clone, Args, Default)]
 pub(crate) struct OutputArgs {
     /// Print the result as one JSON document on stdout.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub json: bool,
     /// Print nothing but errors.
-    #[arg(short, long)]
+    #[arg(short, long, global = true)]
     pub quiet: bool,
 }
 
@@ -363,10 +362,10 @@ pub(crate) struct OutputArgs {
 #[derive(Debug, Clone, Args, Default)]
 pub(crate) struct TargetArgs {
     /// Runtime to install for; repeat for several (default: claude). See `msd-install runtimes`.
-    #[arg(short = 'r', long = "runtime", value_name = "ID")]
+    #[arg(short = 'r', long = "runtime", value_name = "ID", global = true)]
     pub runtime: Vec<String>,
     /// Every runtime.
-    #[arg(long, conflicts_with = "runtime")]
+    #[arg(long, conflicts_with = "runtime", global = true)]
     pub all: bool,
     /// Scope and home.
     #[command(flatten)]
@@ -380,7 +379,7 @@ pub(crate) struct PlaceArgs {
     #[arg(short, long, conflicts_with = "local")]
     pub global: bool,
     /// Use the current project (e.g. ./.claude) instead of the global home.
-    #[arg(short, long)]
+    #[arg(short, long, global = true)]
     pub local: bool,
     /// Use DIR as the global home, over every environment variable.
     #[arg(short = 'c', long, value_name = "DIR", conflicts_with = "local")]
