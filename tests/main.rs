@@ -30,3 +30,4 @@ mod safety;
 mod settings;
 mod smoke;
 mod snapshots;
+mod versions;

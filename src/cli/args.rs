@@ -58,7 +58,11 @@ const AFTER_HELP: &str = concat!(
     "     install state (nothing written)\n",
     "  4  filesystem error (unreadable source; missing, read-only or unsafe target; a failed\n",
     "     write, rolled back)\n",
-    "  5  another msd-install run holds the target's lock"
+    "  5  another msd-install run holds the target's lock\n",
+    "  6  an install is newer than this msd-install (refused unless --allow-downgrade)\n",
+    "  7  self-update could not read its release channel (offline or a bad URL; the URL is named)\n",
+    "  8  self-update found no usable release: no archive for this platform, a checksum that does\n",
+    "     not match, or a damaged archive (nothing was replaced)"
 );
 
 /// Subcommands.
@@ -450,6 +454,10 @@ pub(crate) struct InstallArgs {
     /// msd-local-patches/ and replaced (refused by default; they are yours).
     #[arg(long)]
     pub adopt: bool,
+    /// Install over an install a newer msd-install wrote (refused by default: it would put older
+    /// files and settings in place of newer ones).
+    #[arg(long)]
+    pub allow_downgrade: bool,
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,

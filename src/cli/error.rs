@@ -40,6 +40,13 @@ pub enum Exit {
     Io = 4,
     /// Another msd-install run holds the target's lock.
     Locked = 5,
+    /// An install was written by a newer msd-install; this one refuses to downgrade it.
+    Downgrade = 6,
+    /// `self-update` could not read its release channel (offline, a bad URL).
+    Channel = 7,
+    /// `self-update` found no usable release (no archive for this platform, a bad checksum, a
+    /// damaged archive); nothing was replaced.
+    Release = 8,
 }
 
 impl From<Exit> for ExitCode {
@@ -91,6 +98,18 @@ pub(crate) enum Error {
     /// Emitted attribution could not run.
     #[error(transparent)]
     Attribution(#[from] AttributionError),
+    /// An install written by a newer msd-install, which this one would downgrade.
+    #[error(
+        "{target} was installed by msd-install {installed}, newer than this one ({binary}); installing would downgrade it, so nothing was written"
+    )]
+    Downgrade {
+        /// `claude (global)`.
+        target: String,
+        /// The version that wrote the install.
+        installed: String,
+        /// This binary's version.
+        binary: String,
+    },
     /// A run over several runtimes failed after some were installed.
     #[error(
         "{failed}: {source}\ninstalled by this run (kept): {}\nnot installed: {}",
@@ -242,6 +261,7 @@ impl Error {
             Error::Lifecycle(_) => Exit::Io,
             Error::Attribution(e) => attribution_exit(e),
             Error::Partial { source, .. } => source.exit(),
+            Error::Downgrade { .. } => Exit::Downgrade,
         }
     }
 
@@ -261,6 +281,9 @@ impl Error {
             Error::Lifecycle(e) => Some(e.hint()),
             Error::Attribution(e) => attribution_hint(e),
             Error::CheckFailed(_) => None,
+            Error::Downgrade { installed, binary, .. } => Some(format!(
+                "update this msd-install to {installed} or newer (`msd-install self-update`, or the way you installed it), or run again with --allow-downgrade to put {binary} in its place"
+            )),
             Error::Partial { failed, installed, .. } => Some(format!(
                 "only {failed} was rolled back; {} stay installed; fix the cause and run the same command again",
                 if installed.is_empty() { "no other runtime".to_string() } else { installed.join(", ") }
