@@ -83,7 +83,7 @@ for arg in "${pass[@]+"${pass[@]}"}"; do
 done
 
 t="$(triple)"
-archive="msd-install-$t.tar.xz"
+archive="msd-install-$t.tar.gz"
 
 if [ "$dry_run" = 1 ]; then
   say "dry run: nothing is built, downloaded or copied"
@@ -109,7 +109,7 @@ if [ "$from_source" = 0 ] && [ -n "$t" ] && command -v curl >/dev/null 2>&1 && c
   tmp="$(mktemp -d)"
   trap 'rm -rf "$tmp"' EXIT
   if curl -fsSL "$release_url/$archive" -o "$tmp/$archive" 2>/dev/null; then
-    tar -xJf "$tmp/$archive" -C "$tmp"
+    tar -xzf "$tmp/$archive" -C "$tmp"
     dir="$(dirname "$(find "$tmp" -name msd-install -type f | head -n 1)")"
     if [ -x "$dir/msd-install" ] && [ -x "$dir/msd_run" ]; then
       say "using the prebuilt $archive ($version)"

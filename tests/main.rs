@@ -27,6 +27,7 @@ mod prompt_budget;
 mod resolve;
 mod runtimes;
 mod safety;
+mod self_update;
 mod settings;
 mod smoke;
 mod snapshots;

@@ -43,7 +43,8 @@ const AFTER_HELP: &str = concat!(
     "  msd-install verify -r codex         check an install against its manifest\n",
     "  msd-install uninstall --local       remove msd-core from ./.claude, keeping your files\n",
     "  msd-install status                  every install on this machine and this project\n",
-    "  msd-install diff -r claude          what an install would change, as a unified diff\n\n",
+    "  msd-install diff -r claude          what an install would change, as a unified diff\n",
+    "  msd-install self-update             the newest release, then every install updated\n\n",
     "Maintainer commands (run inside the msd-install repository; see `msd-install <cmd> --help`):\n",
     "  gen          generated files of this repository: print, --check or --write\n",
     "  check        checks of a content tree that are not part of an install\n",
@@ -86,6 +87,11 @@ pub(crate) enum Command {
     Completions(CompletionsArgs),
     /// Print the man page (roff) of msd-install.
     Man,
+    /// Update msd-install and msd_run to the newest release (MSD_INSTALL_RELEASE_URL, else the
+    /// repository's releases), checksum verified, then install again every target `status`
+    /// lists. A binary from npm, PyPI, Homebrew, cargo or the Claude Code plugin is updated by
+    /// that channel: its command is printed instead.
+    SelfUpdate(SelfUpdateArgs),
     /// Generated files of this repository: print, --check (fail with a diff) or --write.
     #[command(hide = true)]
     Gen(GenArgs),
@@ -574,6 +580,18 @@ pub(crate) enum SchemaKind {
     Uninstall,
     /// `msd-install recover --json`.
     Recover,
+}
+
+/// `self-update` options.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct SelfUpdateArgs {
+    /// Replace the binaries only; leave the installs as they are (`msd-install status` lists
+    /// them, and installing each again updates it).
+    #[arg(long)]
+    pub no_reinstall: bool,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `completions` options.

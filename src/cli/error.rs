@@ -13,6 +13,7 @@ use crate::apply::plan::PlanError;
 use crate::apply::txn::TxnError;
 use crate::apply::write::WriteError;
 use crate::apply::{ApplyError, LifecycleError};
+use crate::cli::release::SelfUpdateError;
 use crate::dev::attribution::AttributionError;
 use crate::dev::generated::{self, GenError};
 use crate::dev::gitx::GitError;
@@ -98,6 +99,9 @@ pub(crate) enum Error {
     /// Emitted attribution could not run.
     #[error(transparent)]
     Attribution(#[from] AttributionError),
+    /// `self-update` failed.
+    #[error(transparent)]
+    SelfUpdate(#[from] SelfUpdateError),
     /// An install written by a newer msd-install, which this one would downgrade.
     #[error(
         "{target} was installed by msd-install {installed}, newer than this one ({binary}); installing would downgrade it, so nothing was written"
@@ -262,6 +266,14 @@ impl Error {
             Error::Attribution(e) => attribution_exit(e),
             Error::Partial { source, .. } => source.exit(),
             Error::Downgrade { .. } => Exit::Downgrade,
+            Error::SelfUpdate(SelfUpdateError::Unreachable { .. }) => Exit::Channel,
+            Error::SelfUpdate(
+                SelfUpdateError::NoArchive { .. }
+                | SelfUpdateError::Checksum { .. }
+                | SelfUpdateError::BadRelease { .. },
+            ) => Exit::Release,
+            Error::SelfUpdate(SelfUpdateError::Replace { .. } | SelfUpdateError::Reinstall { .. }) => Exit::Io,
+            Error::SelfUpdate(SelfUpdateError::OtherChannel { .. }) => Exit::Usage,
         }
     }
 
@@ -281,6 +293,7 @@ impl Error {
             Error::Lifecycle(e) => Some(e.hint()),
             Error::Attribution(e) => attribution_hint(e),
             Error::CheckFailed(_) => None,
+            Error::SelfUpdate(e) => Some(e.hint()),
             Error::Downgrade { installed, binary, .. } => Some(format!(
                 "update this msd-install to {installed} or newer (`msd-install self-update`, or the way you installed it), or run again with --allow-downgrade to put {binary} in its place"
             )),

@@ -6,6 +6,7 @@ pub(crate) mod commands;
 pub(crate) mod error;
 pub(crate) mod output;
 pub(crate) mod prompt;
+pub(crate) mod release;
 pub(crate) mod schemas;
 pub(crate) mod version;
 pub(crate) mod versioned;
@@ -82,6 +83,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Verify(a)) => a.output.json,
         Some(Command::Recover(a)) => a.output.json,
         Some(Command::Attribution(a)) => a.json,
+        Some(Command::SelfUpdate(a)) => a.output.json,
     };
     crate::apply::txn::init_fault_hook();
     let result = match cli.command {
@@ -111,6 +113,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Uninstall(a)) => commands::uninstall::run(&a),
         Some(Command::Verify(a)) => commands::verify::run(&a),
         Some(Command::Recover(a)) => commands::recover::run(&a),
+        Some(Command::SelfUpdate(a)) => commands::self_update::run(&a),
     };
     match result {
         Ok(()) => Exit::Ok.into(),

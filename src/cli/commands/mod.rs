@@ -24,6 +24,7 @@ pub(crate) mod inventory;
 pub(crate) mod man;
 pub(crate) mod recover;
 pub(crate) mod runtimes;
+pub(crate) mod self_update;
 pub(crate) mod status;
 pub(crate) mod uninstall;
 pub(crate) mod verify;

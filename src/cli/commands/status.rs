@@ -80,7 +80,8 @@ pub(crate) fn run(args: &StatusArgs) -> Result<(), Error> {
     Ok(())
 }
 
-fn collect(args: &StatusArgs) -> Result<StatusDoc, Error> {
+/// Every install `status` lists.
+pub(crate) fn collect(args: &StatusArgs) -> Result<StatusDoc, Error> {
     let runtimes = pipeline::load_runtimes(&Sources { content: None, runtimes: args.runtimes_dir.clone() })?;
     let mut env = env()?;
     let root = project_root(args.project.as_deref(), &env.cwd);
