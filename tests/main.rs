@@ -22,6 +22,7 @@ mod install;
 mod lifecycle;
 mod manifests;
 mod migrations;
+mod plugin;
 mod predicates;
 mod prompt_budget;
 mod resolve;

@@ -475,9 +475,15 @@ pub(crate) struct InstallArgs {
 /// `emit` options.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct EmitArgs {
-    /// The runtime to emit.
-    #[arg(short = 'r', long = "runtime", value_name = "ID")]
-    pub runtime: String,
+    /// The runtime to emit (with --plugin: the runtime whose emission the plugin carries,
+    /// default claude).
+    #[arg(short = 'r', long = "runtime", value_name = "ID", required_unless_present = "plugin")]
+    pub runtime: Option<String>,
+    /// Write a Claude Code plugin marketplace into DIR instead: DIR/.claude-plugin/marketplace.json
+    /// and the plugin in DIR/plugins/msd-core (plugin.json, the emission, hooks/hooks.json, the
+    /// helper of this platform). Add it with `claude plugin marketplace add DIR`.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "local", "config_dir"])]
+    pub plugin: Option<PathBuf>,
     /// Emit the project-local layout.
     #[arg(short, long)]
     pub local: bool,
@@ -485,8 +491,8 @@ pub(crate) struct EmitArgs {
     #[arg(short = 'c', long, value_name = "DIR", conflicts_with = "local")]
     pub config_dir: Option<PathBuf>,
     /// The directory to write into (created; must be empty if it exists).
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "plugin")]
+    pub out: Option<PathBuf>,
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,

@@ -22,6 +22,7 @@ pub(crate) mod generate;
 pub(crate) mod install;
 pub(crate) mod inventory;
 pub(crate) mod man;
+pub(crate) mod plugin;
 pub(crate) mod recover;
 pub(crate) mod runtimes;
 pub(crate) mod self_update;
