@@ -19,6 +19,7 @@ mod helper;
 mod hooks;
 mod init;
 mod install;
+mod install_sh;
 mod lifecycle;
 mod manifests;
 mod migrations;
