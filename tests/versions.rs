@@ -111,3 +111,16 @@ fn versions_the_summary_ends_with_each_runtimes_way_to_begin() {
     Install::in_world(&w).runtime("codex").content(&tree).run().success().stdout_lacks("next:");
     Install::in_world(&w).runtime("claude").dry_run().run().success().stdout_lacks("next:");
 }
+
+#[test]
+fn versions_the_readme_names_each_runtimes_way_to_begin_and_locked_cargo_installs() {
+    let readme = std::fs::read_to_string(crate::support::repo().join("README.md")).unwrap();
+    for rt in msd_install::pipeline::load_runtimes(&Default::default()).unwrap() {
+        let c = &rt.capability;
+        let row = format!("| {} | `{}` | `{}` |", c.title, c.id, c.command_ref.replace("{stem}", "new-project"));
+        assert!(readme.contains(&row), "README.md's runtimes table has `{row}`");
+    }
+    for line in readme.lines().filter(|l| l.contains("cargo install ")) {
+        assert!(line.contains("cargo install --locked"), "`cargo install` lines carry --locked: {line}");
+    }
+}
