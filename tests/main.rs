@@ -31,6 +31,7 @@ mod runtimes;
 mod safety;
 mod self_update;
 mod settings;
+mod settings_user;
 mod smoke;
 mod snapshots;
 mod versions;
