@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use super::{ManifestError, Scope};
+pub use super::{ManifestError, ManifestErrors, Scope};
 use crate::fs::json::{Seg, locate_path};
 use crate::fs::relpath::RelPath;
 
@@ -562,20 +562,22 @@ fn is_id(s: &str) -> bool {
 }
 
 /// Checks one parsed manifest beyond its schema. `dir_name` is the directory it came from.
-pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Result<(), ManifestError> {
+/// Reports every problem found, in the manifest's line order, not only the first: one edit of a
+/// manifest fixes them all.
+pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Result<(), ManifestErrors> {
+    let mut errs: Vec<ManifestError> = Vec::new();
     let err = |path: &[Seg<'_>], message: String, hint: &str| {
         let (line, col) = locate_path(text, path);
         ManifestError { file: file.to_string(), line, col, message, hint: hint.to_string() }
     };
     if !is_id(&cap.id) {
-        return Err(err(
+        errs.push(err(
             &[Seg::Key("id")],
             format!("invalid runtime id `{}`", cap.id),
             "use lowercase letters, digits and hyphens",
         ));
-    }
-    if cap.id != dir_name {
-        return Err(err(
+    } else if cap.id != dir_name {
+        errs.push(err(
             &[Seg::Key("id")],
             format!("runtime id `{}` does not match its directory `{dir_name}`", cap.id),
             "rename the directory or the id so they agree",
@@ -583,21 +585,21 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     }
     for (i, e) in cap.home.env.iter().enumerate() {
         if e.var.is_empty() || !e.var.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_') {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("home"), Seg::Key("env"), Seg::Index(i), Seg::Key("var")],
                 format!("invalid environment variable name `{}`", e.var),
                 "use UPPER_SNAKE_CASE",
             ));
         }
         if cap.home.kind == HomeKind::DotHome && e.parent {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("home"), Seg::Key("env"), Seg::Index(i), Seg::Key("parent")],
                 format!("home kind `dot-home` takes directory variables, but `{}` has `parent`", e.var),
                 "use kind `xdg` for variables that name a config file",
             ));
         }
         if e.parent && e.join.is_some() {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("home"), Seg::Key("env"), Seg::Index(i)],
                 format!("`{}` has both `parent` and `join`", e.var),
                 "use one of them",
@@ -606,14 +608,14 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     }
     match cap.home.kind {
         HomeKind::DotHome | HomeKind::Xdg if !cap.home.probes.is_empty() => {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("home"), Seg::Key("probes")],
                 "probes are only allowed for `nested` and `agents-root` homes".into(),
                 "remove `probes` or change `kind`",
             ));
         }
         HomeKind::AgentsRoot if cap.home.probes.is_empty() || cap.home.probes.iter().any(|p| p.contains.is_none()) => {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("home"), Seg::Key("probes")],
                 "an `agents-root` home needs probes, each with `contains`".into(),
                 "list the candidate roots and the path that marks the right one",
@@ -623,23 +625,23 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     }
     if let Some(local) = &cap.local {
         if local.dir != "." {
-            RelPath::new(local.dir.clone()).map_err(|e| {
-                err(
+            if let Err(e) = RelPath::new(local.dir.clone()) {
+                errs.push(err(
                     &[Seg::Key("local"), Seg::Key("dir")],
                     format!("local dir: {e}"),
                     "use a relative directory such as `.claude`, or `.`",
-                )
-            })?;
+                ));
+            }
         }
     } else if !cap.artifacts.local.is_empty() {
-        return Err(err(
+        errs.push(err(
             &[Seg::Key("artifacts"), Seg::Key("local")],
             "a local layout is given but `local` is absent".into(),
             "add `\"local\": {\"dir\": ...}` or remove `artifacts.local`",
         ));
     }
     if !cap.command_ref.contains("{stem}") {
-        return Err(err(
+        errs.push(err(
             &[Seg::Key("command_ref")],
             format!("`command_ref` `{}` lacks `{{stem}}`", cap.command_ref),
             "write e.g. \"/msd-{stem}\"",
@@ -651,7 +653,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
             let at =
                 |key: &'static str| [Seg::Key("artifacts"), Seg::Key(scope.as_str()), Seg::Index(i), Seg::Key(key)];
             if !a.converter.accepts(a.kind) {
-                return Err(err(
+                errs.push(err(
                     &at("converter"),
                     format!(
                         "converter `{:?}` cannot produce {} ({} layout)",
@@ -663,14 +665,14 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
                 ));
             }
             if !seen.insert(a.kind) {
-                return Err(err(
+                errs.push(err(
                     &at("kind"),
                     format!("artifact kind `{}` listed twice in the {} layout", a.kind.as_str(), scope.as_str()),
                     "list each kind once per scope",
                 ));
             }
             if !a.prefix.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
-                return Err(err(
+                errs.push(err(
                     &at("prefix"),
                     format!("invalid prefix `{}`", a.prefix),
                     "use lowercase letters, digits and hyphens",
@@ -678,7 +680,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
             }
             for file in a.adapter.iter().chain(a.stub.as_ref().map(|s| &s.template)) {
                 if RelPath::new(file.clone()).map_or(true, |p| p.as_str().contains('/')) {
-                    return Err(err(
+                    errs.push(err(
                         &at(if a.adapter.as_ref() == Some(file) { "adapter" } else { "stub" }),
                         format!("data file `{file}` must be a plain file name beside the manifest"),
                         "name a file in the runtime's directory",
@@ -686,7 +688,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
                 }
             }
             if (a.converter == Converter::WorkflowStub) != a.stub.is_some() {
-                return Err(err(
+                errs.push(err(
                     &at("stub"),
                     "`stub` goes with the `workflow-stub` converter, and that converter needs it".into(),
                     "add or remove `stub`",
@@ -695,7 +697,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
             if let Some(suffix) = &a.suffix
                 && (!suffix.starts_with('.') || suffix.contains('/'))
             {
-                return Err(err(
+                errs.push(err(
                     &at("suffix"),
                     format!("suffix `{suffix}` must start with `.` and hold no `/`"),
                     "write e.g. \".agent.md\"",
@@ -705,7 +707,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     }
     for (i, r) in cap.rewrites.iter().enumerate() {
         if r.from.is_empty() {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("rewrites"), Seg::Index(i), Seg::Key("from")],
                 "a rewrite has an empty `from`".into(),
                 "remove it or give the text to replace",
@@ -715,22 +717,22 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     if let Some(d) = &cap.description_limit
         && d.max <= d.ellipsis.chars().count()
     {
-        return Err(err(
+        errs.push(err(
             &[Seg::Key("description_limit"), Seg::Key("max")],
             format!("description limit {} leaves no room for the ellipsis", d.max),
             "raise `max`",
         ));
     }
     for (i, c) in cap.caps.iter().enumerate() {
-        crate::manifest::caps::check_glob(&c.glob).map_err(|m| {
-            err(
+        if let Err(m) = crate::manifest::caps::check_glob(&c.glob) {
+            errs.push(err(
                 &[Seg::Key("caps"), Seg::Index(i), Seg::Key("glob")],
                 m,
                 "use `*` within a segment and `**` across segments, relative paths only",
-            )
-        })?;
+            ));
+        }
         if c.scopes.is_empty() {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("caps"), Seg::Index(i), Seg::Key("scopes")],
                 "a cap rule with no scopes guards nothing".into(),
                 "list `global`, `local` or both",
@@ -740,20 +742,32 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     if let McpTools::Rename(template) = &cap.mcp_tools
         && !template.contains("{tool}")
     {
-        return Err(err(
+        errs.push(err(
             &[Seg::Key("mcp_tools"), Seg::Key("rename")],
             format!("MCP name template `{template}` lacks `{{tool}}`"),
             "write e.g. \"mcp_{server}_{tool}\"",
         ));
     }
-    crate::manifest::resolver::validate(file, text, &cap.resolvers)?;
-    crate::manifest::surfaces::validate(&cap.settings).map_err(|m| {
-        err(&[Seg::Key("settings")], m, "see `msd-install schema` for settings surfaces and their entry kinds")
-    })?;
-    crate::manifest::surfaces::validate_hook_files(&cap.hook_files).map_err(|m| {
-        err(&[Seg::Key("hook_files")], m, "each hook file names a path, its scopes and `msd_run hook` arguments")
-    })?;
-    Ok(())
+    if let Err(e) = crate::manifest::resolver::validate(file, text, &cap.resolvers) {
+        errs.push(e);
+    }
+    if let Err(m) = crate::manifest::surfaces::validate(&cap.settings) {
+        errs.push(err(
+            &[Seg::Key("settings")],
+            m,
+            "see `msd-install schema` for settings surfaces and their entry kinds",
+        ));
+    }
+    if let Err(m) = crate::manifest::surfaces::validate_hook_files(&cap.hook_files) {
+        errs.push(err(
+            &[Seg::Key("hook_files")],
+            m,
+            "each hook file names a path, its scopes and `msd_run hook` arguments",
+        ));
+    }
+    // In the order a reader meets them (a stable sort: problems of one place keep the checks' order).
+    errs.sort_by_key(|e| (e.line, e.col));
+    if errs.is_empty() { Ok(()) } else { Err(ManifestErrors(errs)) }
 }
 
 /// Checks a set of manifests together: unique ids.
