@@ -24,6 +24,7 @@ mod migrations;
 mod predicates;
 mod prompt_budget;
 mod resolve;
+mod roster;
 mod runtimes;
 mod safety;
 mod settings;

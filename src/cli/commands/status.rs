@@ -61,6 +61,8 @@ pub(crate) struct StatusRow {
     pub interrupted: bool,
     /// When the file manifest was last written (UTC, `YYYY-MM-DDTHH:MM:SSZ`).
     pub installed_at: Option<String>,
+    /// The runtime's sunset notice, naming its successor (from its manifest).
+    pub notice: Option<String>,
 }
 
 /// Runs `status`.
@@ -96,7 +98,9 @@ fn collect(args: &StatusArgs) -> Result<StatusDoc, Error> {
             let v = apply::verify(cap, &t, false, &env.home)?;
             let Some(m) = manifest else {
                 if v.interrupted {
-                    installs.push(row(cap.id.clone(), &t, None, None, &v));
+                    let mut r = row(cap.id.clone(), &t, None, None, &v);
+                    r.notice = cap.sunset.as_ref().map(|s| s.notice.clone());
+                    installs.push(r);
                 }
                 continue;
             };
@@ -104,6 +108,7 @@ fn collect(args: &StatusArgs) -> Result<StatusDoc, Error> {
             let at = fsx::modified(&t.home.join(record::manifest_rel(cap, scope).as_str())).ok();
             let mut r = row(cap.id.clone(), &t, Some(&m), state.as_ref(), &v);
             r.installed_at = at.map(iso8601);
+            r.notice = cap.sunset.as_ref().map(|s| s.notice.clone());
             installs.push(r);
         }
     }
@@ -136,6 +141,7 @@ fn row(
         clean: v.ok,
         interrupted: v.interrupted,
         installed_at: None,
+        notice: None,
     }
 }
 
@@ -198,6 +204,12 @@ fn render(doc: &StatusDoc) -> String {
         5 => paint.red(cell),
         _ => cell.to_string(),
     });
+    let mut noted = std::collections::BTreeSet::new();
+    for r in &doc.installs {
+        if let Some(n) = r.notice.as_ref().filter(|_| noted.insert(r.runtime.clone())) {
+            text.push_str(&format!("note: {}: {n}\n", r.runtime));
+        }
+    }
     text.push_str(&format!("project: {} (found by {})\n", doc.project.display(), doc.project_found_by));
     text
 }
