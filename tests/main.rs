@@ -13,6 +13,7 @@ mod compact;
 mod compose;
 mod content;
 mod crash;
+mod doctor;
 mod r#gen;
 mod helper;
 mod hooks;

@@ -76,6 +76,11 @@ pub(crate) enum Command {
     Status(StatusArgs),
     /// The unified diff of every file an install would change, your edits included.
     Diff(DiffArgs),
+    /// Does msd work in my runtimes, on this machine? Per runtime x scope with an install (or
+    /// each -r): the CLI on PATH and its version against the tested range, what the CLI lists
+    /// as loaded against what msd wrote, every msd hook run with a sample event, the helper
+    /// against the content, copies that shadow msd's. Exit 0 only when nothing is wrong.
+    Doctor(DoctorArgs),
     /// Print the JSON Schema of a document: runtimes/<id>/capability.json (the default) or the
     /// --json output of a command.
     Schema(SchemaArgs),
@@ -520,6 +525,24 @@ pub(crate) struct StatusArgs {
     pub output: OutputArgs,
 }
 
+/// `doctor` options.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct DoctorArgs {
+    /// Check this runtime (repeat for several) [default: every runtime with an install].
+    #[arg(short = 'r', long = "runtime", value_name = "ID")]
+    pub runtime: Vec<String>,
+    /// The project whose local installs to check [default: the nearest parent with .git or
+    /// .planning/, else the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
+    #[arg(long = "runtimes", value_name = "DIR")]
+    pub runtimes_dir: Option<PathBuf>,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
 /// `diff` options.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct DiffArgs {
@@ -557,6 +580,8 @@ pub(crate) enum SchemaKind {
     Version,
     /// `msd-install status --json`.
     Status,
+    /// `msd-install doctor --json`.
+    Doctor,
     /// `msd-install runtimes --json`.
     Runtimes,
     /// `msd-install [install] --json`.

@@ -17,6 +17,7 @@ pub(crate) mod attribution;
 pub(crate) mod bench;
 pub(crate) mod check;
 pub(crate) mod diff;
+pub(crate) mod doctor;
 pub(crate) mod emit;
 pub(crate) mod generate;
 pub(crate) mod install;
