@@ -21,6 +21,7 @@ mod init;
 mod install;
 mod lifecycle;
 mod manifests;
+mod migrate_cmd;
 mod migrations;
 mod predicates;
 mod prompt_budget;

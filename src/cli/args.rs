@@ -81,6 +81,11 @@ pub(crate) enum Command {
     /// as loaded against what msd wrote, every msd hook run with a sample event, the helper
     /// against the content, copies that shadow msd's. Exit 0 only when nothing is wrong.
     Doctor(DoctorArgs),
+    /// Move an install from one runtime to another (`--from gemini --to antigravity`): the same
+    /// scope and profile; files you edited stay with copies in a backup directory. Install of
+    /// the new one, then uninstall of the old one, each atomic; run it again to finish one that
+    /// was stopped.
+    Migrate(MigrateArgs),
     /// Print the JSON Schema of a document: runtimes/<id>/capability.json (the default) or the
     /// --json output of a command.
     Schema(SchemaArgs),
@@ -523,6 +528,26 @@ pub(crate) struct StatusArgs {
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `migrate` options.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct MigrateArgs {
+    /// The runtime whose install moves.
+    #[arg(long, value_name = "ID")]
+    pub from: String,
+    /// The runtime it moves to.
+    #[arg(long, value_name = "ID")]
+    pub to: String,
+    /// Where.
+    #[command(flatten)]
+    pub place: PlaceArgs,
+    /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
+    #[arg(long = "runtimes", value_name = "DIR")]
+    pub runtimes_dir: Option<PathBuf>,
+    /// Write through symlinked directories inside the homes.
+    #[arg(long)]
+    pub allow_symlinks: bool,
 }
 
 /// `doctor` options.

@@ -44,6 +44,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         None => cli.install.output.json,
         Some(Command::Status(a)) => a.output.json,
         Some(Command::Doctor(a)) => a.output.json,
+        Some(Command::Migrate(_)) => false,
         Some(Command::Diff(_)) | Some(Command::Completions(_)) | Some(Command::Man) => false,
         Some(Command::Install(a)) => a.output.json,
         Some(Command::Emit(a)) => a.output.json,
@@ -76,6 +77,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
         Some(Command::Status(a)) => commands::status::run(&a),
         Some(Command::Doctor(a)) => commands::doctor::run(&a),
+        Some(Command::Migrate(a)) => commands::migrate::run(&a),
         Some(Command::Diff(a)) => commands::diff::run(&a),
         Some(Command::Completions(a)) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();

@@ -23,6 +23,7 @@ pub(crate) mod generate;
 pub(crate) mod install;
 pub(crate) mod inventory;
 pub(crate) mod man;
+pub(crate) mod migrate;
 pub(crate) mod recover;
 pub(crate) mod runtimes;
 pub(crate) mod status;
