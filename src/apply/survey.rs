@@ -203,6 +203,7 @@ impl Survey {
                 let new = NewFile { len: f.bytes.len() as u64, sha256: *sha, mode: f.mode, kind: f.kind };
                 let dest = fsx::confined(home, &f.path, how.allow_symlinks)?;
                 let stat = fsx::stat_key(&dest)?;
+                refuse_special(&dest, stat.as_ref())?;
                 let disk = read_against_new(&dest, &f.bytes, &new, recorded.as_ref())?;
                 let class = classify(recorded.as_ref(), &disk);
                 files.push(PathFacts {
@@ -221,6 +222,7 @@ impl Survey {
         {
             for e in m.files.iter().filter(|e| !emitted.contains(&e.path)) {
                 let dest = fsx::confined(home, &e.path, how.allow_symlinks)?;
+                refuse_special(&dest, fsx::stat_key(&dest)?.as_ref())?;
                 let disk = read_recorded(&dest, e, how.keep_edited)?;
                 let class = classify(Some(e), &disk);
                 files.push(PathFacts {
@@ -318,6 +320,42 @@ impl Survey {
     /// The state's and the manifest's paths (msd's metadata, never the user's).
     pub(crate) fn metadata(cap: &Capability, scope: Scope) -> [RelPath; 2] {
         [record::manifest_rel(cap, scope), state::state_rel(cap, scope)]
+    }
+}
+
+/// Refuses a FIFO, a socket or a device where msd-install reads a file (opening a FIFO waits
+/// for a writer forever), from the `lstat` already taken (`stat`): no extra call for a regular
+/// file or a directory (whose read fails with its own message); a symlink (`--allow-symlinks`)
+/// is followed once to see what it names.
+fn refuse_special(dest: &Path, stat: Option<&StatKey>) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        const S_IFMT: i64 = 0o170_000;
+        const S_IFREG: i64 = 0o100_000;
+        const S_IFDIR: i64 = 0o040_000;
+        const S_IFLNK: i64 = 0o120_000;
+        let Some(stat) = stat else { return Ok(()) };
+        let kind = stat.0[7] & S_IFMT;
+        let what = match kind {
+            S_IFREG | S_IFDIR => return Ok(()),
+            S_IFLNK => match fsx::file_kind(dest) {
+                k if k == "a regular file" || k == "a directory" || k == "missing" => return Ok(()),
+                k => k,
+            },
+            _ => fsx::file_kind(dest),
+        };
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{} is {what}, where msd-install manages a file: it was not opened (reading it could wait forever); move it aside and run again",
+                dest.display()
+            ),
+        ))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (dest, stat);
+        Ok(())
     }
 }
 
