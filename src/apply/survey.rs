@@ -359,6 +359,70 @@ fn refuse_special(dest: &Path, stat: Option<&StatKey>) -> std::io::Result<()> {
     }
 }
 
+/// The files no manifest lists, found where msd installs: [`Survey::unlisted`].
+#[derive(Debug, Default)]
+pub(crate) struct Unlisted {
+    /// Inside a directory msd owns (the core dir, a `skills/msd-help/` the manifest lists files
+    /// of): not msd's, where only msd's should be (drift).
+    pub(crate) in_ours: Vec<RelPath>,
+    /// The user's own files at msd-like names (`skills/msd-mine/`, `agents/msd-own.md`) that no
+    /// manifest lists: never msd's, never touched.
+    pub(crate) users_own: Vec<RelPath>,
+}
+
+impl Survey {
+    /// The files at the places msd installs to (the core dir, and each artifact directory's
+    /// entries with msd's prefix) that no manifest lists, the manifest and state aside: in a
+    /// directory msd owns, or the user's own. Lists directories (no file is read).
+    pub(crate) fn unlisted(&self, cap: &Capability) -> Result<Unlisted, LifecycleError> {
+        let home = &self.home;
+        let listed: BTreeSet<&str> = self.manifest.iter().flat_map(|m| &m.files).map(|e| e.path.as_str()).collect();
+        let ours = Survey::metadata(cap, self.scope);
+        // Each area with whether msd owns it: the core dir does; an entry at an artifact's prefix
+        // does when the manifest lists it or files under it.
+        let owned =
+            |rel: &str| listed.iter().any(|l| *l == rel || l.strip_prefix(rel).is_some_and(|r| r.starts_with('/')));
+        let mut areas: Vec<(RelPath, bool)> = vec![(cap.core_dir(self.scope).clone(), true)];
+        for spec in cap.layout(self.scope) {
+            let dir = home.join(spec.dest.as_str());
+            let Ok(entries) = fsx::list_dir(&dir) else { continue };
+            for entry in entries {
+                let name = entry.name;
+                if name.starts_with(&spec.prefix)
+                    && let Ok(rel) = RelPath::new(format!("{}/{name}", spec.dest))
+                {
+                    let own = owned(rel.as_str());
+                    areas.push((rel, own));
+                }
+            }
+        }
+        let mut out = Unlisted::default();
+        for (area, own) in areas {
+            let dir = home.join(area.as_str());
+            let files = if fsx::is_dir(&dir) {
+                fsx::list_files(&dir).map_err(lio(&dir))?.into_iter().map(|f| format!("{area}/{f}")).collect()
+            } else if fsx::is_file(&dir) {
+                vec![area.to_string()]
+            } else {
+                Vec::new()
+            };
+            for f in files {
+                let list = if own { &mut out.in_ours } else { &mut out.users_own };
+                if !listed.contains(f.as_str())
+                    && !ours.iter().any(|o| o.as_str() == f)
+                    && let Ok(rel) = RelPath::new(f)
+                    && !list.contains(&rel)
+                {
+                    list.push(rel);
+                }
+            }
+        }
+        out.in_ours.sort();
+        out.users_own.sort();
+        Ok(out)
+    }
+}
+
 /// The class of a path from what was recorded and what is there.
 fn classify(recorded: Option<&Entry>, disk: &Disk) -> Class {
     match (recorded, disk) {
