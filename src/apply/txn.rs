@@ -87,6 +87,11 @@ pub enum TxnAction {
         sha256: Sha256,
         /// Mode of the new file.
         mode: FileMode,
+        /// The destination is a user's file edited in place (a settings file): it keeps its
+        /// mode and owner, and a symlink there keeps pointing where it did, the file it points
+        /// to replaced ([`fsx::replace_in_place`]). Its new bytes are staged private.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        in_place: bool,
     },
     /// Remove the file.
     Remove,
@@ -292,10 +297,18 @@ impl Staged {
         old_sha256: Option<Sha256>,
     ) -> Staged {
         Staged {
-            op: TxnOp { path, action: TxnAction::Put { sha256, mode }, old_sha256 },
+            op: TxnOp { path, action: TxnAction::Put { sha256, mode, in_place: false }, old_sha256 },
             bytes: Some(bytes.into()),
             shared: false,
         }
+    }
+
+    /// This put, of a user's file edited in place ([`TxnAction::Put::in_place`]).
+    pub fn in_place(mut self) -> Staged {
+        if let TxnAction::Put { in_place, .. } = &mut self.op.action {
+            *in_place = true;
+        }
+        self
     }
 
     /// This put, staged as a link to an identical file already written ([`Staged::shared`]).
@@ -545,8 +558,11 @@ fn stage(area: &Area, ops: &mut [Staged], progress: &dyn Progress) -> Result<(),
         area.dest(&s.op.path)?;
     }
     for s in ops.iter_mut() {
-        if let (Some(bytes), TxnAction::Put { mode, sha256 }) = (s.bytes.take(), &s.op.action) {
+        if let (Some(bytes), TxnAction::Put { mode, sha256, in_place }) = (s.bytes.take(), &s.op.action) {
             let p = area.new_of(&s.op.path);
+            // A user's file may hold a secret: its new bytes are nobody else's until they get
+            // its own mode.
+            let mode = if *in_place && s.op.old_sha256.is_some() { &FileMode::Private } else { mode };
             fault_point();
             // Bytes read from a file are copied from it (and checked), never loaded whole.
             if s.shared || bytes.file().is_some() {
@@ -599,7 +615,7 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
         let dest = area.dest(&op.path)?;
         let cur = fsx::sha256_file(&dest).map_err(io(&dest))?;
         match &op.action {
-            TxnAction::Put { sha256, .. } => {
+            TxnAction::Put { sha256, in_place, .. } => {
                 if cur == Some(*sha256) {
                     progress.tick();
                     continue;
@@ -610,11 +626,17 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
                 let new = area.new_of(&op.path);
                 let old = area.old_of(&op.path);
                 if cur.is_some() && !old.exists() {
+                    // Through a symlink (allowed), the file it points to is what changes.
+                    let kept = if *in_place { fsx::write_target(&dest).map_err(io(&dest))? } else { dest.clone() };
                     fault_point();
-                    fsx::preserve(&dest, &old).map_err(io(&dest))?;
+                    fsx::preserve(&kept, &old).map_err(io(&dest))?;
                 }
                 fault_point();
-                fsx::rename(&new, &dest).map_err(io(&dest))?;
+                if *in_place {
+                    fsx::replace_in_place(&new, &dest).map_err(io(&dest))?;
+                } else {
+                    fsx::rename(&new, &dest).map_err(io(&dest))?;
+                }
             }
             TxnAction::Remove => {
                 let Some(cur) = cur else {
@@ -763,12 +785,16 @@ fn undo_ops(area: &Area, journal: &Journal) -> Result<(), TxnError> {
         let old = area.old_of(&op.path);
         let cur = fsx::sha256_file(&dest).map_err(io(&dest))?;
         match &op.action {
-            TxnAction::Put { sha256, .. } => {
+            TxnAction::Put { sha256, in_place, .. } => {
                 if cur != Some(*sha256) {
                     continue; // never applied (or changed by someone else: leave it)
                 }
                 fault_point();
-                if old.exists() {
+                if old.exists() && *in_place {
+                    // Back through the link it was written through, with the mode and owner
+                    // the file had (kept by the write).
+                    fsx::replace_in_place(&old, &dest).map_err(io(&dest))?;
+                } else if old.exists() {
                     fsx::rename(&old, &dest).map_err(io(&dest))?;
                 } else if op.old_sha256.is_none() {
                     fsx::remove_file_if_exists(&dest).map_err(io(&dest))?;

@@ -137,7 +137,7 @@ pub fn uninstall(
             }
             match (c.action, &c.data) {
                 (Action::Change, Some(data)) => {
-                    staged.push(Staged::put(file.clone(), data.clone(), FileMode::Regular, c.old_sha256));
+                    staged.push(Staged::put(file.clone(), data.clone(), FileMode::Regular, c.old_sha256).in_place());
                 }
                 (Action::Remove, _) => {
                     staged.push(Staged::remove(file.clone(), c.old_sha256.expect("exists")));

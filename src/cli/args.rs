@@ -44,10 +44,15 @@ const AFTER_HELP: &str = concat!(
     "  msd-install verify -r codex         check an install against its manifest\n",
     "  msd-install uninstall --local       remove msd-core from ./.claude, keeping your files\n",
     "  msd-install status                  every install on this machine and this project\n",
-    "  msd-install diff -r claude          what an install would change, as a unified diff\n\n",
+    "  msd-install diff -r claude          what an install would change, as a unified diff\n",
+    "  msd-install check                   CI: do this project's installs match its msd.toml?\n",
+    "  msd-install init-project            write msd.toml from what is installed in this project\n\n",
+    "In a project with an msd.toml (see `msd-install schema --kind project`), `msd-install` with no\n",
+    "runtime or scope flags installs what it says, locally; flags given win and the summary says so.\n\n",
     "Maintainer commands (run inside the msd-install repository; see `msd-install <cmd> --help`):\n",
     "  gen          generated files of this repository: print, --check or --write\n",
-    "  check        checks of a content tree that are not part of an install\n",
+    "  check        checks of a content tree that are not part of an install (`check` alone:\n",
+    "               the project's installs against its msd.toml, see above)\n",
     "  bench        offline measurements of the content, against a committed baseline\n",
     "  attribution  trace emitted drift since a base revision to its sources\n",
     "  inventory    what every runtime x scope receives, as one JSON document\n\n",
@@ -59,7 +64,8 @@ const AFTER_HELP: &str = concat!(
     "     install state (nothing written)\n",
     "  4  filesystem error (unreadable source; missing, read-only or unsafe target; a failed\n",
     "     write, rolled back)\n",
-    "  5  another msd-install run holds the target's lock"
+    "  5  another msd-install run holds the target's lock\n",
+    "  6  this msd-install's version is outside the project's msd.toml `version` (nothing written)"
 );
 
 /// Subcommands.
@@ -86,9 +92,15 @@ pub(crate) enum Command {
     /// Generated files of this repository: print, --check (fail with a diff) or --write.
     #[command(hide = true)]
     Gen(GenArgs),
-    /// Checks of a content tree that are not part of an install (exit 1 on violations).
+    /// Without a subcommand, for CI: whether every runtime the project's msd.toml lists is
+    /// installed locally, by an accepted version, with its profile and content, without drift
+    /// (exit 1 listing what differs). With one: checks of a content tree (maintainers).
+    // Hidden from the user's commands: `--help` names it under Examples and the maintainer commands.
     #[command(hide = true)]
     Check(CheckArgs),
+    /// Write the project's msd.toml from what is installed in it now (refuses to replace one
+    /// without --force).
+    InitProject(InitProjectArgs),
     /// Offline, deterministic measurements of the content, against a committed baseline.
     #[command(hide = true)]
     Bench(BenchArgs),
@@ -119,10 +131,38 @@ pub(crate) enum Command {
 
 /// `check` options.
 #[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub(crate) struct CheckArgs {
-    /// Which check.
+    /// Which check (none: the project's installs against its msd.toml).
     #[command(subcommand)]
-    pub what: CheckWhat,
+    pub what: Option<CheckWhat>,
+    /// The project check's options.
+    #[command(flatten)]
+    pub project: ProjectCheckArgs,
+}
+
+/// `check` (the project check) options.
+#[derive(Debug, Clone, Args, Default)]
+pub(crate) struct ProjectCheckArgs {
+    /// The project [default: the nearest parent with .git or .planning/, else the current
+    /// directory]; its msd.toml is checked.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Print the report as one JSON document.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `init-project` options.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct InitProjectArgs {
+    /// The project [default: the nearest parent with .git or .planning/, else the current
+    /// directory].
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Replace an existing msd.toml.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The checks.
@@ -567,6 +607,10 @@ pub(crate) enum SchemaKind {
     Uninstall,
     /// `msd-install recover --json`.
     Recover,
+    /// A project's msd.toml (issue 36).
+    Project,
+    /// `msd-install check --json` (the project check).
+    Check,
 }
 
 /// `completions` options.

@@ -13,6 +13,7 @@ use crate::apply::plan::PlanError;
 use crate::apply::txn::TxnError;
 use crate::apply::write::WriteError;
 use crate::apply::{ApplyError, LifecycleError};
+use crate::cli::project::ProjectError;
 use crate::dev::attribution::AttributionError;
 use crate::dev::generated::{self, GenError};
 use crate::dev::gitx::GitError;
@@ -40,6 +41,8 @@ pub enum Exit {
     Io = 4,
     /// Another msd-install run holds the target's lock.
     Locked = 5,
+    /// This msd-install's version is outside the project's msd.toml `version`. Nothing was written.
+    Version = 6,
 }
 
 impl From<Exit> for ExitCode {
@@ -91,6 +94,9 @@ pub(crate) enum Error {
     /// Emitted attribution could not run.
     #[error(transparent)]
     Attribution(#[from] AttributionError),
+    /// The project's msd.toml is malformed, missing, or does not accept this version.
+    #[error(transparent)]
+    Project(#[from] ProjectError),
     /// A run over several runtimes failed after some were installed.
     #[error(
         "{failed}: {source}\ninstalled by this run (kept): {}\nnot installed: {}",
@@ -242,6 +248,12 @@ impl Error {
             Error::Lifecycle(LifecycleError::Txn(TxnError::BadJournal { .. })) => Exit::Invalid,
             Error::Lifecycle(_) => Exit::Io,
             Error::Attribution(e) => attribution_exit(e),
+            Error::Project(ProjectError::Invalid { .. }) => Exit::Invalid,
+            Error::Project(ProjectError::Version { .. }) => Exit::Version,
+            Error::Project(ProjectError::Io { .. }) => Exit::Io,
+            Error::Project(
+                ProjectError::Missing { .. } | ProjectError::Exists { .. } | ProjectError::Nothing { .. },
+            ) => Exit::Usage,
             Error::Partial { source, .. } => source.exit(),
         }
     }
@@ -262,6 +274,7 @@ impl Error {
             Error::Lifecycle(e) => Some(e.hint()),
             Error::Attribution(e) => attribution_hint(e),
             Error::CheckFailed(_) => None,
+            Error::Project(e) => Some(e.hint()),
             Error::Partial { failed, installed, .. } => Some(format!(
                 "only {failed} was rolled back; {} stay installed; fix the cause and run the same command again",
                 if installed.is_empty() { "no other runtime".to_string() } else { installed.join(", ") }
@@ -290,6 +303,14 @@ impl Error {
         if let Error::Partial { installed, not_installed, .. } = self {
             v["installed"] = serde_json::json!(installed);
             v["not_installed"] = serde_json::json!(not_installed);
+        }
+        if let Error::Project(ProjectError::Invalid { path, line, .. }) = self {
+            v["file"] = serde_json::json!(path);
+            v["line"] = serde_json::json!(line);
+        }
+        if let Error::Project(ProjectError::Version { required, have, .. }) = self {
+            v["required"] = serde_json::json!(required);
+            v["version"] = serde_json::json!(have);
         }
         if let Error::Gen(g) = self {
             v["reason"] = serde_json::json!(g.reason);

@@ -5,6 +5,7 @@ pub(crate) mod args;
 pub(crate) mod commands;
 pub(crate) mod error;
 pub(crate) mod output;
+pub(crate) mod project;
 pub(crate) mod prompt;
 pub(crate) mod schemas;
 pub(crate) mod version;
@@ -49,9 +50,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Runtimes(a)) => a.json,
         Some(Command::Gen(a)) => a.what.opts().json,
         Some(Command::Check(a)) => match &a.what {
-            crate::cli::args::CheckWhat::Partition(p) => p.json,
-            crate::cli::args::CheckWhat::References(r) => r.json,
+            None => a.project.json,
+            Some(crate::cli::args::CheckWhat::Partition(p)) => p.json,
+            Some(crate::cli::args::CheckWhat::References(r)) => r.json,
         },
+        Some(Command::InitProject(_)) => false,
         Some(Command::Schema(_)) | Some(Command::Bench(_)) | Some(Command::Inventory(_)) => false,
         Some(Command::Uninstall(a)) => a.output.json,
         Some(Command::Verify(a)) => a.output.json,
@@ -69,10 +72,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Bench(a)) => commands::bench::run(&a),
         Some(Command::Attribution(a)) => commands::attribution::run(&a),
         Some(Command::Inventory(a)) => commands::inventory::run(&a),
-        Some(Command::Schema(a)) => {
-            crate::cli::output::print(schemas::render(a.kind));
-            Ok(())
-        }
+        Some(Command::Schema(a)) => schemas::render(a.kind).map(crate::cli::output::print),
+        Some(Command::InitProject(a)) => commands::init_project::run(&a),
         Some(Command::Status(a)) => commands::status::run(&a),
         Some(Command::Diff(a)) => commands::diff::run(&a),
         Some(Command::Completions(a)) => {

@@ -10,6 +10,7 @@ use crate::apply::{self, InstallOptions, TargetRun};
 use crate::cli::args::InstallArgs;
 use crate::cli::error::Error;
 use crate::cli::output::{Bars, RunBars};
+use crate::cli::project;
 use crate::pipeline;
 use crate::pipeline::fit::FileCompose;
 use msd_core::manifest::capability::Scope;
@@ -17,8 +18,13 @@ use msd_core::manifest::capability::Scope;
 /// Runs an install; on a terminal with no runtime or scope given, asks first
 /// ([`crate::cli::prompt`]).
 pub(crate) fn run(args: &InstallArgs) -> Result<(), Error> {
+    // A project's msd.toml answers what the prompt would ask (issue 36).
+    let following = follow(args)?;
+    if let project::Plan::Follow(f) = &following {
+        return execute(&f.args, false, &following);
+    }
     if !crate::cli::prompt::should_ask(args) {
-        return execute(args, false);
+        return execute(args, false, &following);
     }
     let runtimes = pipeline::load_runtimes(&sources(&args.sources))?;
     let env = super::env()?;
@@ -28,23 +34,36 @@ pub(crate) fn run(args: &InstallArgs) -> Result<(), Error> {
         return Ok(());
     };
     if args.dry_run {
-        return execute(&answered, false);
+        return execute(&answered, false, &following);
     }
     let mut preview = answered.clone();
     preview.dry_run = true;
-    execute(&preview, true)?;
+    execute(&preview, true, &following)?;
     if !args.yes && !crate::cli::prompt::confirm()? {
         eprintln!("nothing was written");
         return Ok(());
     }
-    execute(&answered, false)
+    execute(&answered, false, &following)
+}
+
+/// How the install of `args` treats the project's msd.toml ([`project::for_install`]); the
+/// runtime manifests are loaded only when the project has one.
+fn follow(args: &InstallArgs) -> Result<project::Plan, Error> {
+    let env = super::env()?;
+    if project::find(args.target.place.project.as_deref(), &env.cwd).1.is_none() {
+        return Ok(project::Plan::None);
+    }
+    let runtimes = pipeline::load_runtimes(&sources(&args.sources))?;
+    Ok(project::for_install(args, &runtimes, &env.cwd)?)
 }
 
 /// Runs an install of `args`; `preview` prints the plan's summary only (before a confirmation).
-fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
+/// `following` is what the project's msd.toml contributed (the summary says so).
+fn execute(args: &InstallArgs, preview: bool, following: &project::Plan) -> Result<(), Error> {
     let t = &args.target;
     let src = sources(&args.sources);
     let runtimes = pipeline::load_runtimes(&src)?;
+    let every_runtime = &runtimes;
     let ids =
         if t.runtime.is_empty() && !t.all { vec![pipeline::primary(&runtimes)?] } else { normalize_ids(&t.runtime) };
     let selected = pipeline::select(&runtimes, &ids, t.all)?;
@@ -65,6 +84,9 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
     };
     let skipped: Vec<&str> = skipped.iter().map(|r| r.capability.id.as_str()).collect();
     let mut content = pipeline::load_content(&src)?;
+    if let project::Plan::Follow(f) = following {
+        f.file.check_profile(&content)?;
+    }
     let inputs = apply::fast::inputs(&content.tree, src.content.is_none(), src.runtimes.is_none());
     // Validated and fingerprinted: from here on only the composed content is emitted.
     content.release_sources();
@@ -109,6 +131,13 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
             runs.push(r);
         }
     }
+    // msd.toml's `.gitignore` block, once the installs are in place.
+    let gitignored = match following {
+        project::Plan::Follow(f) if f.file.gitignore && !args.dry_run => {
+            project::gitignore::sync(&f.file.root.dir, every_runtime, &env, true)?
+        }
+        _ => None,
+    };
     if apply::fast::traced() {
         for r in &runs {
             eprintln!(
@@ -157,11 +186,13 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
             "version": env!("CARGO_PKG_VERSION"),
             "runtimes": items,
             "skipped": skipped,
+            "msd_toml": project::summary_json(following),
+            "gitignore": gitignored,
         }));
         crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
         return Ok(());
     }
-    let mut text = String::new();
+    let mut text = project::summary_lines(following);
     if let Some(p) = &project {
         text.push_str(&format!("project: {} (found by {})\n", p.dir.display(), p.found_by));
     }
@@ -177,6 +208,9 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
             "skipped (no project-local scope): {}; install them globally (drop --local)\n",
             skipped.join(", ")
         ));
+    }
+    if let Some(g) = &gitignored {
+        text.push_str(&format!("{g}\n"));
     }
     if args.dry_run && !preview {
         text.push_str("dry run: nothing was written; `msd-install diff` shows each change line by line\n");

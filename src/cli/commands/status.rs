@@ -92,8 +92,10 @@ fn collect(args: &StatusArgs) -> Result<StatusDoc, Error> {
                 continue;
             }
             let Ok(t) = target::resolve(cap, scope, None, &env) else { continue };
-            // One survey of the target: what verify reports and what the row shows.
-            let (v, survey) = apply::verify_surveyed(cap, &t, false, &env.home)?;
+            // One survey of the target: what verify reports and what the row shows. Reading
+            // only: a home linked into a dotfiles repository is read through its link (writing
+            // through one is what `--allow-symlinks` is asked for).
+            let (v, survey) = apply::verify_surveyed(cap, &t, true, &env.home)?;
             let (manifest, state) = survey.map_or((None, None), |s| (s.manifest, s.state));
             let Some(m) = manifest else {
                 if v.interrupted {

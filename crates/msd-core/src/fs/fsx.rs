@@ -26,6 +26,9 @@ pub enum FileMode {
     Regular,
     /// `0o755`.
     Executable,
+    /// `0o600`: a copy of a user's file that may hold a secret (a settings file's API key), staged
+    /// or backed up before it gets the mode of the file it replaces ([`replace_in_place`]).
+    Private,
 }
 
 impl FileMode {
@@ -34,6 +37,7 @@ impl FileMode {
         match self {
             FileMode::Regular => 0o644,
             FileMode::Executable => 0o755,
+            FileMode::Private => 0o600,
         }
     }
 }
@@ -170,6 +174,33 @@ pub fn write_atomic(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()>
     write_atomic_bits(dest, bytes, mode.bits(), true)
 }
 
+/// Writes `bytes` to `dest` like [`write_atomic`], keeping the permission bits of the file it
+/// replaces (a user's `.gitignore` of mode 664 stays 664); a new file gets `0o644`. When `dest`
+/// is a symlink, the file it points to is replaced and the link stays a link.
+pub fn write_atomic_keeping_mode(dest: &Path, bytes: &[u8]) -> io::Result<()> {
+    let resolved;
+    let dest = if is_symlink(dest) {
+        resolved = std::fs::canonicalize(dest).map_err(|e| {
+            io::Error::new(e.kind(), format!("{} is a symlink to a file that does not exist: {e}", dest.display()))
+        })?;
+        resolved.as_path()
+    } else {
+        dest
+    };
+    #[cfg(unix)]
+    let bits = {
+        use std::os::unix::fs::PermissionsExt;
+        match std::fs::metadata(dest) {
+            Ok(m) => m.permissions().mode() & 0o7777,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => FileMode::Regular.bits(),
+            Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", dest.display()))),
+        }
+    };
+    #[cfg(not(unix))]
+    let bits = FileMode::Regular.bits();
+    write_atomic_bits(dest, bytes, bits, true)
+}
+
 /// Writes like [`write_atomic`] with mode `0o600`: a file only this user may read.
 pub fn write_atomic_private(dest: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_bits(dest, bytes, 0o600, true)
@@ -285,6 +316,89 @@ pub fn write_atomic_through(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Re
         return write_atomic(&target, bytes, mode);
     }
     write_atomic(dest, bytes, mode)
+}
+
+/// Where a write to `path` lands: the file a symlink at `path` points to (every link on the way
+/// resolved), or `path` itself when it is no symlink. A dangling link is an error naming it.
+pub fn write_target(path: &Path) -> io::Result<PathBuf> {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Ok(path.to_path_buf());
+    }
+    std::fs::canonicalize(path).map_err(|e| {
+        io::Error::new(e.kind(), format!("{} is a symlink to a file that does not exist: {e}", path.display()))
+    })
+}
+
+/// Whether `path` itself (not followed) is a symlink.
+pub fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Moves the file `staged` (written by this run, on the home's filesystem) over the user's file
+/// at `dest`, keeping what the user set on it:
+/// - its mode and owner: a `0600` file holding a key stays `0600`, a `0444` one read-only, and a
+///   file of another user stays theirs when root runs this;
+/// - a symlink at `dest` (a dotfiles manager's: stow, chezmoi, home-manager): the link stays and
+///   the file it points to is replaced, atomically, by a temp file in that file's own directory
+///   (which may be on another filesystem).
+///
+/// With nothing at `dest`, `staged` is moved there as it is. `staged` is gone afterwards. A
+/// reader sees the old bytes or the new ones, never a mix.
+pub fn replace_in_place(staged: &Path, dest: &Path) -> io::Result<()> {
+    let target = write_target(dest)?;
+    let meta = match std::fs::metadata(&target) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", target.display()))),
+    };
+    if target == dest {
+        if let Some(m) = &meta {
+            let f = fs_err::OpenOptions::new().read(true).open(staged)?;
+            keep_meta(f.file(), m).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dest.display())))?;
+        }
+        return rename(staged, dest);
+    }
+    let dir = target.parent().ok_or_else(|| {
+        io::Error::new(io::ErrorKind::InvalidInput, format!("no parent directory: {}", target.display()))
+    })?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".msd-tmp-")
+        .tempfile_in(dir)
+        .map_err(|e| io::Error::new(e.kind(), format!("creating a temp file in {}: {e}", dir.display())))?;
+    set_mode(tmp.as_file(), 0o600)?;
+    io::copy(&mut fs_err::File::open(staged)?, tmp.as_file_mut())?;
+    if let Some(m) = &meta {
+        keep_meta(tmp.as_file(), m).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", target.display())))?;
+    } else {
+        set_mode(tmp.as_file(), FileMode::Regular.bits())?;
+    }
+    tmp.as_file().sync_all()?;
+    flushed();
+    tmp.persist(&target)
+        .map_err(|e| io::Error::new(e.error.kind(), format!("renaming into {}: {}", target.display(), e.error)))?;
+    known_dirs::forget(staged);
+    fs_err::remove_file(staged)
+}
+
+/// Gives the open file `f` the owner and permission bits of `like`. The owner first: a change
+/// of owner clears the set-id bits, which the mode then puts back. Another group that this user
+/// may not give is left as it is (the owner and the mode are what keep a file private).
+#[cfg(unix)]
+fn keep_meta(f: &std::fs::File, like: &std::fs::Metadata) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let have = f.metadata()?;
+    if have.uid() != like.uid() {
+        std::os::unix::fs::fchown(f, Some(like.uid()), Some(like.gid()))
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot keep the file's owner (uid {}): {e}", like.uid())))?;
+    } else if have.gid() != like.gid() {
+        let _ = std::os::unix::fs::fchown(f, None, Some(like.gid()));
+    }
+    f.set_permissions(std::fs::Permissions::from_mode(like.mode() & 0o7777))
+}
+
+#[cfg(not(unix))]
+fn keep_meta(f: &std::fs::File, like: &std::fs::Metadata) -> io::Result<()> {
+    f.set_permissions(like.permissions())
 }
 
 /// An exclusive lock on a directory, held until dropped: `flock` on the directory itself, so
@@ -780,11 +894,6 @@ pub fn read_regular_if_exists(path: &Path, max: u64) -> io::Result<Option<Bounde
     Ok(Some(Bounded { bytes, len: meta.len() }))
 }
 
-/// Whether `path` itself is a symlink (not followed).
-pub fn is_symlink(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-}
-
 /// What the symlink at `path` points to, as written in the link.
 pub fn read_link(path: &Path) -> io::Result<PathBuf> {
     fs_err::read_link(path)
@@ -1149,7 +1258,14 @@ fn mode_of(path: &Path) -> io::Result<FileMode> {
     {
         use std::os::unix::fs::PermissionsExt;
         let m = fs_err::metadata(path)?.permissions().mode();
-        Ok(if m & 0o111 != 0 { FileMode::Executable } else { FileMode::Regular })
+        // A copy of a file only its owner may read stays so.
+        Ok(if m & 0o111 != 0 {
+            FileMode::Executable
+        } else if m & 0o044 == 0 {
+            FileMode::Private
+        } else {
+            FileMode::Regular
+        })
     }
     #[cfg(not(unix))]
     {
