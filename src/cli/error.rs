@@ -14,6 +14,7 @@ use crate::apply::txn::TxnError;
 use crate::apply::write::WriteError;
 use crate::apply::{ApplyError, LifecycleError};
 use crate::cli::project::ProjectError;
+use crate::cli::release::SelfUpdateError;
 use crate::dev::attribution::AttributionError;
 use crate::dev::generated::{self, GenError};
 use crate::dev::gitx::GitError;
@@ -41,8 +42,15 @@ pub enum Exit {
     Io = 4,
     /// Another msd-install run holds the target's lock.
     Locked = 5,
-    /// This msd-install's version is outside the project's msd.toml `version`. Nothing was written.
+    /// This msd-install's version is not one the target accepts: outside the project's msd.toml
+    /// `version`, or older than the msd-install that wrote an install (a downgrade, refused
+    /// without `--allow-downgrade`). Nothing was written.
     Version = 6,
+    /// `self-update` could not read its release channel (offline, a bad URL).
+    Channel = 7,
+    /// `self-update` found no usable release (no archive for this platform, a bad checksum, a
+    /// damaged archive); nothing was replaced.
+    Release = 8,
 }
 
 impl From<Exit> for ExitCode {
@@ -97,6 +105,21 @@ pub(crate) enum Error {
     /// The project's msd.toml is malformed, missing, or does not accept this version.
     #[error(transparent)]
     Project(#[from] ProjectError),
+    /// `self-update` failed.
+    #[error(transparent)]
+    SelfUpdate(#[from] SelfUpdateError),
+    /// An install written by a newer msd-install, which this one would downgrade.
+    #[error(
+        "{target} was installed by msd-install {installed}, newer than this one ({binary}); installing would downgrade it, so nothing was written"
+    )]
+    Downgrade {
+        /// `claude (global)`.
+        target: String,
+        /// The version that wrote the install.
+        installed: String,
+        /// This binary's version.
+        binary: String,
+    },
     /// A run over several runtimes failed after some were installed.
     #[error(
         "{failed}: {source}\ninstalled by this run (kept): {}\nnot installed: {}",
@@ -255,6 +278,15 @@ impl Error {
                 ProjectError::Missing { .. } | ProjectError::Exists { .. } | ProjectError::Nothing { .. },
             ) => Exit::Usage,
             Error::Partial { source, .. } => source.exit(),
+            Error::Downgrade { .. } => Exit::Version,
+            Error::SelfUpdate(SelfUpdateError::Unreachable { .. }) => Exit::Channel,
+            Error::SelfUpdate(
+                SelfUpdateError::NoArchive { .. }
+                | SelfUpdateError::Checksum { .. }
+                | SelfUpdateError::BadRelease { .. },
+            ) => Exit::Release,
+            Error::SelfUpdate(SelfUpdateError::Replace { .. } | SelfUpdateError::Reinstall { .. }) => Exit::Io,
+            Error::SelfUpdate(SelfUpdateError::OtherChannel { .. }) => Exit::Usage,
         }
     }
 
@@ -275,6 +307,10 @@ impl Error {
             Error::Attribution(e) => attribution_hint(e),
             Error::CheckFailed(_) => None,
             Error::Project(e) => Some(e.hint()),
+            Error::SelfUpdate(e) => Some(e.hint()),
+            Error::Downgrade { installed, binary, .. } => Some(format!(
+                "update this msd-install to {installed} or newer (`msd-install self-update`, or the way you installed it), or run again with --allow-downgrade to put {binary} in its place"
+            )),
             Error::Partial { failed, installed, .. } => Some(format!(
                 "only {failed} was rolled back; {} stay installed; fix the cause and run the same command again",
                 if installed.is_empty() { "no other runtime".to_string() } else { installed.join(", ") }

@@ -7,6 +7,7 @@ pub(crate) mod error;
 pub(crate) mod output;
 pub(crate) mod project;
 pub(crate) mod prompt;
+pub(crate) mod release;
 pub(crate) mod schemas;
 pub(crate) mod version;
 pub(crate) mod versioned;
@@ -14,14 +15,39 @@ pub(crate) mod versioned;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::cli::args::{Cli, Command};
 use crate::cli::error::{Error, Exit};
 
+/// Parses the command line. The flags that mean the same everywhere (`-q`, `-v`, `--json`,
+/// `--color`, `-r`, `--local`, `--all`) are clap `global` args: accepted before or after the
+/// subcommand. Any other install option goes with no subcommand only (`msd-install --dry-run
+/// status` is refused, as clap's `args_conflicts_with_subcommands` would, which cannot spare
+/// global args).
+fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, clap::Error> {
+    let mut cmd = Cli::command();
+    let matches = cmd.try_get_matches_from_mut(args)?;
+    if let Some((sub, _)) = matches.subcommand() {
+        let used: Vec<String> = cmd
+            .get_arguments()
+            .filter(|a| !a.is_global_set())
+            .filter(|a| matches.value_source(a.get_id().as_str()) == Some(clap::parser::ValueSource::CommandLine))
+            .map(ToString::to_string)
+            .collect();
+        if let Some(first) = used.first() {
+            return Err(cmd.error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!("the subcommand '{sub}' cannot be used with '{first}' (give it after the subcommand, if the subcommand has it)"),
+            ));
+        }
+    }
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+}
+
 /// Runs `msd-install` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match parse(args) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -60,6 +86,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Verify(a)) => a.output.json,
         Some(Command::Recover(a)) => a.output.json,
         Some(Command::Attribution(a)) => a.json,
+        Some(Command::SelfUpdate(a)) => a.output.json,
     };
     crate::apply::txn::init_fault_hook();
     let result = match cli.command {
@@ -87,6 +114,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Uninstall(a)) => commands::uninstall::run(&a),
         Some(Command::Verify(a)) => commands::verify::run(&a),
         Some(Command::Recover(a)) => commands::recover::run(&a),
+        Some(Command::SelfUpdate(a)) => commands::self_update::run(&a),
     };
     match result {
         Ok(()) => Exit::Ok.into(),

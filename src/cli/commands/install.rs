@@ -4,15 +4,18 @@
 use serde_json::json;
 
 use super::{env_for, human_bytes, normalize_ids, out, sources};
-use crate::apply::plan::{Action, Plan};
+use crate::apply::plan::{Action, Plan, PlanError};
+use crate::apply::record::FileManifest;
 use crate::apply::txn::Recovery;
 use crate::apply::{self, InstallOptions, TargetRun};
 use crate::cli::args::InstallArgs;
 use crate::cli::error::Error;
 use crate::cli::output::{Bars, RunBars};
 use crate::cli::project;
+use crate::cli::version;
 use crate::pipeline;
 use crate::pipeline::fit::FileCompose;
+use crate::pipeline::target::Target;
 use msd_core::manifest::capability::Scope;
 
 /// Runs an install; on a terminal with no runtime or scope given, asks first
@@ -94,8 +97,21 @@ fn execute(args: &InstallArgs, preview: bool, following: &project::Plan) -> Resu
     // default. Runtimes of one profile install together.
     let given = args.profile.given();
     let mut groups: Vec<(Option<String>, Vec<&pipeline::load::LoadedRuntime>)> = Vec::new();
+    let mut previous = Vec::new();
     for rt in runtimes.iter().copied() {
         let target = pipeline::target::resolve(&rt.capability, scope, t.place.config_dir.as_deref(), &env)?;
+        let before = installed_version(rt, &target)?;
+        if let Some(v) = &before
+            && !args.allow_downgrade
+            && version::compare(v, version::VERSION) == Some(std::cmp::Ordering::Greater)
+        {
+            return Err(Error::Downgrade {
+                target: format!("{} ({})", rt.capability.id, scope.as_str()),
+                installed: v.clone(),
+                binary: version::VERSION.to_string(),
+            });
+        }
+        previous.push((rt.capability.id.clone(), before));
         let p = super::target_profile(&content, given.as_deref(), rt, &target);
         match groups.iter_mut().find(|(g, _)| *g == p) {
             Some((_, list)) => list.push(rt),
@@ -105,6 +121,8 @@ fn execute(args: &InstallArgs, preview: bool, following: &project::Plan) -> Resu
     let bars = RunBars { enabled: Bars::enabled(args.output.quiet) };
     let mut runs = Vec::new();
     let mut profiles = Vec::new();
+    // The command each runtime begins with, in its own syntax (`command_ref`), when installed.
+    let mut firsts: Vec<(String, String)> = Vec::new();
     // The last group takes the content itself (usually the only group: no copy of it is made).
     let mut content = Some(content);
     let n_groups = groups.len();
@@ -126,6 +144,11 @@ fn execute(args: &InstallArgs, preview: bool, following: &project::Plan) -> Resu
             hooks: apply::surfaces::HookMode { portable: args.portable_hooks, force_statusline: args.force_statusline },
             inputs: inputs.as_deref(),
         };
+        if let Some(stem) = first_command(&selected) {
+            for rt in rts {
+                firsts.push((rt.capability.id.clone(), rt.capability.command_ref.replace("{stem}", stem)));
+            }
+        }
         for r in apply::install(&selected, rts, &opts, &env)? {
             profiles.push(profile.clone());
             runs.push(r);
@@ -198,6 +221,8 @@ fn execute(args: &InstallArgs, preview: bool, following: &project::Plan) -> Resu
     }
     for (r, profile) in runs.iter().zip(&profiles) {
         text.push_str(&describe(r, args.dry_run, profile.as_deref(), !preview));
+        let before = previous.iter().find(|(id, _)| *id == r.plan.runtime).and_then(|(_, v)| v.as_deref());
+        text.push_str(&version_line(r, before, args.dry_run));
         text.push_str(&describe_compose(&r.compose));
         for n in notes(r, &runtimes) {
             text.push_str(&format!("  note: {n}\n"));
@@ -214,9 +239,63 @@ fn execute(args: &InstallArgs, preview: bool, following: &project::Plan) -> Resu
     }
     if args.dry_run && !preview {
         text.push_str("dry run: nothing was written; `msd-install diff` shows each change line by line\n");
+    } else if !preview {
+        text.push_str(&next_steps(&runs, &firsts, &runtimes));
     }
     out(&text, &args.output);
     Ok(())
+}
+
+/// The msd-install version that wrote the install at `target`, from its file manifest; `None`
+/// where nothing is installed.
+fn installed_version(rt: &pipeline::load::LoadedRuntime, target: &Target) -> Result<Option<String>, Error> {
+    let m = FileManifest::read(&target.home, &rt.capability, target.scope).map_err(PlanError::from)?;
+    Ok(m.map(|m| m.tool_version))
+}
+
+/// The command a new user begins with (`new-project`; else `help`), when the installed content
+/// has it.
+fn first_command(content: &pipeline::load::Content) -> Option<&'static str> {
+    ["new-project", "help"].into_iter().find(|stem| content.commands.iter().any(|c| c.stem == *stem))
+}
+
+/// `claude (global): 0.3.5 -> 0.3.6` and where the changes are described, when the install moves
+/// from one version to another.
+fn version_line(r: &TargetRun, before: Option<&str>, dry_run: bool) -> String {
+    let Some(before) = before else { return String::new() };
+    if before == version::VERSION {
+        return String::new();
+    }
+    let when = if dry_run { " once installed" } else { "" };
+    let head = format!("{} ({}): {before} -> {}{when}", r.plan.runtime, r.plan.scope.as_str(), version::VERSION);
+    let what = match version::compare(before, version::VERSION) {
+        Some(std::cmp::Ordering::Greater) => "a downgrade, allowed by --allow-downgrade; what each version changed",
+        _ => "what changed",
+    };
+    format!("  {head} ({what}: {})\n", version::changelog_url())
+}
+
+/// The last lines of a summary: how to begin, in each runtime's own syntax.
+fn next_steps(runs: &[TargetRun], firsts: &[(String, String)], runtimes: &[&pipeline::load::LoadedRuntime]) -> String {
+    let mut text = String::new();
+    let mut seen = Vec::new();
+    for r in runs {
+        if seen.contains(&r.plan.runtime) {
+            continue;
+        }
+        seen.push(r.plan.runtime.clone());
+        let Some((_, first)) = firsts.iter().find(|(id, _)| *id == r.plan.runtime) else { continue };
+        let title = runtimes
+            .iter()
+            .find(|rt| rt.capability.id == r.plan.runtime)
+            .map_or(r.plan.runtime.as_str(), |rt| rt.capability.title.as_str());
+        let place = match r.plan.scope {
+            Scope::Local => "in this project",
+            Scope::Global => "in a project",
+        };
+        text.push_str(&format!("next: start {title} {place} and type {first}\n"));
+    }
+    text
 }
 
 /// The manifest's install notes for the run's scope, `{{home}}` filled in.
