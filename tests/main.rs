@@ -26,6 +26,7 @@ mod prompt_budget;
 mod resolve;
 mod runtimes;
 mod safety;
+mod sessions;
 mod settings;
 mod smoke;
 mod snapshots;
