@@ -36,7 +36,7 @@ fn gemini_prefix_matches(prefix: &str, command: &str) -> bool {
 /// Qwen Code's `matchesCommandPattern` for `<literal> *` (chunks/chunk-47C3HPMW.js:2453): the
 /// literal alone, or followed by a space.
 fn qwen_rule_matches(rule: &str, command: &str) -> bool {
-    let Some(inner) = rule.strip_prefix("Bash(").and_then(|r| r.strip_suffix(')')) else { return false };
+    let Some(inner) = rule.strip_prefix("run_shell_command(").and_then(|r| r.strip_suffix(')')) else { return false };
     let Some(lit) = inner.strip_suffix(" *") else {
         return command == inner || command.starts_with(&format!("{inner} "));
     };
@@ -50,7 +50,7 @@ fn toml_rules(path: &Path) -> Vec<toml_edit::Table> {
 }
 
 #[test]
-fn sessions_gemini_allows_exactly_the_installed_helper_global_and_local() {
+fn sessions_gemini_allows_exactly_the_installed_helper() {
     // Without an allow rule a headless Gemini session in the default or auto-edit mode is
     // offered no shell tool, and an interactive one asks at every helper call. Not
     // `tools.allowed`: that also denies every other shell command (runtimes/gemini cites it).
@@ -59,47 +59,38 @@ fn sessions_gemini_allows_exactly_the_installed_helper_global_and_local() {
     std::fs::create_dir_all(w.home.join(".gemini/policies")).unwrap();
     std::fs::write(w.home.join(".gemini/policies/msd.toml"), user_rule).unwrap();
     Install::in_world(&w).runtime("gemini").run().success();
-    Install::in_world(&w).runtime("gemini").local().run().success();
-    for (policies, core, helper_ref) in [
-        (
-            w.home.join(".gemini/policies/msd.toml"),
-            w.home.join(".gemini/msd-core"),
-            w.home.join(".gemini/msd-core/bin/msd_run").display().to_string(),
-        ),
-        (
-            w.project.join(".gemini/policies/msd.toml"),
-            w.project.join(".gemini/msd-core"),
-            "./.gemini/msd-core/bin/msd_run".to_string(),
-        ),
-    ] {
-        let line = helper_line(&core, &helper_ref);
-        let ours: Vec<_> = toml_rules(&policies)
-            .into_iter()
-            .filter(|r| r.get("commandPrefix").and_then(|v| v.as_str()) != Some("git status"))
-            .collect();
-        assert_eq!(ours.len(), 1, "{}: {ours:?}", policies.display());
-        let r = &ours[0];
-        assert_eq!(r.get("toolName").and_then(|v| v.as_str()), Some("run_shell_command"));
-        assert_eq!(r.get("decision").and_then(|v| v.as_str()), Some("allow"));
-        let prefix = r.get("commandPrefix").and_then(|v| v.as_str()).unwrap();
-        assert_eq!(prefix, helper_ref, "the rule names exactly the installed helper");
-        assert!(gemini_prefix_matches(prefix, &line), "{prefix:?} does not allow the workflow's `{line}`");
-        assert!(!gemini_prefix_matches(prefix, &format!("{helper_ref}x query")), "only the helper itself");
-        let p = r.get("priority").and_then(|v| v.as_integer()).unwrap();
-        assert!((0..=999).contains(&p), "Gemini refuses a priority outside 0-999");
-    }
+    let policies = w.home.join(".gemini/policies/msd.toml");
+    let helper_ref = w.home.join(".gemini/msd-core/bin/msd_run").display().to_string();
+    let line = helper_line(&w.home.join(".gemini/msd-core"), &helper_ref);
+    let ours: Vec<_> = toml_rules(&policies)
+        .into_iter()
+        .filter(|r| r.get("commandPrefix").and_then(|v| v.as_str()) != Some("git status"))
+        .collect();
+    assert_eq!(ours.len(), 1, "{}: {ours:?}", policies.display());
+    let r = &ours[0];
+    assert_eq!(r.get("toolName").and_then(|v| v.as_str()), Some("run_shell_command"));
+    assert_eq!(r.get("decision").and_then(|v| v.as_str()), Some("allow"));
+    let prefix = r.get("commandPrefix").and_then(|v| v.as_str()).unwrap();
+    assert_eq!(prefix, helper_ref, "the rule names exactly the installed helper");
+    assert!(gemini_prefix_matches(prefix, &line), "{prefix:?} does not allow the workflow's `{line}`");
+    assert!(!gemini_prefix_matches(prefix, &format!("{helper_ref}x query")), "only the helper itself");
+    let p = r.get("priority").and_then(|v| v.as_integer()).unwrap();
+    assert!((0..=999).contains(&p), "Gemini refuses a priority outside 0-999");
     // No settings `tools.allowed` (it would deny the user's other shell commands).
     let settings = std::fs::read_to_string(w.home.join(".gemini/settings.json")).unwrap();
     assert!(!settings.contains("\"allowed\""), "{settings}");
+    // Gemini CLI 0.61.0 loads no project policies: a local install writes none and says what
+    // the user can do instead.
+    Install::in_world(&w).runtime("gemini").local().run().success().stdout_has("loads no project policies");
+    assert!(!w.project.join(".gemini/policies").exists());
     Install::in_world(&w).uninstall().runtime("gemini").run().success();
-    Install::in_world(&w).uninstall().runtime("gemini").local().run().success();
-    assert_eq!(std::fs::read_to_string(w.home.join(".gemini/policies/msd.toml")).unwrap(), user_rule);
-    assert!(!w.project.join(".gemini/policies/msd.toml").exists(), "msd's own policy file goes with it");
+    assert_eq!(std::fs::read_to_string(&policies).unwrap(), user_rule);
 }
 
 #[test]
 fn sessions_qwen_allows_exactly_the_installed_helper_global_and_local() {
-    // Qwen Code's `permissions.allow` takes Claude-style `Bash(<prefix> *)` rules.
+    // Qwen Code's `permissions.allow` takes `<tool>(<prefix> *)` rules; headless, only a rule naming
+    // `run_shell_command` (not `Bash`) keeps the shell tool offered (runtimes/qwen cites both).
     let w = World::new();
     std::fs::create_dir_all(w.home.join(".qwen")).unwrap();
     let user = "{\n  \"permissions\": { \"allow\": [\"Bash(git status)\"], \"deny\": [\"Bash(rm *)\"] }\n}\n";
@@ -123,7 +114,7 @@ fn sessions_qwen_allows_exactly_the_installed_helper_global_and_local() {
         let allow: Vec<&str> =
             cfg["permissions"]["allow"].as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
         let ours: Vec<_> = allow.iter().filter(|r| **r != "Bash(git status)").collect();
-        assert_eq!(ours, [&format!("Bash({helper_ref} *)").as_str()], "{}: {cfg}", settings.display());
+        assert_eq!(ours, [&format!("run_shell_command({helper_ref} *)").as_str()], "{}: {cfg}", settings.display());
         assert!(qwen_rule_matches(ours[0], &line), "{} does not allow the workflow's `{line}`", ours[0]);
         assert!(!qwen_rule_matches(ours[0], &format!("{helper_ref}x query")), "only the helper itself");
     }
