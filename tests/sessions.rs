@@ -164,3 +164,43 @@ fn sessions_claude_agents_declare_only_tools_claude_code_has() {
         assert!(planner.1.iter().any(|t| t == "Bash"), "{planner:?}");
     }
 }
+
+#[test]
+fn sessions_qwen_local_status_line_runs_without_qwen_project_dir() {
+    // Qwen runs the status-line command in the launch directory without QWEN_PROJECT_DIR (a
+    // hook-only variable; runtimes/qwen cites both), so `"$QWEN_PROJECT_DIR"/.qwen/...` ran
+    // `/.qwen/msd-core/bin/msd_run` (the session tier: not found).
+    let w = World::new();
+    std::fs::create_dir_all(w.project.join(".planning")).unwrap();
+    std::fs::write(
+        w.project.join(".planning/STATE.md"),
+        "# Project State\n\n## Current Position\n\nPhase: 2 of 5 (Build)\nStatus: Executing\n",
+    )
+    .unwrap();
+    Install::in_world(&w).runtime("qwen").local().run().success();
+    let cfg: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(w.project.join(".qwen/settings.json")).unwrap()).unwrap();
+    let cmd = cfg["ui"]["statusLine"]["command"].as_str().expect("a status-line command").to_string();
+    let sub = w.project.join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    for dir in [w.project.clone(), sub] {
+        let mut c = std::process::Command::new("sh");
+        w.isolate(&mut c);
+        c.arg("-c").arg(&cmd).current_dir(&dir).env_remove("QWEN_PROJECT_DIR");
+        c.stdin(std::process::Stdio::piped());
+        let mut child = c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        std::io::Write::write_all(
+            &mut child.stdin.take().unwrap(),
+            br#"{"session_id":"s-1","model":{"display_name":"m"}}"#,
+        )
+        .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let line = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            line.contains("phase 2 of 5"),
+            "from {}: {line:?} {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
