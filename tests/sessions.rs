@@ -204,3 +204,40 @@ fn sessions_qwen_local_status_line_runs_without_qwen_project_dir() {
         );
     }
 }
+
+#[test]
+fn sessions_kilo_allows_exactly_the_installed_helper_global_and_local() {
+    // Kilo asks before every bash command without a rule, and `kilo run` rejects what it would
+    // ask (the session tier: `permission requested: bash (...msd_run query ...); auto-rejecting`).
+    let w = World::new();
+    let dir = w.home.join(".config/kilo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let user = "{\n  \"theme\": \"dark\",\n  \"permission\": { \"bash\": { \"git *\": \"allow\" } }\n}\n";
+    std::fs::write(dir.join("kilo.json"), user).unwrap();
+    Install::in_world(&w).runtime("kilo").run().success();
+    Install::in_world(&w).runtime("kilo").local().run().success();
+    for (file, core, helper_ref) in [
+        (dir.join("kilo.json"), dir.join("msd-core"), dir.join("msd-core/bin/msd_run").display().to_string()),
+        (
+            w.project.join(".kilo/kilo.json"),
+            w.project.join(".kilo/msd-core"),
+            "./.kilo/msd-core/bin/msd_run".to_string(),
+        ),
+    ] {
+        let line = helper_line(&core, &helper_ref);
+        let cfg: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let bash = cfg["permission"]["bash"].as_object().unwrap_or_else(|| panic!("{}: {cfg}", file.display()));
+        let ours: Vec<_> = bash.iter().filter(|(k, _)| k.as_str() != "git *").collect();
+        assert_eq!(ours.len(), 1, "{}: {cfg}", file.display());
+        let (pattern, v) = ours[0];
+        assert_eq!(v, "allow");
+        assert_eq!(pattern, &format!("{helper_ref} *"), "exactly the installed helper");
+        // Kilo's wildcard: a trailing ` *` is the literal alone or followed by a space.
+        let lit = pattern.strip_suffix(" *").unwrap();
+        assert!(line == lit || line.starts_with(&format!("{lit} ")), "{pattern} does not allow `{line}`");
+    }
+    Install::in_world(&w).uninstall().runtime("kilo").run().success();
+    Install::in_world(&w).uninstall().runtime("kilo").local().run().success();
+    assert_eq!(std::fs::read_to_string(dir.join("kilo.json")).unwrap(), user);
+    assert!(!w.project.join(".kilo/kilo.json").exists());
+}
