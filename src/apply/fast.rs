@@ -42,11 +42,12 @@ use msd_core::fs::digest::Sha256;
 use msd_core::fs::fsx::{self, FileMode, StatKey};
 use msd_core::fs::relpath::RelPath;
 
-use super::install::{Held, HookContext, next_state, plan_settings};
 use super::plan::{Action, Op, Plan};
 use super::record::{self, Entry, FileManifest};
 use super::state::InstallState;
 use super::surfaces::HookMode;
+use super::survey::{HookContext, next_state, plan_settings};
+use super::take::Held;
 use super::write::WriteReport;
 use super::{InstallOptions, TargetRun, migrate};
 use crate::pipeline::convert::FileKind;

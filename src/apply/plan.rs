@@ -414,6 +414,19 @@ pub fn build_hashed(
             });
         }
     }
+    if !foreign.is_empty() {
+        // A file an uninstall kept because the user had edited it is msd's, not the user's own:
+        // backed up and replaced as an upgrade does, without --adopt.
+        let kept = record::kept_edits(home, &emission.runtime);
+        foreign.retain(|p| {
+            let Some(op) = ops.iter_mut().find(|o| &o.path == p) else { return true };
+            let ours = op.old_sha256.is_some_and(|d| kept.get(p).is_some_and(|shas| shas.contains(&d)));
+            if ours {
+                op.backup = Some(BackupReason::UserEdited);
+            }
+            !ours
+        });
+    }
     if !foreign.is_empty() && !adopt {
         foreign.sort();
         return Err(PlanError::Unmanaged { home: home.to_path_buf(), paths: foreign });

@@ -117,6 +117,12 @@ pub struct Journal {
     pub label: String,
     /// The ops, in the order they are applied.
     pub ops: Vec<TxnOp>,
+    /// The directories (relative to the home) that were not there when the transaction was
+    /// staged and that its new files go into: a rollback removes each once it is empty again,
+    /// so a failed run leaves no empty `agents/` or `msd-core/` behind. Absent from journals of
+    /// 0.3.5 and older (and when the run creates no directory).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub created_dirs: Vec<RelPath>,
 }
 
 /// Errors of the swap.
@@ -438,14 +444,15 @@ fn flush(works: &[PathBuf]) -> Result<usize, TxnError> {
 /// transaction `label` (`install claude global`, for messages). On error nothing is left staged.
 pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progress) -> Result<Prepared, TxnError> {
     let area = area.clone();
-    let journal = |ops| Journal {
+    let journal = |ops, created_dirs| Journal {
         schema_version: 1,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         label: label.to_string(),
         ops,
+        created_dirs,
     };
     if ops.is_empty() {
-        return Ok(Prepared { area, journal: journal(Vec::new()), committed: false, done: true });
+        return Ok(Prepared { area, journal: journal(Vec::new(), Vec::new()), committed: false, done: true });
     }
     // A leftover from an interrupted run is recovered before planning; anything still here is
     // stale staging and is cleared.
@@ -462,7 +469,8 @@ pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progre
     // staged ops' larger buffer (and its growth) until the run ends.
     let mut journal_ops = Vec::with_capacity(ops.len());
     journal_ops.extend(ops.into_iter().map(|s| s.op));
-    Ok(Prepared { area, journal: journal(journal_ops), committed: false, done: false })
+    let created = created_dirs(&area, &journal_ops);
+    Ok(Prepared { area, journal: journal(journal_ops, created), committed: false, done: false })
 }
 
 impl Prepared {
@@ -513,6 +521,20 @@ impl Drop for Prepared {
             let _ = fsx::remove_dir_all_if_exists(&self.area.txn());
         }
     }
+}
+
+/// The directories the new files of `ops` go into that are not in the home yet (each looked at
+/// once; a directory under one that is missing is missing too), outermost first.
+fn created_dirs(area: &Area, ops: &[TxnOp]) -> Vec<RelPath> {
+    let mut seen: std::collections::BTreeMap<&str, bool> = std::collections::BTreeMap::new();
+    for op in ops.iter().filter(|o| o.old_sha256.is_none() && matches!(o.action, TxnAction::Put { .. })) {
+        let mut parent_missing = false;
+        for dir in ancestors(op.path.as_str()) {
+            let missing = *seen.entry(dir).or_insert_with(|| parent_missing || !fsx::lexists(&area.home.join(dir)));
+            parent_missing = missing;
+        }
+    }
+    seen.into_iter().filter(|(_, missing)| *missing).filter_map(|(d, _)| RelPath::new(d).ok()).collect()
 }
 
 /// Writes each put's bytes into the staging area and drops them (the last holder of a converted
@@ -718,8 +740,24 @@ pub fn prune_stop(home: &Path, rel: &RelPath) -> PathBuf {
     home.join(rel.as_str().split('/').next().unwrap_or_default())
 }
 
-/// Undoes every applied op, last first, from the copies kept in `txn/old/`.
+/// Undoes every applied op, last first, from the copies kept in `txn/old/`, then removes the
+/// directories the transaction created that are empty again (deepest first; one that holds
+/// anything, the user's file put there meanwhile, stays).
 fn undo(area: &Area, journal: &Journal) -> Result<(), TxnError> {
+    undo_ops(area, journal)?;
+    let mut dirs: Vec<&RelPath> = journal.created_dirs.iter().collect();
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.as_str().matches('/').count()));
+    for d in dirs {
+        let dest = area.dest(d)?;
+        if fsx::is_dir(&dest) {
+            fault_point();
+            fsx::remove_dir_if_empty(&dest);
+        }
+    }
+    Ok(())
+}
+
+fn undo_ops(area: &Area, journal: &Journal) -> Result<(), TxnError> {
     for op in journal.ops.iter().rev() {
         let dest = area.dest(&op.path)?;
         let old = area.old_of(&op.path);

@@ -8,7 +8,8 @@ use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
 use serde::Serialize;
 
-use super::install::{change, hold, read_surface};
+use super::survey::{change, read_surface};
+use super::take::{hold, remove_created};
 use super::{ApplyError, LifecycleError, Progress, lio, migrate, record, state, surfaces, txn, write};
 use crate::apply::plan::{Action, SettingsChange};
 use crate::apply::record::FileManifest;
@@ -196,7 +197,7 @@ pub fn uninstall(
     }
     drop(held);
     if let Some(s) = state.as_ref().filter(|s| s.created_home) {
-        report.created_parents = super::install::remove_created(home, s.created_above);
+        report.created_parents = remove_created(home, s.created_above);
     }
     Ok(report)
 }

@@ -14,8 +14,8 @@ use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
 use serde::Serialize;
 
-use super::install::{HookContext, plan_settings};
 use super::surfaces::HookMode;
+use super::survey::{HookContext, plan_settings};
 use super::{ApplyError, LifecycleError, lio, record, state};
 use crate::apply::plan::{Action, Plan, SettingsChange};
 use crate::apply::record::FileManifest;

@@ -723,6 +723,73 @@ pub fn file_kind(path: &Path) -> String {
     }
 }
 
+/// What [`read_regular_if_exists`] read: at most the bytes asked for, and the file's whole length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bounded {
+    /// The first bytes of the file (all of them when `len` is no more than the limit).
+    pub bytes: Vec<u8>,
+    /// The file's length when it was opened.
+    pub len: u64,
+}
+
+impl Bounded {
+    /// Whether the file holds more than was read.
+    pub fn cut(&self) -> bool {
+        self.len > self.bytes.len() as u64
+    }
+}
+
+/// Reads at most `max` bytes of the regular file at `path` (a symlink is followed), `None` when
+/// nothing is there. Anything but a regular file (a FIFO, a device, a socket, a directory) is
+/// refused (`InvalidInput`, the message naming what it is) without waiting on it: its type is
+/// looked at before it is opened, the open does not block (a FIFO swapped in between opens at
+/// once), and the opened file is looked at again.
+///
+/// For files of a project msd did not write (a FIFO there would hang a plain read forever).
+pub fn read_regular_if_exists(path: &Path, max: u64) -> io::Result<Option<Bounded>> {
+    use std::io::Read;
+    let not_regular =
+        |what: String| io::Error::new(io::ErrorKind::InvalidInput, format!("{} is {what}", path.display()));
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return Err(not_regular(format!("{}, not a regular file", file_kind(path)))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+        opts.custom_flags(flags.bits() as i32);
+    }
+    let file = match opts.open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+    };
+    let meta = file.metadata().map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    if !meta.is_file() {
+        return Err(not_regular("no longer a regular file".into()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len().min(max) as usize);
+    file.take(max)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io::Error::new(e.kind(), format!("reading {}: {e}", path.display())))?;
+    Ok(Some(Bounded { bytes, len: meta.len() }))
+}
+
+/// Whether `path` itself is a symlink (not followed).
+pub fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// What the symlink at `path` points to, as written in the link.
+pub fn read_link(path: &Path) -> io::Result<PathBuf> {
+    fs_err::read_link(path)
+}
+
 /// The directory (under a target home) that holds the install lock, the journal and the staging
 /// area of a run in progress. It exists only while a run holds the target, or after a run was
 /// killed (the next run then finds its journal).
@@ -1279,11 +1346,14 @@ pub enum LockError {
         /// The lock file.
         lock: PathBuf,
     },
-    /// The lock file cannot be created.
-    #[error("cannot lock {home}: {source}")]
+    /// The lock file (or its directory) cannot be created or locked: an io error (a full disk, a
+    /// read-only filesystem, no permission, something else in the way), not another run.
+    #[error("cannot create or lock {lock} for {home} (no other run holds it): {source}")]
     Io {
         /// The target home.
         home: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
         /// The error.
         source: io::Error,
     },
@@ -1304,9 +1374,9 @@ pub struct Lock {
 impl Lock {
     /// Takes the lock of `home` (created if missing), without waiting.
     pub fn acquire(home: &Path) -> Result<Lock, LockError> {
-        let io_err = |e: io::Error| LockError::Io { home: home.to_path_buf(), source: e };
         let dir = home.join(WORK_DIR);
         let path = dir.join("lock");
+        let io_err = |e: io::Error| LockError::Io { home: home.to_path_buf(), lock: path.clone(), source: e };
         for _ in 0..100 {
             create_dir_all(&dir).map_err(io_err)?;
             let file = match std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path)
@@ -1314,7 +1384,7 @@ impl Lock {
                 Ok(f) => f,
                 // The holder removed the directory between our mkdir and open: try again.
                 Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(io_err(io::Error::new(e.kind(), format!("{}: {e}", path.display())))),
+                Err(e) => return Err(io_err(e)),
             };
             match file.try_lock() {
                 Ok(()) => {}
