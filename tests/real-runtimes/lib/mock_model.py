@@ -58,7 +58,20 @@ def tools_offered(body):
         for d in t.get("functionDeclarations") or t.get("function_declarations") or []:
             if isinstance(d, dict) and "name" in d:
                 names.append(d["name"])
+        # A namespace of tools (Codex's multi_agent_v1: spawn_agent, ...).
+        for d in t.get("tools") or []:
+            if isinstance(d, dict) and "name" in d:
+                names.append(d["name"])
     return names
+
+
+def tool_namespace(body, name):
+    """The namespace a tool of the request sits in (Responses API `type: namespace`), or None."""
+    for t in (body or {}).get("tools") or []:
+        if isinstance(t, dict) and t.get("type") == "namespace":
+            if any(isinstance(d, dict) and d.get("name") == name for d in t.get("tools") or []):
+                return t.get("name")
+    return None
 
 
 def has_tool_result(body):
@@ -345,6 +358,9 @@ class Handler(BaseHTTPRequestHandler):
             item = {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:16], "status": "completed",
                     "call_id": "call_" + uuid.uuid4().hex[:16], "name": tool["name"],
                     "arguments": tool["args"]}
+            ns = tool_namespace(body, tool["name"])
+            if ns:
+                item["namespace"] = ns
         else:
             item = {"type": "message", "id": "msg_" + uuid.uuid4().hex[:16], "status": "completed",
                     "role": "assistant",
