@@ -18,7 +18,8 @@ carries k tool results is answered with the k-th call (a scripted sequence). Eve
 
 With --script FILE (the session tier) the mock plays a script instead: FILE holds
 {"turns": [...], "sub_marker": TEXT, "sub_reply": TEXT, "ignore_markers": [TEXT...]}; each turn is {"tool": NAME or [NAMES], "args": {...}}
-(a call of that tool, the first of NAMES the request offers) or {"text": ...} (a final answer). A request of the main conversation that
+(a call of that tool, the first of NAMES the request offers; a "{{last.KEY}}" string in the
+arguments is KEY of the last tool result) or {"text": ...} (a final answer). A request of the main conversation that
 already carries k tool results is answered with turn k (past the end: the final --reply); a
 request that holds sub_marker (a line of a subagent's prompt) is a subagent's and is answered with
 sub_reply; one that holds any of "ignore_markers" (a CLI's own side agents, such as a memory
@@ -124,6 +125,21 @@ def tool_results(body):
     return out
 
 
+def fill(v, results):
+    """A turn's arguments with "{{last.KEY}}" strings replaced by KEY of the last tool result
+    (parsed as JSON): Codex's wait_agent needs the id spawn_agent returned."""
+    if isinstance(v, dict):
+        return {k: fill(x, results) for k, x in v.items()}
+    if isinstance(v, list):
+        return [fill(x, results) for x in v]
+    if isinstance(v, str) and v.startswith("{{last.") and v.endswith("}}") and results:
+        try:
+            return json.loads(results[-1]).get(v[7:-2], v)
+        except (ValueError, AttributeError):
+            return v
+    return v
+
+
 def scripted(body):
     """(role, call-or-None, text) for a request under --script."""
     s = json.dumps(body) if not isinstance(body, str) else body
@@ -142,7 +158,8 @@ def scripted(body):
             names = t["tool"] if isinstance(t["tool"], list) else [t["tool"]]
             for name in names:
                 if name in offered:
-                    return "main", {"name": name, "args": json.dumps(t.get("args", {}))}, None
+                    args = fill(t.get("args", {}), tool_results(body))
+                    return "main", {"name": name, "args": json.dumps(args)}, None
             return "main", None, "MOCK: no tool %s offered (offered: %s)" % ("/".join(names), ", ".join(offered))
         return "main", None, t.get("text", ARGS.reply)
     return "main", None, ARGS.reply

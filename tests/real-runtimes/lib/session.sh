@@ -5,6 +5,7 @@
 # A sessions/<id>.sh sources common.sh and this file, sets
 #   SS_SHELL  SS_WRITE  SS_AGENT     the CLI's tool names (a JSON list of candidates each)
 #   SS_IGNORE (exported, optional)   JSON list of texts marking the CLI's own side agents' requests
+#   SS_AGENT_WAIT (exported, optional) a turn after the agent call (Codex: wait for the agent)
 #   ss_shell_args <command>          -> JSON arguments of a shell call
 #   ss_write_args <path> <text>      -> JSON arguments of a whole-file write
 #   ss_agent_args <agent> <prompt>   -> JSON arguments of a subagent call
@@ -41,9 +42,12 @@ ss_planner_marker() {
   local f
   f=$(rt_json "$RT_EXPECT" 'd["paths"]["agents"].get("msd-planner","")')
   [ -f "$f" ] || return 1
-  # The first body line of some length, after the frontmatter (Markdown) or in a TOML prompt.
-  awk 'NR==1&&/^---/{fm=1;next} fm&&/^---/{fm=0;next} !fm&&length($0)>40&&$0!~/^[#<`-]/{print;exit}' "$f" |
-    cut -c1-60
+  # The first body line of some length: after the frontmatter (Markdown), or inside the
+  # developer_instructions string (a Codex role, TOML).
+  case $f in
+    *.toml) awk '/^developer_instructions = """/{on=1;next} on&&length($0)>40&&$0!~/^[#<`-]/{print;exit}' "$f" ;;
+    *) awk 'NR==1&&/^---/{fm=1;next} fm&&/^---/{fm=0;next} !fm&&length($0)>40&&$0!~/^[#<`-]/{print;exit}' "$f" ;;
+  esac | cut -c1-60
 }
 
 # ss_session <tag> <script-json> <prompt>: the mock plays the script while the CLI runs once.
@@ -100,7 +104,10 @@ PY
 import json, sys
 ag, args, marker = sys.argv[1:4]
 import os
-print(json.dumps({"turns": [{"tool": json.loads(ag), "args": json.loads(args)}, {"text": "SESSION-DONE"}],
+turns = [{"tool": json.loads(ag), "args": json.loads(args)}]
+if os.environ.get("SS_AGENT_WAIT"):
+    turns.append(json.loads(os.environ["SS_AGENT_WAIT"]))
+print(json.dumps({"turns": turns + [{"text": "SESSION-DONE"}],
                   "sub_marker": marker, "sub_reply": "PLANNER-DONE",
                   "ignore_markers": json.loads(os.environ.get("SS_IGNORE") or "[]")}))
 PY

@@ -33,6 +33,8 @@ ss_shell_args() { python3 -c 'import json,sys; print(json.dumps({"cmd": sys.argv
 ss_write_args() {
   python3 -c 'import json,sys; print(json.dumps({"input": "*** Begin Patch\n*** Add File: %s\n+%s\n*** End Patch\n" % (sys.argv[1], sys.argv[2])}))' "$1" "$2"
 }
+# spawn_agent returns at once; the subagent runs while the parent waits for it.
+export SS_AGENT_WAIT='{"tool": ["wait_agent"], "args": {"targets": ["{{last.agent_id}}"], "timeout_ms": 60000}}'
 ss_agent_args() { python3 -c 'import json,sys; print(json.dumps({"agent_type": sys.argv[1], "message": sys.argv[2]}))' "$1" "$2"; }
 ss_cli() {
   rpc "$RT_OUT/$1.json" --turn "$2" -- codex app-server -c model_provider=mock -c 'model_providers.mock.name="mock"' \
