@@ -24,3 +24,6 @@ ss_na guard "Cline 3.0.65 cannot refuse one tool call from a hook (cancel: true 
 ss_na subagent "msd installs no agents for Cline (runtimes/cline has no agents artifact)"
 ss_na statusline "msd registers no status line for Cline: the Cline CLI has no status-line command"
 ss_main
+# Cline leaves a hub daemon running for the project (`cline --cline-hub-daemon --cwd <project>`):
+# end the ones of this sandbox.
+for pid in $(pgrep -f -- "--cline-hub-daemon --cwd $PROJECT" 2>/dev/null); do kill "$pid" 2>/dev/null; done
