@@ -31,6 +31,7 @@ mod resolve;
 mod runtimes;
 mod safety;
 mod self_update;
+mod sessions;
 mod settings;
 mod settings_user;
 mod smoke;
