@@ -34,6 +34,7 @@ mod roster;
 mod runtimes;
 mod safety;
 mod self_update;
+mod sessions;
 mod settings;
 mod settings_user;
 mod smoke;

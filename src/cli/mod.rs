@@ -94,6 +94,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let result = match cli.command {
         None => commands::install::run(&cli.install),
         Some(Command::Install(a)) => commands::install::run(&a),
+        Some(Command::Emit(a)) if a.plugin.is_some() => commands::plugin::run(&a),
         Some(Command::Emit(a)) => commands::emit::run(&a),
         Some(Command::Runtimes(a)) => commands::runtimes::run(&a),
         Some(Command::Gen(a)) => commands::generate::run(&a),
