@@ -434,6 +434,42 @@ fn content_check_references_is_green_on_the_shipped_content_and_red_on_a_planted
     ran.stdout_has("fix: ");
 }
 
+/// Issue 32 defect 2: discuss-phase chains into plan-phase (which spawns agents) without `Task`
+/// among its tools. `check tools` is green on the shipped content and red on the fixture that
+/// restores that command and plants an agent using a tool it lacks.
+#[test]
+fn content_check_tools_is_green_on_the_shipped_content_and_red_on_its_fixture() {
+    let w = World::new();
+    let tools = |content: &Path| Install::in_world(&w).args(["check", "tools"]).content(content).run();
+    tools(&repo().join("content")).success().stdout_has("ok: ").stdout_has("have the tools they use");
+    let planted = w.tmp.path().join("content");
+    copy_tree(&repo().join("content"), &planted);
+    for dir in ["commands", "agents"] {
+        copy_tree(&crate::support::fixture("tools").join(dir), &planted.join(dir));
+    }
+    tools(&planted)
+        .code(1)
+        .stdout_has("commands/msd/discuss-phase.md:5: [tools] does not allow `Task`")
+        .stdout_has("reached through discuss-phase -> plan-phase (read at msd-core/workflows/discuss-phase.md:")
+        .stdout_has("agents/msd-fixture-searcher.md:4: [tools] does not have `WebSearch`")
+        .stdout_has("fix: add `Task` to its allowed-tools");
+    let v = Install::in_world(&w).args(["check", "tools", "--json"]).content(&planted).run().code(1).json();
+    assert_eq!(v["ok"], false);
+    let missing: Vec<(String, String)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["file"].as_str().unwrap().to_string(), f["tool"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        missing,
+        [
+            ("agents/msd-fixture-searcher.md".to_string(), "WebSearch".to_string()),
+            ("commands/msd/discuss-phase.md".to_string(), "Task".to_string())
+        ]
+    );
+}
+
 /// What a `<...>` or shell placeholder of a helper call stands for in the scratch project.
 fn fill(word: &str) -> Option<&'static str> {
     Some(match word.trim_matches('"') {

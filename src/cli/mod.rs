@@ -51,6 +51,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Check(a)) => match &a.what {
             crate::cli::args::CheckWhat::Partition(p) => p.json,
             crate::cli::args::CheckWhat::References(r) => r.json,
+            crate::cli::args::CheckWhat::Tools(t) => t.json,
         },
         Some(Command::Schema(_)) | Some(Command::Bench(_)) | Some(Command::Inventory(_)) => false,
         Some(Command::Uninstall(a)) => a.output.json,
