@@ -470,6 +470,33 @@ fn content_check_tools_is_green_on_the_shipped_content_and_red_on_its_fixture() 
     );
 }
 
+/// Issue 32 defect 3: with VERIFICATION.md missing, ship sent the user to verify-work, which sent
+/// them on to execute-phase. The route is stated once, in the continuation table, and every
+/// workflow that meets the state points at that row instead of naming a command of its own.
+#[test]
+fn content_a_missing_verification_has_one_route() {
+    let files = texts(&content());
+    let table = &files["msd-core/references/continuation-format.md"];
+    let row: Vec<&str> =
+        table.lines().filter(|l| l.starts_with("| all plans executed, no `<NN>-VERIFICATION.md`")).collect();
+    assert_eq!(row.len(), 1, "one row states the route");
+    assert!(row[0].contains("`/msd:execute-phase N`"), "execute-phase runs the verifier: {}", row[0]);
+    for wf in ["ship", "verify-work", "progress"] {
+        let text = &files[&format!("msd-core/workflows/{wf}.md")];
+        assert!(text.contains("\"no VERIFICATION.md\" row"), "{wf} points at the row");
+        // No paragraph about a missing verification names a command of its own.
+        for para in text.split("\n\n").filter(|p| p.contains("no VERIFICATION.md") || p.contains("Missing while")) {
+            for item in para.split(". ") {
+                let missing = item.contains("Missing while") || item.contains("missing one");
+                assert!(
+                    !(missing && (item.contains("/msd:verify-work") || item.contains("/msd:execute-phase"))),
+                    "{wf} restates the route: {item}"
+                );
+            }
+        }
+    }
+}
+
 /// What a `<...>` or shell placeholder of a helper call stands for in the scratch project.
 fn fill(word: &str) -> Option<&'static str> {
     Some(match word.trim_matches('"') {

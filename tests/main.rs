@@ -27,5 +27,6 @@ mod resolve;
 mod runtimes;
 mod safety;
 mod settings;
+mod ship;
 mod smoke;
 mod snapshots;
