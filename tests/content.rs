@@ -497,6 +497,65 @@ fn content_a_missing_verification_has_one_route() {
     }
 }
 
+/// Issue 32 defect 7: new-project asked about research in its preferences and again before the
+/// research step. One question decides it: the preference row, which the research step reads.
+#[test]
+fn content_new_project_asks_about_research_once() {
+    let files = texts(&content());
+    let asks: Vec<String> = files
+        .iter()
+        .filter(|(p, _)| {
+            p.as_str() == "msd-core/workflows/new-project.md" || p.starts_with("msd-core/workflows/new-project/")
+        })
+        .flat_map(|(p, t)| {
+            t.lines()
+                .enumerate()
+                .filter(|(_, l)| l.starts_with("| Research |") || l.contains("header \"Research\")"))
+                .map(move |(i, l)| format!("{p}:{}: {l}", i + 1))
+        })
+        .collect();
+    assert_eq!(asks.len(), 1, "one research question: {asks:#?}");
+}
+
+/// Issue 32 defect 7: plan-phase's steps files point into the spine by "item N of step M"; each
+/// such pointer names an item that exists, and the gap-closure file starts where its section is.
+#[test]
+fn content_plan_phase_item_pointers_name_existing_items() {
+    let files = texts(&content());
+    let spine = &files["msd-core/workflows/plan-phase.md"];
+    // Step number -> its top-level numbered items.
+    let mut items: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    let mut step = 0;
+    for l in spine.lines() {
+        if let Some(rest) = l.strip_prefix("**Step ") {
+            step = rest.split('.').next().unwrap().parse().unwrap();
+        } else if let Some((n, _)) = l.split_once(". ")
+            && let Ok(n) = n.parse::<u32>()
+        {
+            items.entry(step).or_default().insert(n);
+        }
+    }
+    let num = |s: &str| s.chars().take_while(char::is_ascii_digit).collect::<String>().parse::<u32>().ok();
+    let mut bad = Vec::new();
+    for (p, t) in files.iter().filter(|(p, _)| p.starts_with("msd-core/workflows/plan-phase")) {
+        let flat = t.replace('\n', " ");
+        for (at, _) in flat.match_indices("item ") {
+            let rest = &flat[at + 5..];
+            let Some(item) = num(rest) else { continue };
+            let after = rest.trim_start_matches(char::is_numeric);
+            let Some(step) = after.strip_prefix(" of step ").and_then(num) else { continue };
+            if !items.get(&step).is_some_and(|s| s.contains(&item)) {
+                bad.push(format!("{p}: item {item} of step {step}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "pointers to items that do not exist: {bad:?}");
+    let gap = &files["msd-core/workflows/plan-phase/steps/plan-gap-closure.md"];
+    assert!(!gap.contains("it replaces steps 4-6"), "the file's own item 5 runs parts of steps 4-6");
+    let step2 = &spine[spine.find("**Step 2.").unwrap()..spine.find("**Step 3.").unwrap()];
+    assert!(step2.contains("6. **Gap closure.**") && step2.contains("id=\"plan-gap-closure\""));
+}
+
 /// What a `<...>` or shell placeholder of a helper call stands for in the scratch project.
 fn fill(word: &str) -> Option<&'static str> {
     Some(match word.trim_matches('"') {
