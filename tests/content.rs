@@ -556,6 +556,32 @@ fn content_plan_phase_item_pointers_name_existing_items() {
     assert!(step2.contains("6. **Gap closure.**") && step2.contains("id=\"plan-gap-closure\""));
 }
 
+/// Issue 32 defect 6: no agent or workflow mentioned the project's instruction file, so the
+/// planner, checker and executor never saw the project's rules. They read it, the planner cites
+/// it and the checker judges by it; and each runtime gets its own file's name.
+#[test]
+fn content_project_rules_reach_the_planner_checker_and_executor() {
+    let files = texts(&content());
+    let rules = "~/.claude/msd-core/references/project-rules.md";
+    assert!(files.contains_key("msd-core/references/project-rules.md"));
+    for agent in ["msd-planner", "msd-plan-checker", "msd-executor"] {
+        for text in [&files[&format!("agents/{agent}.md")], &files[&format!("msd-core/agents/{agent}.compact.md")]] {
+            assert!(text.contains("`CLAUDE.md`") && text.contains(rules), "{agent} reads the project's rules");
+        }
+    }
+    assert!(files["agents/msd-planner.md"].contains("cites it in its `<action>`"), "the planner's plans cite a rule");
+    assert!(files["agents/msd-plan-checker.md"].contains("**11. project_rules.**"), "the checker's verdicts cite it");
+    let plan_phase = &files["msd-core/workflows/plan-phase.md"];
+    assert!(plan_phase.contains("| project rules | `CLAUDE.md`"), "plan-phase hands it to the planner");
+    assert!(files["msd-core/workflows/execute-phase.md"].contains("- project rules: CLAUDE.md"));
+    // Installed for a runtime whose instruction file has another name, the agents name that one.
+    let ran = Install::new().runtime("codex").run().success();
+    let tree = crate::support::tree(&ran.world.home);
+    let planner = tree.iter().find(|(p, _)| p.ends_with("msd-core/agents/msd-planner.md")).expect("installed planner");
+    let text = String::from_utf8_lossy(planner.1);
+    assert!(text.contains("`AGENTS.md`") && !text.contains("CLAUDE.md"), "codex's planner reads AGENTS.md");
+}
+
 /// What a `<...>` or shell placeholder of a helper call stands for in the scratch project.
 fn fill(word: &str) -> Option<&'static str> {
     Some(match word.trim_matches('"') {
