@@ -528,7 +528,8 @@ fn content_plan_phase_item_pointers_name_existing_items() {
     let mut step = 0;
     for l in spine.lines() {
         if let Some(rest) = l.strip_prefix("**Step ") {
-            step = rest.split('.').next().unwrap().parse().unwrap();
+            // `Step 7b.` is a step of its own: its items are not step 7's.
+            step = rest.split('.').next().unwrap().parse().unwrap_or(u32::MAX);
         } else if let Some((n, _)) = l.split_once(". ")
             && let Ok(n) = n.parse::<u32>()
         {
@@ -580,6 +581,45 @@ fn content_project_rules_reach_the_planner_checker_and_executor() {
     let planner = tree.iter().find(|(p, _)| p.ends_with("msd-core/agents/msd-planner.md")).expect("installed planner");
     let text = String::from_utf8_lossy(planner.1);
     assert!(text.contains("`AGENTS.md`") && !text.contains("CLAUDE.md"), "codex's planner reads AGENTS.md");
+}
+
+/// Issue 32 section 2: the checker names at least twelve dimensions (full and compact alike),
+/// among them a dropped or shrunk user decision, the threat model and the pattern map; plans
+/// carry a threat model; plan-phase maps patterns before planning and ui-phase checks its spec.
+#[test]
+fn content_planner_and_checker_catch_what_plans_miss() {
+    let files = texts(&content());
+    let names = |text: &str, full: bool| -> Vec<String> {
+        text.lines()
+            .filter_map(|l| {
+                let rest = if full {
+                    l.strip_prefix("**")?
+                } else {
+                    l.split_once(". **").map(|(n, r)| (n, r)).filter(|(n, _)| n.parse::<u32>().is_ok())?.1
+                };
+                let rest = if full { rest.split_once(". ")?.1 } else { rest };
+                let name = rest.split(['.', '*']).next()?;
+                (!name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_')).then(|| name.to_string())
+            })
+            .collect()
+    };
+    let full = names(&files["agents/msd-plan-checker.md"], true);
+    let compact = names(&files["msd-core/agents/msd-plan-checker.compact.md"], false);
+    assert!(full.len() >= 12, "at least twelve named dimensions: {full:?}");
+    assert_eq!(full, compact, "the compact variant checks the same dimensions");
+    for d in ["decision_fidelity", "threat_model", "patterns", "project_rules", "data_contracts", "research_resolution"]
+    {
+        assert!(full.iter().any(|n| n == d), "dimension {d}: {full:?}");
+    }
+    assert!(files["msd-core/templates/PLAN.md"].contains("<threat_model>"));
+    assert!(files["agents/msd-planner.md"].contains("**Never shrink a decision quietly.**"));
+    let plan_phase = &files["msd-core/workflows/plan-phase.md"];
+    let (mapper, planner) = (
+        plan_phase.find("subagent_type=\"msd-pattern-mapper\"").unwrap(),
+        plan_phase.find("subagent_type=\"msd-planner\"").unwrap(),
+    );
+    assert!(mapper < planner, "patterns are mapped before the planner runs");
+    assert!(files["msd-core/workflows/ui-phase.md"].contains("subagent_type=\"msd-ui-checker\""));
 }
 
 /// What a `<...>` or shell placeholder of a helper call stands for in the scratch project.
