@@ -595,7 +595,7 @@ fn content_planner_and_checker_catch_what_plans_miss() {
                 let rest = if full {
                     l.strip_prefix("**")?
                 } else {
-                    l.split_once(". **").map(|(n, r)| (n, r)).filter(|(n, _)| n.parse::<u32>().is_ok())?.1
+                    l.split_once(". **").filter(|(n, _)| n.parse::<u32>().is_ok())?.1
                 };
                 let rest = if full { rest.split_once(". ")?.1 } else { rest };
                 let name = rest.split(['.', '*']).next()?;
