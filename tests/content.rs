@@ -251,6 +251,12 @@ fn content_sizes_tiers_and_counts() {
         "research-phase",
         "cleanup",
         "stats",
+        // Issue 32: what users route to.
+        "pr-branch",
+        "audit-uat",
+        "sketch",
+        "forensics",
+        "onboard",
     ] {
         assert!(c.commands.iter().any(|cmd| cmd.stem == stem), "command {stem}");
         assert!(files.contains_key(&format!("msd-core/workflows/{stem}.md")), "workflow {stem}");
@@ -620,6 +626,35 @@ fn content_planner_and_checker_catch_what_plans_miss() {
     );
     assert!(mapper < planner, "patterns are mapped before the planner runs");
     assert!(files["msd-core/workflows/ui-phase.md"].contains("subagent_type=\"msd-ui-checker\""));
+}
+
+/// Issue 32 section 2: each new command has a workflow that starts with its own init call, a
+/// line in help, and the counts follow (at least 60 commands and 28 agents, every agent with a
+/// compact variant and a tier).
+#[test]
+fn content_new_commands_are_complete_and_the_counts_follow() {
+    let c = content();
+    let files = texts(&c);
+    let help = &files["msd-core/workflows/help.md"];
+    for stem in ["pr-branch", "audit-uat", "sketch", "forensics", "onboard"] {
+        let wf = &files[&format!("msd-core/workflows/{stem}.md")];
+        assert!(wf.contains(&format!("msd_run query init.{stem} $ARGUMENTS")), "{stem} starts with its init call");
+        assert!(
+            wf.contains("<success_criteria>") && wf.contains("<!-- msd:protected"),
+            "{stem} has criteria and guardrails"
+        );
+        assert!(help.contains(&format!("| `/msd:{stem}")), "help lists {stem}");
+    }
+    assert!(c.commands.len() >= 60, "{} commands", c.commands.len());
+    let agents: Vec<&String> = files.keys().filter(|k| k.starts_with("agents/")).collect();
+    assert!(agents.len() >= 28, "{} agents", agents.len());
+    let tiers = &files["tiers.json"];
+    for a in agents {
+        let name = a.trim_start_matches("agents/").trim_end_matches(".md");
+        assert!(files.contains_key(&format!("msd-core/agents/{name}.compact.md")), "{name} has a compact variant");
+        assert!(tiers.contains(&format!("\"{name}\"")), "{name} has a tier");
+    }
+    assert!(files["msd-core/workflows/progress.md"].contains("`/msd:audit-uat` when a phase before the current one"));
 }
 
 /// What a `<...>` or shell placeholder of a helper call stands for in the scratch project.
