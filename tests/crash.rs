@@ -531,3 +531,86 @@ fn crash_kill_campaign() {
         }
     }
 }
+
+/// Every directory and file under `root` (directories end with `/`), the work dir left out.
+fn entries(root: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            if rel == ".msd-install" {
+                continue;
+            }
+            if p.is_dir() && !p.is_symlink() {
+                out.push(format!("{rel}/"));
+                walk(root, &p, out);
+            } else {
+                out.push(rel);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}
+
+/// Defect 2.6 of issue 31: a run rolled back after it had moved new directories in (here:
+/// stopped while applying, then the user's file at one of its destinations makes completing it
+/// impossible, so recovery undoes it) leaves nothing it created: no empty `agents/`, `skills/`
+/// or `msd-core/`. What the user had, and the file they put there, stay.
+#[test]
+fn crash_a_rolled_back_run_leaves_no_directory_it_created() {
+    let w = World::new();
+    let v1 = content_copy(&w, "v1");
+    let home = w.home.join(".claude");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("notes.md"), "mine\n").unwrap();
+    let template = w.tmp.path().join("template");
+    copy_tree(&home, &template);
+    let before = entries(&home);
+    let journal = home.join(".msd-install/journal.json");
+    let crash = |n: u64| {
+        reset(&home, &template);
+        Install::in_world(&w).content(&v1).env("MSD_INSTALL_FAULT_AFTER", n.to_string()).run();
+    };
+    // The commit point: from it on, a journal (or the run done: its manifest there).
+    let committed = first_point_where(64, |n| {
+        crash(n);
+        journal.exists() || home.join("msd-core/msd-file-manifest.json").exists()
+    });
+    // A point after it where some new directory moved in and some new file is still to come.
+    let mut found = None;
+    for n in committed + 1..committed + 200 {
+        crash(n);
+        let Ok(bytes) = std::fs::read(&journal) else { break };
+        let j: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let moved_in = ["agents", "skills", "msd-core"].iter().any(|d| home.join(d).is_dir());
+        let pending = j["ops"].as_array().unwrap().iter().find(|op| {
+            op["action"] == "put" && op["old_sha256"].is_null() && !home.join(op["path"].as_str().unwrap()).exists()
+        });
+        if let (true, Some(op)) = (moved_in, pending) {
+            found = Some((n, op["path"].as_str().unwrap().to_string()));
+            break;
+        }
+    }
+    let (n, pending) = found.expect("a point while applying with a directory moved in and a file to come");
+    // The user puts a file of their own where the run still has to write: it cannot complete.
+    let planted = home.join(&pending);
+    std::fs::create_dir_all(planted.parent().unwrap()).unwrap();
+    std::fs::write(&planted, "the user's\n").unwrap();
+    Install::in_world(&w).recover().note(format!("N={n}")).run().success().stdout_has("rolled back");
+    assert_eq!(std::fs::read(&planted).unwrap(), b"the user's\n", "the user's file is kept");
+    // What is left: what was there, and the user's file with the directories it is in.
+    let mut expected = before.clone();
+    let mut dir = std::path::PathBuf::from(&pending);
+    expected.push(pending.clone());
+    while let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        expected.push(format!("{}/", parent.display()));
+        dir = parent.to_path_buf();
+    }
+    expected.sort();
+    expected.dedup();
+    assert_eq!(entries(&home), expected, "N={n}: the rolled-back run left something it created");
+    assert!(!home.join(".msd-install").exists(), "nothing staged is left");
+}

@@ -530,3 +530,148 @@ fn helper_copied_from_its_file_is_compared_backed_up_and_restored_by_hash() {
     assert_eq!(std::fs::read(&helper).unwrap(), b"#!/bin/sh\necho other\n");
     Install::in_world(&w).verify().runtime("claude").env("MSD_RUN_BIN", &other).run().success();
 }
+
+/// `msd_run ARGS` in `w`, killed after 10 s (a read of a FIFO would wait forever): what it
+/// printed, and how long it took.
+fn bounded(w: &World, args: &[&str]) -> (Output, std::time::Duration) {
+    let mut cmd = assert_cmd::Command::from_std(w.spawnable("msd_run"));
+    cmd.args(args).timeout(std::time::Duration::from_secs(10));
+    let started = std::time::Instant::now();
+    let out = cmd.output().unwrap();
+    (out, started.elapsed())
+}
+
+fn mkfifo(p: &Path) {
+    assert!(std::process::Command::new("mkfifo").arg(p).status().unwrap().success(), "mkfifo {}", p.display());
+}
+
+fn is_link(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Issue 31, section 3.1: a `.planning/` path that is a symlink out of the project (git stores
+/// symlinks) is neither read nor written: config-set used to rewrite the linked file, and
+/// config-get and init printed it, tokens included. Exit 4, the link and its target named. A
+/// link that stays inside the project is followed as before.
+#[test]
+fn helper_never_follows_a_project_symlink_out_of_the_project() {
+    use std::os::unix::fs::symlink;
+    let (w, _core) = shipped();
+    let secret = w.home.join(".docker/config.json");
+    std::fs::create_dir_all(secret.parent().unwrap()).unwrap();
+    let secret_bytes: &[u8] = br#"{"mode": "yolo", "auths": {"registry": {"auth": "SECRET-TOKEN"}}}"#;
+    std::fs::write(&secret, secret_bytes).unwrap();
+    let config = w.project.join(".planning/config.json");
+    symlink(&secret, &config).unwrap();
+    let named = format!(".planning/config.json is a symlink to {}, outside the project", secret.display());
+    let run = |args: &[&str]| Install::in_world(&w).helper().args(args).run();
+    run(&["config-set", "mode", "interactive"]).code(4).stderr_has(&named).stdout_empty();
+    assert_eq!(std::fs::read(&secret).unwrap(), secret_bytes, "the linked file is untouched");
+    assert!(is_link(&config), "the link stays");
+    run(&["config-get", "mode"]).code(4).stderr_has(&named).stdout_empty();
+    run(&["config-get", "mode", "--default", "interactive"]).code(4).stdout_empty();
+    run(&["query", "init.plan-phase", "1"]).code(4).stderr_has(&named).stdout_lacks("SECRET-TOKEN");
+
+    // A plan file and a prompt-budget input linked out: refused too, and nothing is written.
+    let plan_dir = w.project.join(".planning/phases/01-setup");
+    std::fs::create_dir_all(&plan_dir).unwrap();
+    symlink(&secret, plan_dir.join("01-01-PLAN.md")).unwrap();
+    run(&["task", "resolve-content", "--plan", ".planning/phases/01-setup/01-01-PLAN.md", "--task-id", "01-01-T1"])
+        .code(4)
+        .stderr_has("01-01-PLAN.md is a symlink to");
+    let review = w.tmp.path().join("review");
+    std::fs::create_dir_all(&review).unwrap();
+    std::fs::write(review.join("instructions.md"), "Review.\n").unwrap();
+    let out = review.join("prompt.md");
+    let budget = |roadmap: &str, prompt: &str| {
+        let instructions = review.join("instructions.md").display().to_string();
+        let meta = review.join("meta.json").display().to_string();
+        run(&[
+            "query",
+            "prompt-budget",
+            "--budget",
+            "4000",
+            "--instructions-file",
+            &instructions,
+            "--roadmap-file",
+            roadmap,
+            "--output-prompt",
+            prompt,
+            "--output-metadata",
+            &meta,
+        ])
+    };
+    std::fs::remove_file(w.project.join(".planning/ROADMAP.md")).unwrap();
+    symlink(&secret, w.project.join(".planning/ROADMAP.md")).unwrap();
+    budget(".planning/ROADMAP.md", &out.display().to_string())
+        .code(4)
+        .stderr_has(".planning/ROADMAP.md is a symlink to");
+    assert!(!out.exists() && !review.join("meta.json").exists(), "nothing written");
+    // An output into a directory linked out of the project: refused before anything is written.
+    std::fs::remove_file(w.project.join(".planning/ROADMAP.md")).unwrap();
+    std::fs::write(w.project.join(".planning/ROADMAP.md"), "### Phase 1: Setup\n").unwrap();
+    let outside = w.tmp.path().join("outside-out");
+    std::fs::create_dir_all(&outside).unwrap();
+    symlink(&outside, w.project.join(".planning/out")).unwrap();
+    budget(".planning/ROADMAP.md", ".planning/out/prompt.md").code(4).stderr_has(".planning/out is a symlink to");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing written through the link");
+
+    // `.planning` itself a link out of a project.
+    let elsewhere = w.tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("ROADMAP.md"), "### Phase 1: Not-This-Project\n").unwrap();
+    let p2 = w.tmp.path().join("p2");
+    std::fs::create_dir_all(&p2).unwrap();
+    symlink(&elsewhere, p2.join(".planning")).unwrap();
+    let run2 = |args: &[&str]| Install::in_world(&w).helper().cwd(&p2).args(args).run();
+    let planning = format!(".planning is a symlink to {}", elsewhere.display());
+    run2(&["query", "init.plan-phase", "1"]).code(4).stderr_has(&planning).stdout_lacks("Not-This-Project");
+    run2(&["config-set", "mode", "yolo"]).code(4).stderr_has(&planning);
+    assert!(!elsewhere.join("config.json").exists(), "nothing written through the link");
+
+    // A link that stays inside the project is followed, and stays a link.
+    std::fs::remove_file(&config).unwrap();
+    std::fs::create_dir_all(w.project.join("shared")).unwrap();
+    std::fs::write(w.project.join("shared/config.json"), "{\"mode\": \"yolo\"}\n").unwrap();
+    symlink("../shared/config.json", &config).unwrap();
+    run(&["config-set", "mode", "interactive"]).code(0);
+    assert!(is_link(&config));
+    assert!(std::fs::read_to_string(w.project.join("shared/config.json")).unwrap().contains("interactive"));
+    run(&["config-get", "mode"]).code(0).stdout_is("interactive\n");
+}
+
+/// Issue 31, section 3.2: a FIFO (or a device) under `.planning/` hung config-get, config-set
+/// and init forever. It is refused at once (exit 4, what it is named), never opened for a read.
+#[test]
+fn helper_a_fifo_under_planning_is_refused_at_once() {
+    let (w, _core) = shipped();
+    let config = w.project.join(".planning/config.json");
+    mkfifo(&config);
+    let calls: &[&[&str]] = &[
+        &["config-get", "mode", "--default", "x"],
+        &["config-set", "mode", "yolo"],
+        &["query", "init.plan-phase", "1"],
+    ];
+    for args in calls {
+        let (out, took) = bounded(&w, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{args:?} (killed after {took:?} when None): {stderr}");
+        assert!(stderr.contains(".planning/config.json: is a FIFO, not a regular file"), "{args:?}: {stderr}");
+        assert!(took < std::time::Duration::from_secs(5), "{args:?} took {took:?}");
+    }
+    // A ROADMAP.md and a plan that are FIFOs too.
+    std::fs::remove_file(&config).unwrap();
+    let roadmap = w.project.join(".planning/ROADMAP.md");
+    std::fs::remove_file(&roadmap).unwrap();
+    mkfifo(&roadmap);
+    let (out, took) = bounded(&w, &["query", "init.plan-phase", "1"]);
+    assert_eq!(out.status.code(), Some(4), "killed after {took:?} when None");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ROADMAP.md: is a FIFO"));
+    let plan_dir = w.project.join(".planning/phases/01-setup");
+    std::fs::create_dir_all(&plan_dir).unwrap();
+    mkfifo(&plan_dir.join("01-01-PLAN.md"));
+    let plan = ".planning/phases/01-setup/01-01-PLAN.md";
+    let (out, took) = bounded(&w, &["task", "resolve-content", "--plan", plan, "--task-id", "01-01-T1"]);
+    assert_eq!(out.status.code(), Some(4), "killed after {took:?} when None");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("01-01-PLAN.md: is a FIFO"));
+}

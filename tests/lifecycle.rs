@@ -383,3 +383,123 @@ fn lifecycle_verify_reports_the_users_own_msd_named_files_apart() {
     let ran = Install::in_world(&w).verify().run().code(1);
     assert!(ran.stdout().contains(&format!("extra    skills/{}/stray.md", ours.file_name().to_string_lossy())));
 }
+
+/// Defect 2.8 of issue 31: an io error making the lock file (here its directory is taken by a
+/// file; a full disk or a read-only mount fail the same way) is said as what it is, not as a
+/// lock another run holds.
+#[test]
+fn lifecycle_an_io_error_at_lock_time_is_not_another_run() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let home = w.home.join(".claude");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join(".msd-install"), "mine\n").unwrap();
+    for op in [Install::in_world(&w).content(&c), Install::in_world(&w).uninstall(), Install::in_world(&w).recover()] {
+        op.run()
+            .code(4)
+            .stderr_has("cannot create or lock")
+            .stderr_has("no other run holds it")
+            .stderr_has(&format!("{}", home.join(".msd-install/lock").display()))
+            .stderr_has("hint: something that is not msd-install's is in the way")
+            .stderr_lacks("wait for the other run")
+            .stderr_lacks("another msd-install run");
+    }
+    assert_eq!(std::fs::read(home.join(".msd-install")).unwrap(), b"mine\n", "the user's file is kept");
+    assert!(!home.join("msd-core").exists(), "nothing was written");
+}
+
+/// Defect 2.4 of issue 31: `--local` run in the home directory (no project above it) would make
+/// `./.claude` the global `~/.claude`. It is refused, says why and what to do, and writes
+/// nothing; the global install stays whole, and `status` there still lists it (once).
+#[test]
+fn lifecycle_local_in_the_home_directory_is_refused() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    Install::in_world(&w).content(&c).run().success();
+    let home = w.home.join(".claude");
+    let before = tree(&home);
+    for local in [
+        Install::in_world(&w).content(&c).local().cwd(&w.home),
+        Install::in_world(&w).content(&c).args(["--project", &s(&w.home)]),
+        Install::in_world(&w).uninstall().local().cwd(&w.home),
+        Install::in_world(&w).content(&c).local().dry_run().cwd(&w.home),
+    ] {
+        local
+            .run()
+            .code(2)
+            .stderr_has("which is its global home")
+            .stderr_has("hint: run inside a project")
+            .stderr_has("--project DIR");
+        assert_eq!(tree(&home), before, "the global install is untouched");
+    }
+    let doc = Install::in_world(&w).status().json().cwd(&w.home).run().success().json();
+    let installs = doc["installs"].as_array().unwrap();
+    assert_eq!(installs.len(), 1, "{doc}");
+    assert_eq!(installs[0]["scope"], "global");
+    // Inside a project the same command installs locally, as it did.
+    std::fs::create_dir_all(w.home.join("work/.git")).unwrap();
+    Install::in_world(&w).content(&c).local().cwd(w.home.join("work")).run().success();
+    assert!(w.home.join("work/.claude/msd-core").is_dir());
+    assert_eq!(tree(&home), before);
+}
+
+/// Defect 2.5 of issue 31: uninstall keeps a managed file the user edited (backed up, and says
+/// so); the next install knows msd wrote it: backed up again and replaced, as an upgrade does,
+/// not refused as the user's own until --adopt. A file msd never wrote is still refused.
+#[test]
+fn lifecycle_reinstall_after_uninstall_kept_an_edit() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    Install::in_world(&w).content(&c).run().success();
+    let home = w.home.join(".claude");
+    let rel = "msd-core/references/rules.md";
+    let shipped = std::fs::read(home.join(rel)).unwrap();
+    std::fs::write(home.join(rel), "my rules\n").unwrap();
+    Install::in_world(&w)
+        .uninstall()
+        .run()
+        .success()
+        .stdout_has("1 file(s) you edited stay in place")
+        .stdout_has("an install here later backs them up again and replaces them");
+    assert_eq!(std::fs::read(home.join(rel)).unwrap(), b"my rules\n");
+    let doc = Install::in_world(&w).content(&c).json().run().success().json();
+    let written = &doc["runtimes"][0]["written"];
+    assert_eq!(written["backed_up"], serde_json::json!([rel]), "{doc}");
+    let backup = PathBuf::from(written["backup_dir"].as_str().unwrap());
+    assert_eq!(std::fs::read(backup.join(rel)).unwrap(), b"my rules\n");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(backup.join("backup-meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["files"][0]["reason"], "user_edited");
+    assert_eq!(std::fs::read(home.join(rel)).unwrap(), shipped, "replaced by what msd ships");
+    assert_whole(&home);
+    // Another managed path holding a file msd never wrote (no backup names it) stays the user's.
+    Install::in_world(&w).uninstall().run().success();
+    std::fs::create_dir_all(home.join("msd-core/references")).unwrap();
+    std::fs::write(home.join(rel), "written by hand\n").unwrap();
+    Install::in_world(&w).content(&c).run().code(4).stderr_has("were not written by it");
+    assert_eq!(std::fs::read(home.join(rel)).unwrap(), b"written by hand\n");
+}
+
+/// Issue 31: diff, verify and the install decide from one survey, so they agree. A file the new
+/// version no longer ships, which the user edited, is backed up and removed by the install:
+/// diff shows that removal (0.3.5's diff said it stays), verify called it modified before.
+#[test]
+fn lifecycle_diff_verify_and_install_agree_on_an_edited_file_no_longer_shipped() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    Install::in_world(&w).content(&c).run().success();
+    let home = w.home.join(".claude");
+    let dropped = "skills/msd-execute/SKILL.md";
+    std::fs::write(home.join(dropped), "my execute\n").unwrap();
+    Install::in_world(&w).verify().json().run().code(1).stdout_has(dropped);
+    std::fs::remove_file(c.join("commands/msd/execute.md")).unwrap();
+    regen(&w, &c);
+    let text = Install::in_world(&w).diff().content(&c).run().success().stdout();
+    assert!(text.contains(&format!("--- a/claude/{dropped}\n+++ /dev/null\n")), "{text}");
+    assert!(text.contains("\n-my execute\n"), "{text}");
+    let doc = Install::in_world(&w).content(&c).json().run().success().json();
+    let written = &doc["runtimes"][0]["written"];
+    assert_eq!(written["backed_up"], serde_json::json!([dropped]), "{doc}");
+    assert!(!home.join(dropped).exists(), "the install removed it, as diff said");
+    Install::in_world(&w).diff().content(&c).run().success().stdout_has("no differences");
+}

@@ -27,6 +27,7 @@ mod resolve;
 mod runtimes;
 mod safety;
 mod settings;
+mod settings_user;
 mod ship;
 mod smoke;
 mod snapshots;

@@ -2,137 +2,27 @@
 //! lock it, recover what an interrupted run left), run migrations, plan files, settings and
 //! state, check every destination directory, then one transaction per target.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use msd_core::fs::digest::Sha256;
-use msd_core::fs::fsx::{self, Lock};
-use msd_core::fs::relpath::RelPath;
+use msd_core::fs::fsx;
 use msd_core::manifest::capability::{Capability, Scope};
-use msd_core::shell::Os;
 
-use super::{
-    ApplyError, InstallOptions, LifecycleError, TargetRun, fast, lio, migrate, plan, state, surfaces, txn, write,
-};
+use super::settings_plan::{HookContext, next_state, plan_settings};
+use super::survey::{Reading, Survey};
+use super::take::{Held, take};
+use super::{ApplyError, InstallOptions, LifecycleError, TargetRun, fast, migrate, plan, txn, write};
 use crate::apply::migrate::Ran;
-use crate::apply::plan::{Action, Plan, SettingsChange};
-use crate::apply::state::{InstallState, MigrationOutcome, MigrationRecord, SurfaceLedger};
-use crate::apply::surfaces::{HookMode, Vars};
-use crate::apply::txn::{Area, Recovery};
+use crate::apply::plan::{Action, Plan};
+use crate::apply::state::InstallState;
+use crate::apply::txn::Area;
 use crate::pipeline;
 use crate::pipeline::PipelineError;
 use crate::pipeline::load::{Content, LoadedRuntime};
-use crate::pipeline::target::{Environment, HomeSource, Target};
+use crate::pipeline::target::{Environment, Target};
 
-pub(super) struct Held {
-    _locks: Vec<Lock>,
-    pub(super) recoveries: BTreeMap<PathBuf, Recovery>,
-    /// Homes this run created, each with how many directories above it it created too.
-    pub(super) created_home: BTreeMap<PathBuf, usize>,
-}
-
-impl Drop for Held {
-    /// Unlocks, then removes a home this run created when it stayed empty (a run that failed
-    /// before writing leaves no trace).
-    fn drop(&mut self) {
-        self._locks.clear();
-        for (home, above) in &self.created_home {
-            let _ = remove_created(home, *above);
-        }
-    }
-}
-
-/// Removes `home` when it is empty, then up to `above` directories over it while each is empty:
-/// what an install created and nothing else filled. Returns those of the `above` that are still
-/// there because something else is in them (another runtime's home, to be removed after it).
-pub(super) fn remove_created(home: &Path, above: usize) -> Vec<PathBuf> {
-    if !fsx::remove_dir_if_empty(home) {
-        return Vec::new();
-    }
-    let mut left = Vec::new();
-    for dir in home.ancestors().skip(1).take(above) {
-        if !left.is_empty() || !fsx::remove_dir_if_empty(dir) {
-            left.push(dir.to_path_buf());
-        }
-    }
-    left
-}
-
-/// After several uninstalls: removes each directory an install created above its home that is
-/// empty now, deepest first (`~/.config` once both `kilo/` and `opencode/` in it are gone).
-pub fn remove_created_parents(dirs: &[PathBuf]) {
-    let mut dirs: Vec<&PathBuf> = dirs.iter().collect();
-    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
-    dirs.dedup();
-    for d in dirs {
-        fsx::remove_dir_if_empty(d);
-    }
-}
-
-/// Checks that `home` exists or can be created, and can be written, writing nothing visible.
-fn preflight(target: &Target) -> Result<(), LifecycleError> {
-    let home = &target.home;
-    if target.source == HomeSource::ConfigDir
-        && let Some(parent) = home.parent()
-        && !fsx::is_dir(parent)
-    {
-        return Err(LifecycleError::Missing {
-            home: home.clone(),
-            reason: format!("{} does not exist (--config-dir names a directory in an existing one)", parent.display()),
-        });
-    }
-    let mut probe = home.as_path();
-    while !probe.exists() {
-        if fsx::lexists(probe) {
-            return Err(LifecycleError::Missing {
-                home: home.clone(),
-                reason: format!("{} is a dangling symlink", probe.display()),
-            });
-        }
-        match probe.parent() {
-            Some(p) => probe = p,
-            None => break,
-        }
-    }
-    if !probe.is_dir() {
-        return Err(LifecycleError::Missing {
-            home: home.clone(),
-            reason: format!("{} is not a directory", probe.display()),
-        });
-    }
-    fsx::probe_writable(probe).map_err(|e| LifecycleError::ReadOnly { home: home.clone(), reason: e.to_string() })
-}
-
-/// Locks every distinct home (in path order, so two runs on overlapping sets cannot deadlock),
-/// creating missing homes, and recovers what interrupted runs left.
-pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, LifecycleError> {
-    let set: BTreeSet<&Path> = homes.iter().copied().collect();
-    let mut held = Held { _locks: Vec::new(), recoveries: BTreeMap::new(), created_home: BTreeMap::new() };
-    for home in set {
-        // A home holding nothing but our work dir, or nothing at all, is one a run created and
-        // was killed in before it wrote anything (between its mkdir and its lock, or before
-        // the destructor removed it): it is ours, as if absent. An empty directory holds
-        // nothing of the user's to lose.
-        let only_work_dir = fsx::list_dir(home).is_ok_and(|es| es.iter().all(|e| e.name == fsx::WORK_DIR && e.is_dir));
-        if !home.exists() || only_work_dir {
-            // The directories above a missing home that the lock's mkdir will create too (after
-            // a killed run they exist already and are not counted: the user may own them).
-            let above = if home.exists() { 0 } else { home.ancestors().skip(1).take_while(|a| !a.exists()).count() };
-            held.created_home.insert(home.to_path_buf(), above);
-        }
-        held._locks.push(Lock::acquire(home)?);
-        // Writability probes that older versions left, when killed, beside and in the home.
-        for dir in home.parent().into_iter().chain([home]) {
-            fsx::remove_leftovers(dir, &fsx::LEFTOVER_PREFIXES[1..]).map_err(lio(dir))?;
-        }
-        if let Some(r) = txn::recover(&Area::new(home, allow_symlinks))? {
-            held.recoveries.insert(home.to_path_buf(), r);
-        }
-    }
-    Ok(held)
-}
-
-/// Installs (or upgrades) `runtimes`: resolve every target, [`take`] them all (check, lock and
+/// Installs (or upgrades) `runtimes`: resolve every target, take them all ([`take`]) (check, lock and
 /// recover every home), then [`stream`] the runtimes: each is emitted (pure, on a thread of its
 /// own while the one before is staged) and, in order, planned ([`plan_target`]: migrations,
 /// files, settings, state), its destinations probed ([`probe_destinations`]) and its transaction staged
@@ -377,19 +267,6 @@ fn revert(migrated: &[Migrated<'_>], allow_symlinks: bool) {
     }
 }
 
-/// Checks that every target can be written, then locks and recovers them all (none for a dry
-/// run).
-fn take(targets: &[&Target], opts: &InstallOptions<'_>) -> Result<Option<Held>, LifecycleError> {
-    if opts.dry_run {
-        return Ok(None);
-    }
-    for t in targets {
-        preflight(t)?;
-    }
-    let homes: Vec<&Path> = targets.iter().map(|t| t.home.as_path()).collect();
-    Ok(Some(hold(&homes, opts.allow_symlinks)?))
-}
-
 /// Plans one target: its migrations (run now unless dry), files, settings surfaces and state.
 fn plan_target<'r>(
     rt: &'r LoadedRuntime,
@@ -412,17 +289,24 @@ fn plan_target<'r>(
         migrated.push(Migrated { home: home.clone(), cap, scope: target.scope, ran: ran.clone() });
         (ran, Vec::new())
     };
-    let state = if ran.iter().any(|r| r.applied) {
-        InstallState::read(&home, cap, target.scope).map_err(LifecycleError::from)?
-    } else {
-        state0
+    // The survey reads the state again, after the migrations.
+    drop(state0);
+    let how = Reading {
+        emission: Some((&emission, &digests)),
+        recorded: true,
+        keep_edited: true,
+        runtime_surfaces: true,
+        allow_symlinks: opts.allow_symlinks,
     };
-    let mut plan = plan::build_hashed(emission, digests, cap, &home, opts.allow_symlinks, opts.adopt)?;
+    let mut survey = Survey::read(&home, cap, target.scope, how)?;
+    drop(digests);
+    let mut plan = plan::from_survey(emission, &mut survey, cap, opts.adopt)?;
     let hooks = HookContext { mode: opts.hooks, user_home: &env.home };
-    let ledgers = plan_settings(&mut plan, cap, &target, state.as_ref(), opts.allow_symlinks, &hooks)?;
+    let state = survey.state.as_ref();
+    let lost_ledger = state.is_none() && survey.manifest.is_some();
+    let ledgers = plan_settings(&mut plan, &survey, cap, &target, lost_ledger, &hooks)?;
     let created_home = held.and_then(|h| h.created_home.get(&home).copied());
-    plan.state =
-        next_state(&plan, cap, state.as_ref(), &ran, ledgers, created_home, opts.hooks.portable, opts.profile)?;
+    plan.state = next_state(&plan, cap, state, &ran, ledgers, created_home, opts.hooks.portable, opts.profile)?;
     plan.migrations = ran;
     Ok(TargetRun {
         recovery: held.and_then(|h| h.recoveries.get(&home).cloned()),
@@ -522,159 +406,6 @@ fn probe_destinations(plan: &Plan, allow_symlinks: bool) -> Result<(), ApplyErro
         fsx::probe_writable(&d).map_err(|e| LifecycleError::ReadOnly { home: home.clone(), reason: e.to_string() })?;
     }
     Ok(())
-}
-
-/// Reads a settings surface: its text, sha256 and display name.
-pub(super) fn read_surface(
-    home: &Path,
-    file: &RelPath,
-    allow_symlinks: bool,
-) -> Result<(Option<String>, Option<Sha256>, String), LifecycleError> {
-    let dest = fsx::confined(home, file, allow_symlinks)?;
-    let display = dest.display().to_string();
-    let bytes = fsx::read_if_exists(&dest).map_err(lio(&dest))?;
-    let sha = bytes.as_deref().map(fsx::sha256);
-    let text = match bytes {
-        None => None,
-        Some(b) => Some(String::from_utf8(b).map_err(|_| surfaces::SettingsError {
-            path: display.clone(),
-            line: None,
-            message: "not UTF-8".into(),
-        })?),
-    };
-    Ok((text, sha, display))
-}
-
-pub(super) fn change(path: &RelPath, cur: Option<&str>, sha: Option<Sha256>, edit: surfaces::Edit) -> SettingsChange {
-    let action = match (cur, &edit.text) {
-        (None, Some(_)) => Action::Add,
-        (Some(c), Some(t)) if c == t => Action::Keep,
-        (Some(_), Some(_)) => Action::Change,
-        (Some(_), None) => Action::Remove,
-        (None, None) => Action::Keep,
-    };
-    SettingsChange {
-        path: path.clone(),
-        action,
-        added: edit.added,
-        updated: edit.updated,
-        removed: edit.removed,
-        notes: edit.notes,
-        old_data: if edit.edited.is_empty() || action == Action::Keep {
-            None
-        } else {
-            cur.map(|c| c.as_bytes().to_vec())
-        },
-        data: if matches!(action, Action::Add | Action::Change) { edit.text.map(String::into_bytes) } else { None },
-        old_sha256: sha,
-    }
-}
-
-/// How hook commands are written for one target: the mode and the user's `$HOME` (what
-/// `--portable-hooks` makes them relative to).
-pub(super) struct HookContext<'a> {
-    pub(super) mode: HookMode,
-    pub(super) user_home: &'a Path,
-}
-
-/// Plans the settings surfaces of `cap` for `target` into `plan`; returns the new ledgers.
-pub(super) fn plan_settings(
-    plan: &mut Plan,
-    cap: &Capability,
-    target: &Target,
-    prev: Option<&InstallState>,
-    allow_symlinks: bool,
-    hooks: &HookContext<'_>,
-) -> Result<BTreeMap<RelPath, SurfaceLedger>, LifecycleError> {
-    let platform = (Os::HOST, cap.command_shell(Os::HOST));
-    let vars = Vars::new(target, cap.core_dir(target.scope), hooks.mode, Some(hooks.user_home), platform)?;
-    // A previous install whose ledger is lost: entries equal to ours are ours.
-    let adopt = prev.is_none() && plan.previous.is_some();
-    let empty = BTreeMap::new();
-    let prev_ledgers = prev.map_or(&empty, |s| &s.settings);
-    let mut ledgers = BTreeMap::new();
-    let mut seen = BTreeSet::new();
-    for spec in msd_core::manifest::surfaces::for_scope(&cap.settings, target.scope) {
-        seen.insert(spec.file.clone());
-        let prev_l = prev_ledgers.get(&spec.file).cloned().unwrap_or_default();
-        let (cur, sha, display) = read_surface(&target.home, &spec.file, allow_symlinks)?;
-        let mut edit = surfaces::upsert(spec, &vars, &display, cur.as_deref(), &prev_l, adopt)?;
-        edit.ledger.format = spec.format;
-        if !edit.ledger.is_empty() {
-            ledgers.insert(spec.file.clone(), edit.ledger.clone());
-        }
-        plan.settings.push(change(&spec.file, cur.as_deref(), sha, edit));
-    }
-    // Surfaces an older version wrote to and this one does not: our entries leave them.
-    for (file, l) in prev_ledgers.iter().filter(|(f, _)| !seen.contains(*f)) {
-        let (cur, sha, display) = read_surface(&target.home, file, allow_symlinks)?;
-        let edit = surfaces::remove(l.format, &display, cur.as_deref(), l)?;
-        plan.settings.push(change(file, cur.as_deref(), sha, edit));
-    }
-    Ok(ledgers)
-}
-
-/// The state to record after `plan`, `None` when the one on disk is already it.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the state of a target is computed from every part of its plan; a struct would only rename them"
-)]
-pub(super) fn next_state(
-    plan: &Plan,
-    cap: &Capability,
-    prev: Option<&InstallState>,
-    ran: &[Ran],
-    ledgers: BTreeMap<RelPath, SurfaceLedger>,
-    created_home: Option<usize>,
-    portable_hooks: bool,
-    profile: Option<&str>,
-) -> Result<Option<plan::StateWrite>, LifecycleError> {
-    let mut next = prev.cloned().unwrap_or_default();
-    next.portable_hooks = portable_hooks;
-    if let Some(p) = profile {
-        next.profile = Some(p.to_string());
-    }
-    if prev.is_none() {
-        next.created_home = created_home.is_some();
-        next.created_above = created_home.unwrap_or(0);
-    }
-    let at = write::timestamp();
-    for r in ran {
-        next.migrations.push(MigrationRecord {
-            id: r.id.to_string(),
-            outcome: if r.applied { MigrationOutcome::Applied } else { MigrationOutcome::NotNeeded },
-            by_version: env!("CARGO_PKG_VERSION").to_string(),
-            at: at.clone(),
-        });
-    }
-    next.settings = ledgers;
-    let mut dirs: BTreeSet<RelPath> = next.created_dirs.iter().cloned().collect();
-    let state_rel = state::state_rel(cap, plan.scope);
-    let new_paths = plan
-        .ops
-        .iter()
-        .filter(|o| o.action == Action::Add)
-        .map(|o| &o.path)
-        .chain(plan.settings.iter().filter(|s| s.action == Action::Add).map(|s| &s.path))
-        .chain(std::iter::once(&plan.manifest_path))
-        .chain(std::iter::once(&state_rel));
-    for p in new_paths {
-        let mut anc = p.parent();
-        while let Some(a) = anc {
-            if !fsx::dir_exists(&plan.home.join(a.as_str())) {
-                dirs.insert(a.clone());
-            }
-            anc = a.parent();
-        }
-    }
-    next.created_dirs = dirs.into_iter().collect();
-    let path = plan.home.join(state_rel.as_str());
-    let disk = fsx::read_if_exists(&path).map_err(lio(&path))?;
-    let bytes = next.render();
-    if disk.as_deref() == Some(&bytes[..]) {
-        return Ok(None);
-    }
-    Ok(Some((state_rel, bytes, disk.as_deref().map(fsx::sha256))))
 }
 
 #[cfg(test)]

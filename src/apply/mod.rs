@@ -31,12 +31,17 @@ pub mod write;
 
 mod install;
 mod recover;
+mod settings_plan;
+pub(crate) mod survey;
+mod take;
 mod uninstall;
 mod verify;
 
-pub use install::{forget_version, install, remove_created_parents};
+pub use install::{forget_version, install};
 pub use recover::recover;
+pub use take::remove_created_parents;
 pub use uninstall::{UninstallReport, uninstall};
+pub(crate) use verify::verify_surveyed;
 pub use verify::{VerifyReport, verify};
 
 use std::path::{Path, PathBuf};
@@ -84,6 +89,17 @@ pub enum ApplyError {
         /// The failure.
         source: Box<ApplyError>,
     },
+}
+
+impl From<survey::SurveyError> for ApplyError {
+    fn from(e: survey::SurveyError) -> Self {
+        match e {
+            survey::SurveyError::Io(e) => PlanError::Io(e).into(),
+            survey::SurveyError::Record(e) => PlanError::Record(e).into(),
+            survey::SurveyError::Confine(e) => LifecycleError::Confine(e).into(),
+            survey::SurveyError::Lifecycle(e) => e.into(),
+        }
+    }
 }
 
 fn list(v: &[String]) -> String {
@@ -141,7 +157,8 @@ impl LifecycleError {
     /// What to do about it.
     pub fn hint(&self) -> String {
         match self {
-            LifecycleError::Locked(_) => "wait for the other run to finish and run again (a killed run releases its lock by itself)".into(),
+            LifecycleError::Locked(fsx::LockError::Busy { .. }) => "wait for the other run to finish and run again (a killed run releases its lock by itself)".into(),
+            LifecycleError::Locked(fsx::LockError::Io { lock, source, .. }) => lock_io_hint(lock, source),
             LifecycleError::Missing { .. } => "create the parent directory first, or fix the path given by --config-dir or the environment".into(),
             LifecycleError::ReadOnly { .. } => "make the target writable (permissions, immutable flag, read-only mount) and run again; nothing was written".into(),
             LifecycleError::Settings(_) => "fix the file's syntax (or move it aside) and run again; it was left untouched and nothing was written".into(),
@@ -152,6 +169,23 @@ impl LifecycleError {
             LifecycleError::Io { .. } => "check that the target exists and is writable".into(),
         }
     }
+}
+
+/// What to do when the lock file cannot be made: said after what the io error was, since no
+/// other run is involved and waiting changes nothing.
+fn lock_io_hint(lock: &Path, e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    let dir = lock.parent().unwrap_or(lock).display();
+    let what = match e.kind() {
+        K::StorageFull | K::QuotaExceeded => "the disk is full (or over quota): free some space",
+        K::ReadOnlyFilesystem => "the filesystem is mounted read-only: remount it writable or choose another target",
+        K::PermissionDenied => "this user may not write there: fix the permissions of the target",
+        K::NotADirectory | K::AlreadyExists | K::IsADirectory => {
+            "something that is not msd-install's is in the way of its work directory: move it aside"
+        }
+        _ => "check the filesystem of the target (space, mount, permissions)",
+    };
+    format!("{what}, then run again; msd-install keeps its lock in {dir}; this run installed nothing")
 }
 
 pub(crate) fn lio(path: &Path) -> impl FnOnce(std::io::Error) -> LifecycleError + '_ {
@@ -220,4 +254,33 @@ pub struct TargetRun {
     pub compose: Vec<crate::pipeline::fit::FileCompose>,
     /// Whether the no-change fast path answered for it ([`fast`]).
     pub fast: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A lock file that cannot be made says what went wrong, never "wait for the other run".
+    #[test]
+    fn a_lock_io_error_is_not_told_to_wait() {
+        use std::io::{Error, ErrorKind};
+        let home = PathBuf::from("/h");
+        for (kind, says) in [
+            (ErrorKind::StorageFull, "the disk is full"),
+            (ErrorKind::ReadOnlyFilesystem, "mounted read-only"),
+            (ErrorKind::PermissionDenied, "permissions"),
+            (ErrorKind::NotADirectory, "in the way"),
+        ] {
+            let e = LifecycleError::Locked(fsx::LockError::Io {
+                home: home.clone(),
+                lock: home.join(".msd-install/lock"),
+                source: Error::from(kind),
+            });
+            let hint = e.hint();
+            assert!(hint.contains(says) && !hint.contains("wait"), "{kind:?}: {hint}");
+            assert!(e.to_string().contains("no other run holds it"), "{e}");
+        }
+        let busy = LifecycleError::Locked(fsx::LockError::Busy { home: home.clone(), lock: home.join("l") });
+        assert!(busy.hint().contains("wait for the other run"));
+    }
 }

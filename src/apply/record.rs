@@ -7,6 +7,7 @@
 //! Invariants: entries sorted by path; no timestamp inside, so an identical install writes an
 //! identical manifest and touches nothing.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -119,4 +120,42 @@ impl FileManifest {
             Err(e) => Err(RecordError { path: path.display().to_string(), message: e.to_string() }),
         }
     }
+}
+
+/// What a backup directory's `backup-meta.json` says, as far as [`kept_edits`] reads it (the
+/// writer is `write::stage_backups`; other fields are ignored).
+#[derive(Deserialize)]
+struct BackupMetaRead {
+    runtime: String,
+    files: Vec<BackupEntryRead>,
+}
+
+#[derive(Deserialize)]
+struct BackupEntryRead {
+    path: RelPath,
+    reason: String,
+    sha256: Sha256,
+    recorded_sha256: Option<Sha256>,
+}
+
+/// The files of `runtime` that msd-install wrote, the user edited, and a run kept in place after
+/// backing them up (an uninstall does: the manifest that listed them is gone with it): each
+/// path with the sha256 of the bytes kept. Read from the `backup-meta.json` of every directory
+/// in `<home>/msd-local-patches/`; a backup that cannot be read counts for nothing (its file is
+/// then the user's, as without this). Read only when a file at one of our paths is unlisted.
+pub(crate) fn kept_edits(home: &Path, runtime: &str) -> BTreeMap<RelPath, BTreeSet<Sha256>> {
+    let mut out: BTreeMap<RelPath, BTreeSet<Sha256>> = BTreeMap::new();
+    let dir = home.join(crate::pipeline::convert::PATCHES_DIR);
+    let Ok(entries) = fsx::list_dir(&dir) else { return out };
+    for e in entries.into_iter().filter(|e| e.is_dir) {
+        let Ok(Some(bytes)) = fsx::read_if_exists(&dir.join(&e.name).join("backup-meta.json")) else { continue };
+        let Ok(meta) = serde_json::from_slice::<BackupMetaRead>(&bytes) else { continue };
+        if meta.runtime != runtime {
+            continue;
+        }
+        for f in meta.files.into_iter().filter(|f| f.reason == "user_edited" && f.recorded_sha256.is_some()) {
+            out.entry(f.path).or_default().insert(f.sha256);
+        }
+    }
+    out
 }

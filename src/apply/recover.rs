@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::ApplyError;
-use super::install::hold;
+use super::take::hold;
 use crate::apply::txn::Recovery;
 
 /// Locks `home` and completes or rolls back what an interrupted run left there.

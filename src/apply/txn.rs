@@ -87,6 +87,11 @@ pub enum TxnAction {
         sha256: Sha256,
         /// Mode of the new file.
         mode: FileMode,
+        /// The destination is a user's file edited in place (a settings file): it keeps its
+        /// mode and owner, and a symlink there keeps pointing where it did, the file it points
+        /// to replaced ([`fsx::replace_in_place`]). Its new bytes are staged private.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        in_place: bool,
     },
     /// Remove the file.
     Remove,
@@ -117,6 +122,12 @@ pub struct Journal {
     pub label: String,
     /// The ops, in the order they are applied.
     pub ops: Vec<TxnOp>,
+    /// The directories (relative to the home) that were not there when the transaction was
+    /// staged and that its new files go into: a rollback removes each once it is empty again,
+    /// so a failed run leaves no empty `agents/` or `msd-core/` behind. Absent from journals of
+    /// 0.3.5 and older (and when the run creates no directory).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub created_dirs: Vec<RelPath>,
 }
 
 /// Errors of the swap.
@@ -286,10 +297,18 @@ impl Staged {
         old_sha256: Option<Sha256>,
     ) -> Staged {
         Staged {
-            op: TxnOp { path, action: TxnAction::Put { sha256, mode }, old_sha256 },
+            op: TxnOp { path, action: TxnAction::Put { sha256, mode, in_place: false }, old_sha256 },
             bytes: Some(bytes.into()),
             shared: false,
         }
+    }
+
+    /// This put, of a user's file edited in place ([`TxnAction::Put::in_place`]).
+    pub fn in_place(mut self) -> Staged {
+        if let TxnAction::Put { in_place, .. } = &mut self.op.action {
+            *in_place = true;
+        }
+        self
     }
 
     /// This put, staged as a link to an identical file already written ([`Staged::shared`]).
@@ -438,14 +457,15 @@ fn flush(works: &[PathBuf]) -> Result<usize, TxnError> {
 /// transaction `label` (`install claude global`, for messages). On error nothing is left staged.
 pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progress) -> Result<Prepared, TxnError> {
     let area = area.clone();
-    let journal = |ops| Journal {
+    let journal = |ops, created_dirs| Journal {
         schema_version: 1,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         label: label.to_string(),
         ops,
+        created_dirs,
     };
     if ops.is_empty() {
-        return Ok(Prepared { area, journal: journal(Vec::new()), committed: false, done: true });
+        return Ok(Prepared { area, journal: journal(Vec::new(), Vec::new()), committed: false, done: true });
     }
     // A leftover from an interrupted run is recovered before planning; anything still here is
     // stale staging and is cleared.
@@ -462,7 +482,8 @@ pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progre
     // staged ops' larger buffer (and its growth) until the run ends.
     let mut journal_ops = Vec::with_capacity(ops.len());
     journal_ops.extend(ops.into_iter().map(|s| s.op));
-    Ok(Prepared { area, journal: journal(journal_ops), committed: false, done: false })
+    let created = created_dirs(&area, &journal_ops);
+    Ok(Prepared { area, journal: journal(journal_ops, created), committed: false, done: false })
 }
 
 impl Prepared {
@@ -515,6 +536,20 @@ impl Drop for Prepared {
     }
 }
 
+/// The directories the new files of `ops` go into that are not in the home yet (each looked at
+/// once; a directory under one that is missing is missing too), outermost first.
+fn created_dirs(area: &Area, ops: &[TxnOp]) -> Vec<RelPath> {
+    let mut seen: std::collections::BTreeMap<&str, bool> = std::collections::BTreeMap::new();
+    for op in ops.iter().filter(|o| o.old_sha256.is_none() && matches!(o.action, TxnAction::Put { .. })) {
+        let mut parent_missing = false;
+        for dir in ancestors(op.path.as_str()) {
+            let missing = *seen.entry(dir).or_insert_with(|| parent_missing || !fsx::lexists(&area.home.join(dir)));
+            parent_missing = missing;
+        }
+    }
+    seen.into_iter().filter(|(_, missing)| *missing).filter_map(|(d, _)| RelPath::new(d).ok()).collect()
+}
+
 /// Writes each put's bytes into the staging area and drops them (the last holder of a converted
 /// file's bytes is its put: a tree is not held whole while it is staged).
 fn stage(area: &Area, ops: &mut [Staged], progress: &dyn Progress) -> Result<(), TxnError> {
@@ -523,8 +558,11 @@ fn stage(area: &Area, ops: &mut [Staged], progress: &dyn Progress) -> Result<(),
         area.dest(&s.op.path)?;
     }
     for s in ops.iter_mut() {
-        if let (Some(bytes), TxnAction::Put { mode, sha256 }) = (s.bytes.take(), &s.op.action) {
+        if let (Some(bytes), TxnAction::Put { mode, sha256, in_place }) = (s.bytes.take(), &s.op.action) {
             let p = area.new_of(&s.op.path);
+            // A user's file may hold a secret: its new bytes are nobody else's until they get
+            // its own mode.
+            let mode = if *in_place && s.op.old_sha256.is_some() { &FileMode::Private } else { mode };
             fault_point();
             // Bytes read from a file are copied from it (and checked), never loaded whole.
             if s.shared || bytes.file().is_some() {
@@ -577,7 +615,7 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
         let dest = area.dest(&op.path)?;
         let cur = fsx::sha256_file(&dest).map_err(io(&dest))?;
         match &op.action {
-            TxnAction::Put { sha256, .. } => {
+            TxnAction::Put { sha256, in_place, .. } => {
                 if cur == Some(*sha256) {
                     progress.tick();
                     continue;
@@ -588,11 +626,17 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
                 let new = area.new_of(&op.path);
                 let old = area.old_of(&op.path);
                 if cur.is_some() && !old.exists() {
+                    // Through a symlink (allowed), the file it points to is what changes.
+                    let kept = if *in_place { fsx::write_target(&dest).map_err(io(&dest))? } else { dest.clone() };
                     fault_point();
-                    fsx::preserve(&dest, &old).map_err(io(&dest))?;
+                    fsx::preserve(&kept, &old).map_err(io(&dest))?;
                 }
                 fault_point();
-                fsx::rename(&new, &dest).map_err(io(&dest))?;
+                if *in_place {
+                    fsx::replace_in_place(&new, &dest).map_err(io(&dest))?;
+                } else {
+                    fsx::rename(&new, &dest).map_err(io(&dest))?;
+                }
             }
             TxnAction::Remove => {
                 let Some(cur) = cur else {
@@ -718,19 +762,39 @@ pub fn prune_stop(home: &Path, rel: &RelPath) -> PathBuf {
     home.join(rel.as_str().split('/').next().unwrap_or_default())
 }
 
-/// Undoes every applied op, last first, from the copies kept in `txn/old/`.
+/// Undoes every applied op, last first, from the copies kept in `txn/old/`, then removes the
+/// directories the transaction created that are empty again (deepest first; one that holds
+/// anything, the user's file put there meanwhile, stays).
 fn undo(area: &Area, journal: &Journal) -> Result<(), TxnError> {
+    undo_ops(area, journal)?;
+    let mut dirs: Vec<&RelPath> = journal.created_dirs.iter().collect();
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.as_str().matches('/').count()));
+    for d in dirs {
+        let dest = area.dest(d)?;
+        if fsx::is_dir(&dest) {
+            fault_point();
+            fsx::remove_dir_if_empty(&dest);
+        }
+    }
+    Ok(())
+}
+
+fn undo_ops(area: &Area, journal: &Journal) -> Result<(), TxnError> {
     for op in journal.ops.iter().rev() {
         let dest = area.dest(&op.path)?;
         let old = area.old_of(&op.path);
         let cur = fsx::sha256_file(&dest).map_err(io(&dest))?;
         match &op.action {
-            TxnAction::Put { sha256, .. } => {
+            TxnAction::Put { sha256, in_place, .. } => {
                 if cur != Some(*sha256) {
                     continue; // never applied (or changed by someone else: leave it)
                 }
                 fault_point();
-                if old.exists() {
+                if old.exists() && *in_place {
+                    // Back through the link it was written through, with the mode and owner
+                    // the file had (kept by the write).
+                    fsx::replace_in_place(&old, &dest).map_err(io(&dest))?;
+                } else if old.exists() {
                     fsx::rename(&old, &dest).map_err(io(&dest))?;
                 } else if op.old_sha256.is_none() {
                     fsx::remove_file_if_exists(&dest).map_err(io(&dest))?;

@@ -14,12 +14,11 @@ use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
 use serde::Serialize;
 
-use super::install::{HookContext, plan_settings};
+use super::settings_plan::{HookContext, plan_settings};
 use super::surfaces::HookMode;
+use super::survey::{Class, Reading, Survey};
 use super::{ApplyError, LifecycleError, lio, record, state};
 use crate::apply::plan::{Action, Plan, SettingsChange};
-use crate::apply::record::FileManifest;
-use crate::apply::state::InstallState;
 use crate::apply::txn::Area;
 use crate::pipeline::target::Target;
 
@@ -58,26 +57,39 @@ pub fn verify(
     allow_symlinks: bool,
     user_home: &Path,
 ) -> Result<VerifyReport, ApplyError> {
+    verify_surveyed(cap, target, allow_symlinks, user_home).map(|(r, _)| r)
+}
+
+/// [`verify`], with the survey it was computed from (`None` when nothing is installed): `status`
+/// reports both.
+pub(crate) fn verify_surveyed(
+    cap: &Capability,
+    target: &Target,
+    allow_symlinks: bool,
+    user_home: &Path,
+) -> Result<(VerifyReport, Option<Survey>), ApplyError> {
     let home = &target.home;
     let mut r =
         VerifyReport { runtime: cap.id.clone(), scope: Some(target.scope), home: home.clone(), ..Default::default() };
     r.interrupted = Area::new(home, allow_symlinks).pending();
-    let Some(manifest) = FileManifest::read(home, cap, target.scope).map_err(crate::apply::plan::PlanError::from)?
-    else {
-        return Ok(r);
-    };
+    // Without a manifest nothing is installed: only the manifest is read.
+    if !fsx::lexists(&home.join(record::manifest_rel(cap, target.scope).as_str())) {
+        return Ok((r, None));
+    }
+    let how = Reading { emission: None, recorded: true, keep_edited: false, runtime_surfaces: true, allow_symlinks };
+    let survey = Survey::read(home, cap, target.scope, how)?;
+    let Some(manifest) = &survey.manifest else { return Ok((r, None)) };
     r.installed = true;
-    let state = InstallState::read(home, cap, target.scope).map_err(LifecycleError::from)?;
-    for e in &manifest.files {
-        let dest = fsx::confined(home, &e.path, allow_symlinks).map_err(LifecycleError::from)?;
-        match fsx::sha256_file(&dest).map_err(lio(&dest))? {
-            None => r.missing.push(e.path.clone()),
-            Some(sha) if sha != e.sha256 => r.modified.push(e.path.clone()),
-            Some(_) => {}
+    let state = survey.state.clone();
+    for f in &survey.files {
+        match f.class {
+            Class::Missing => r.missing.push(f.path.clone()),
+            Class::Edited => r.modified.push(f.path.clone()),
+            Class::Unchanged | Class::UsersAtOurPath | Class::Created => {}
         }
     }
     let listed: BTreeSet<&str> = manifest.files.iter().map(|e| e.path.as_str()).collect();
-    let ours = [record::manifest_rel(cap, target.scope), state::state_rel(cap, target.scope)];
+    let ours = Survey::metadata(cap, target.scope);
     // Each area with whether msd owns it: the core dir does; an entry at an artifact's prefix
     // does when the manifest lists it or files under it.
     let owned = |rel: &str| listed.iter().any(|l| *l == rel || l.strip_prefix(rel).is_some_and(|r| r.starts_with('/')));
@@ -135,7 +147,7 @@ pub fn verify(
     // The hooks as the install wrote them: relative to $HOME when it was --portable-hooks.
     let mode = HookMode { portable: state.as_ref().is_some_and(|s| s.portable_hooks), force_statusline: false };
     let hooks = HookContext { mode, user_home };
-    match plan_settings(&mut probe, cap, target, state.as_ref(), allow_symlinks, &hooks) {
+    match plan_settings(&mut probe, &survey, cap, target, false, &hooks) {
         Ok(_) => r.settings = probe.settings.into_iter().filter(|s| s.action != Action::Keep).collect(),
         Err(LifecycleError::Settings(e)) => {
             // An unparseable settings file is drift too: report it against its surface.
@@ -167,5 +179,5 @@ pub fn verify(
         && r.missing.is_empty()
         && r.extra.is_empty()
         && r.settings.is_empty();
-    Ok(r)
+    Ok((r, Some(survey)))
 }

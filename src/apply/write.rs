@@ -162,7 +162,7 @@ pub fn prepare(
     for s in &plan.settings {
         match (s.action, &s.data) {
             (Action::Add | Action::Change, Some(data)) => {
-                staged.push(Staged::put(s.path.clone(), data.clone(), FileMode::Regular, s.old_sha256));
+                staged.push(Staged::put(s.path.clone(), data.clone(), FileMode::Regular, s.old_sha256).in_place());
             }
             (Action::Remove, _) => {
                 staged.push(Staged::remove(s.path.clone(), s.old_sha256.expect("removed file exists")));
@@ -231,7 +231,8 @@ pub fn stage_backups(
             sha256: b.sha256,
             recorded_sha256: b.recorded_sha256,
         });
-        staged.push(Staged::put_hashed(dir_rel.join(b.path), b.bytes, b.sha256, FileMode::Regular, None));
+        // A backed-up settings file may hold a key: only its owner reads the copy.
+        staged.push(Staged::put_hashed(dir_rel.join(b.path), b.bytes, b.sha256, FileMode::Private, None));
     }
     let meta = BackupMeta {
         backed_up_at: dir_rel.file_name(),

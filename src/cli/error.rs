@@ -171,7 +171,8 @@ fn pipeline_hint(e: &PipelineError) -> Option<String> {
         PipelineError::Profile(p) => Some(format!("profiles: {}", p.valid.join(", "))),
         PipelineError::NoPrimary => Some("name one with --runtime (see `msd-install runtimes`)".into()),
         PipelineError::Helper(h) => Some(h.hint()),
-        PipelineError::Target(_) | PipelineError::Convert(_) => None,
+        PipelineError::Target(t) => t.hint(),
+        PipelineError::Convert(_) => None,
     }
 }
 

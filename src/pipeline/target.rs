@@ -7,11 +7,14 @@
 //! Resolution order for a global home: `--config-dir` > the manifest's env sources in order
 //! (first non-blank; a leading `~` expanded; `parent` or `join` applied) > probes (first that
 //! exists and contains its marker) > the default under the user's home. A local install goes
-//! to `<cwd>/<local dir>`.
+//! to `<cwd>/<local dir>`, and never into a directory that is a global home of the same runtime
+//! (a project at the user's home would make `./.claude` the global `~/.claude`): that is refused
+//! ([`TargetError::LocalIsGlobal`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use msd_core::fs::fsx;
 use msd_core::manifest::capability::{Capability, LocalRefs, Scope};
 
 /// A snapshot of what resolution reads from the process environment.
@@ -116,6 +119,62 @@ pub enum TargetError {
     /// A path that is not UTF-8.
     #[error("path is not valid UTF-8: {0}")]
     NotUtf8(PathBuf),
+    /// The local directory of the project is the runtime's global home (the project is the
+    /// user's home directory, or holds the global home).
+    #[error(
+        "--local would install {runtime} into {home}, which is its global home: the project ({project}) is where the global install lives, so a local install there would rewrite and remove the global one"
+    )]
+    LocalIsGlobal {
+        /// Runtime id.
+        runtime: String,
+        /// The directory both scopes resolve to.
+        home: PathBuf,
+        /// The project directory.
+        project: PathBuf,
+    },
+}
+
+impl TargetError {
+    /// What to do about it, when the message does not say.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            TargetError::LocalIsGlobal { .. } => Some(
+                "run inside a project (a directory with .git or .planning/), or name one with --project DIR; drop --local to install globally"
+                    .into(),
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// Every directory that is or could become a global home of `cap` here: the one resolution picks
+/// now, every probe, and the default (an env variable or a probe may point elsewhere later).
+fn global_homes(cap: &Capability, env: &Environment) -> Vec<PathBuf> {
+    let mut out = vec![global_home(cap, None, env).0, env.home.join(cap.home.default.as_str())];
+    out.extend(cap.home.probes.iter().map(|p| env.home.join(p.path.as_str())));
+    out
+}
+
+/// Whether `a` and `b` name one directory: equal once made absolute and free of `.`/`..`, or,
+/// where both exist, with their symlinks resolved.
+fn same_dir(a: &Path, b: &Path) -> bool {
+    fn lexical(p: &Path) -> PathBuf {
+        let mut out = PathBuf::new();
+        for c in p.components() {
+            match c {
+                std::path::Component::CurDir => {}
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                c => out.push(c),
+            }
+        }
+        out
+    }
+    if lexical(a) == lexical(b) {
+        return true;
+    }
+    matches!((fsx::canonicalize(a), fsx::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
 }
 
 fn to_str(p: &Path) -> Result<String, TargetError> {
@@ -173,6 +232,9 @@ pub fn resolve(
             }
             let dir = local_dir.ok_or_else(|| TargetError::NoLocalScope { runtime: cap.id.clone() })?;
             let home = if dir == "." { env.cwd.clone() } else { env.cwd.join(dir) };
+            if global_homes(cap, env).iter().any(|g| same_dir(g, &home)) {
+                return Err(TargetError::LocalIsGlobal { runtime: cap.id.clone(), home, project: env.cwd.clone() });
+            }
             let abs = to_str(&home)?;
             let rel = match local_refs {
                 LocalRefs::Relative if dir == "." => ".".to_string(),

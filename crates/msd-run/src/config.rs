@@ -6,7 +6,9 @@
 //! - an unknown key, or a value the key does not allow, is a usage error (exit 2) and the file is
 //!   not touched; so is an `agent_skills.<agent>` naming an agent that is not installed;
 //! - `config-set` reads, edits and writes the file under a lock of `.planning/` (parallel calls
-//!   lose nothing), atomically, through a symlinked `config.json` (the link stays), creating the nested objects a dotted key needs; a file that
+//!   lose nothing), atomically, through a symlinked `config.json` (the link stays) when the link
+//!   stays inside the project (one that leads out is refused, exit 4: nothing is read or
+//!   written there), creating the nested objects a dotted key needs; a file that
 //!   is not a JSON object, or a segment on the way that is not an object, is a project error
 //!   (exit 4) and the file is not touched;
 //! - a key that occurs twice in one object of the file is a project error (exit 4), never
@@ -165,6 +167,9 @@ pub(crate) fn set(core: Option<&Path>, a: &SetArgs) -> Result<Answer, RunError> 
     })?;
     let project = find_project()?
         .ok_or_else(|| no_project("run this in an msd project ({cmd:new-project} creates one)".into()))?;
+    // Neither the lock nor the write goes out of the project through a symlink (`.planning` or
+    // `config.json` linked to `~/.docker/config.json`): refused before anything is opened.
+    let path = project.confine(CONFIG)?;
     // Read-modify-write under the lock of .planning/: parallel config-set calls on distinct keys
     // each see the previous one's write.
     let _lock =
@@ -179,7 +184,7 @@ pub(crate) fn set(core: Option<&Path>, a: &SetArgs) -> Result<Answer, RunError> 
         })
     })?;
     let text = serde_json::to_string_pretty(&Value::Object(doc)).expect("json") + "\n";
-    fsx::write_atomic_through(&project.abs(CONFIG), text.as_bytes(), FileMode::Regular)
+    fsx::write_atomic_through(&path, text.as_bytes(), FileMode::Regular)
         .map_err(|e| RunError::Io { path: CONFIG.into(), source: e })?;
     Ok(Answer::line(config_keys::render(&value)))
 }

@@ -23,7 +23,8 @@ pub enum RunExit {
     /// The installed msd-core tree is missing or damaged (reinstall).
     Core = 3,
     /// A project file is invalid (`.planning/config.json`, a PLAN.md task), or there is no
-    /// `.planning/` where one is needed.
+    /// `.planning/` where one is needed, or a project path leads out of the project through a
+    /// symlink or is not a regular file (msd_run neither follows nor opens it).
     Project = 4,
     /// A file could not be read or written.
     Io = 5,
@@ -63,7 +64,8 @@ pub(crate) const EXIT_CODES: &str = "Exit codes (each means one thing, for every
   2  usage error (unknown query, workflow, key or agent; a flag without its value; a bad phase
      number or budget; a value the key does not allow; a bad MSD_RUN_SPILL_BYTES)
   3  the installed msd-core tree is missing or damaged (reinstall with msd-install)
-  4  a project file is invalid (.planning/config.json, a PLAN.md task), or no .planning/ here
+  4  a project file is invalid (.planning/config.json, a PLAN.md task), or no .planning/ here,
+     or a project path is a symlink out of the project or a FIFO or device (never followed)
   5  a file could not be read or written (prompt-budget's input and output files included)
   6  a task-content resolver failed (could not start, or exited non-zero)
   7  a task-content resolver timed out

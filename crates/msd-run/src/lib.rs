@@ -154,3 +154,35 @@ pub(crate) fn read_core(core: &Path, rel: &str) -> Result<Option<String>, RunErr
         Err(e) => Err(RunError::Io { path: path.display().to_string(), source: e }),
     }
 }
+
+/// A path a workflow named (a PLAN.md, a prompt-budget input or output; relative to the current
+/// directory), absolute, and the project it lies in. When it lies in the project the current
+/// directory belongs to, it is checked as a project file is ([`project::Project::confine`]: no
+/// symlink out of the project, exit 4); a path outside the project was named on purpose and is
+/// taken as given.
+pub(crate) fn confine_named(path: &Path) -> Result<(PathBuf, Option<(project::Project, String)>), RunError> {
+    let io = |source: std::io::Error| RunError::Io { path: path.display().to_string(), source };
+    let cwd = std::env::current_dir().map_err(io)?;
+    let abs = hook::guard_worktree::normalize(&cwd.join(path));
+    if let Some(project) = project::Project::find().map_err(io)? {
+        let real_root = msd_core::fs::fsx::canonicalize(&project.root).ok();
+        let rel = abs.strip_prefix(&project.root).ok().or_else(|| abs.strip_prefix(real_root.as_ref()?).ok());
+        if let Some(rel) = rel.and_then(Path::to_str).filter(|r| !r.is_empty()).map(str::to_string) {
+            project.confine(&rel)?;
+            return Ok((abs, Some((project, rel))));
+        }
+    }
+    Ok((abs, None))
+}
+
+/// Reads a file a workflow named ([`confine_named`]), `None` when absent. Anything but a regular
+/// file is refused instead of hanging on a FIFO: as a project file is (exit 4) in the project,
+/// else as a file that cannot be read (exit 5).
+pub(crate) fn read_named(path: &Path) -> Result<Option<Vec<u8>>, RunError> {
+    match confine_named(path)? {
+        (_, Some((project, rel))) => Ok(project.read_bytes(&rel, u64::MAX)?.map(|b| b.bytes)),
+        (abs, None) => msd_core::fs::fsx::read_regular_if_exists(&abs, u64::MAX)
+            .map(|b| b.map(|b| b.bytes))
+            .map_err(|source| RunError::Io { path: path.display().to_string(), source }),
+    }
+}

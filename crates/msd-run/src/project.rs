@@ -15,6 +15,13 @@
 //! - Source files are files with a programming-language extension ([`SOURCE_EXTENSIONS`]) anywhere
 //!   under the root outside hidden directories and the dependency and build directories of
 //!   [`SKIPPED_DIRS`]; the walk stops at the first one.
+//!
+//! The project is untrusted: msd_run runs in whatever repository the user opened, and what it
+//! reads there goes into a model's context. So every read and write of a project file goes
+//! through [`Project::confine`]: a path that leads out of the project through a symlink (git
+//! stores symlinks: `.planning/config.json -> ~/.docker/config.json`) is refused with the link
+//! and its target named (exit 4); a link that stays inside is followed. And files are read with
+//! [`fsx::read_regular_if_exists`]: a FIFO or a device is refused at once instead of hanging.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -212,18 +219,110 @@ impl Project {
         fsx::exists(&self.abs(rel))
     }
 
-    /// Reads a project-relative UTF-8 file, `None` when absent.
+    /// Reads a project-relative UTF-8 file, `None` when absent; a link out of the project or a
+    /// file that is not a regular one is an error ([`Project::read_bounded`]).
     pub(crate) fn read(&self, rel: &str) -> Result<Option<String>, ProjectError> {
-        let path = self.abs(rel);
-        match fsx::read_if_exists(&path) {
-            Ok(None) => Ok(None),
-            Ok(Some(b)) => String::from_utf8(b).map(Some).map_err(|_| ProjectError {
+        Ok(self.read_bounded(rel, u64::MAX)?.map(|(text, _)| text))
+    }
+
+    /// Reads at most `max` bytes of a project-relative UTF-8 file, with the file's whole length;
+    /// `None` when absent (a character the cut splits is left out). Refused: a path
+    /// that leads out of the project through a symlink ([`Project::confine`]), and anything
+    /// but a regular file (a FIFO or a device would hang a plain read).
+    pub(crate) fn read_bounded(&self, rel: &str, max: u64) -> Result<Option<(String, u64)>, ProjectError> {
+        let Some(read) = self.read_bytes(rel, max)? else { return Ok(None) };
+        let cut = read.cut();
+        let len = read.len;
+        match String::from_utf8(read.bytes) {
+            Ok(text) => Ok(Some((text, len))),
+            Err(e) if cut && e.utf8_error().error_len().is_none() => {
+                let valid = e.utf8_error().valid_up_to();
+                let mut bytes = e.into_bytes();
+                bytes.truncate(valid);
+                Ok(Some((String::from_utf8(bytes).expect("valid up to here"), len)))
+            }
+            Err(_) => Err(ProjectError {
                 path: rel.to_string(),
                 line: None,
                 message: "not valid UTF-8".into(),
                 hint: "save the file as UTF-8".into(),
             }),
+        }
+    }
+
+    /// Reads at most `max` bytes of a project-relative file ([`Project::read_bounded`], bytes).
+    pub(crate) fn read_bytes(&self, rel: &str, max: u64) -> Result<Option<fsx::Bounded>, ProjectError> {
+        let path = self.confine(rel)?;
+        match fsx::read_regular_if_exists(&path, max) {
+            Ok(read) => Ok(read),
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Err(ProjectError {
+                path: rel.to_string(),
+                line: None,
+                message: format!(
+                    "is {}, not a regular file; msd_run opens only regular files of a project",
+                    fsx::file_kind(&path)
+                ),
+                hint: format!("replace {rel} with a regular file (or remove it)"),
+            }),
             Err(e) => Err(io_err(&path, e)),
+        }
+    }
+
+    /// The absolute path of a project-relative path, checked not to lead out of the project:
+    /// the file it names (or, when absent, its nearest existing directory), symlinks resolved,
+    /// lies under the project's own resolved root. A link that stays inside is fine. Refused
+    /// with the link and its target named (exit 4): msd_run neither reads nor writes there.
+    pub(crate) fn confine(&self, rel: &str) -> Result<PathBuf, ProjectError> {
+        let abs = self.abs(rel);
+        let root = fsx::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        let mut probe = abs.as_path();
+        loop {
+            match fsx::canonicalize(probe) {
+                Ok(real) if real.starts_with(&root) => return Ok(abs),
+                Ok(real) => return Err(self.escape(rel, &root, &real)),
+                // Absent (or a dangling link, which nothing can read, and a write through it
+                // fails): the directory it would be made in decides.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => match probe.parent() {
+                    Some(parent) if parent.starts_with(&self.root) => probe = parent,
+                    _ => return Ok(abs),
+                },
+                Err(e) => return Err(io_err(probe, e)),
+            }
+        }
+    }
+
+    /// The error for `rel`, which resolves to `real` outside `root`: names the first symlink on
+    /// the way that leads out, and where it points.
+    fn escape(&self, rel: &str, root: &Path, real: &Path) -> ProjectError {
+        let mut at = self.root.clone();
+        let mut link = None;
+        for part in Path::new(rel).components() {
+            at.push(part);
+            if fsx::is_symlink(&at) && fsx::canonicalize(&at).is_ok_and(|r| !r.starts_with(root)) {
+                link = Some(at.clone());
+                break;
+            }
+        }
+        let message = match &link {
+            Some(l) => {
+                let shown = l.strip_prefix(&self.root).unwrap_or(l).display().to_string();
+                let target = fsx::read_link(l).map_or_else(|_| real.display().to_string(), |t| t.display().to_string());
+                format!(
+                    "{shown} is a symlink to {target}, outside the project {}; msd_run follows no link out of the project",
+                    root.display()
+                )
+            }
+            None => format!(
+                "resolves to {}, outside the project {}; msd_run follows no link out of the project",
+                real.display(),
+                root.display()
+            ),
+        };
+        ProjectError {
+            path: rel.to_string(),
+            line: None,
+            message,
+            hint: "replace the link with the file itself (or a link to a file inside the project); nothing was read or written through it".into(),
         }
     }
 
@@ -262,7 +361,7 @@ impl Project {
 
     /// Every phase directory, in numeric order.
     pub(crate) fn phase_dirs(&self) -> Result<Vec<PhaseDir>, ProjectError> {
-        let dir = self.abs(&format!("{PLANNING}/phases"));
+        let dir = self.confine(&format!("{PLANNING}/phases"))?;
         let mut out: Vec<PhaseDir> = fsx::list_dir(&dir)
             .map_err(|e| io_err(&dir, e))?
             .into_iter()
@@ -278,7 +377,7 @@ impl Project {
 
     /// File names in a project-relative directory ending with `suffix`, sorted.
     pub(crate) fn files_ending(&self, rel_dir: &str, suffix: &str) -> Result<Vec<String>, ProjectError> {
-        let dir = self.abs(rel_dir);
+        let dir = self.confine(rel_dir)?;
         Ok(fsx::list_dir(&dir)
             .map_err(|e| io_err(&dir, e))?
             .into_iter()

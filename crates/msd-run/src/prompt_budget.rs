@@ -10,7 +10,9 @@
 //!
 //! Exit codes are the helper's own ([`crate::error`]): 2 for usage (a missing flag, a budget that
 //! is not a positive integer), 5 for a file that cannot be read as UTF-8 text (a required one, or
-//! an optional one that exists) or written, 10 when no prompt fits (the files are written, the
+//! an optional one that exists; a FIFO or a device is refused at once) or written, 4 for a path
+//! in the project that leads out of it through a symlink ([`crate::confine_named`]: neither read
+//! nor written), 10 when no prompt fits (the files are written, the
 //! prompt empty). The reference's contract used 1 for the first two and 2 for the last; that
 //! compatibility note is in `msd_run --help` and the code-review workflow checks the new codes.
 
@@ -83,16 +85,8 @@ fn required<'a, T>(v: &'a [T], flag: &str) -> Result<&'a T, RunError> {
     v.first().ok_or_else(|| usage(format!("{flag} is required"), "run `msd_run query prompt-budget --help`"))
 }
 
-fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf())
-    }
-}
-
 fn read_text(p: &Path) -> Result<Option<String>, RunError> {
-    let bytes = fsx::read_if_exists(&absolute(p)).map_err(|e| io(p, e))?;
+    let bytes = crate::read_named(p)?;
     bytes
         .map(|b| {
             String::from_utf8(b)
@@ -129,8 +123,9 @@ fn resolve(a: &PromptBudgetArgs) -> Result<(Sections, i64, BudgetOptions, PathBu
     let budget = parse_budget(required(&a.budget, "--budget")?)?;
     let instructions_file = required(&a.instructions_file, "--instructions-file")?;
     let roadmap_file = required(&a.roadmap_file, "--roadmap-file")?;
-    let output_prompt = absolute(required(&a.output_prompt, "--output-prompt")?);
-    let output_metadata = absolute(required(&a.output_metadata, "--output-metadata")?);
+    // Both outputs are checked before either is written: none goes out of the project by a link.
+    let output_prompt = crate::confine_named(required(&a.output_prompt, "--output-prompt")?)?.0;
+    let output_metadata = crate::confine_named(required(&a.output_metadata, "--output-metadata")?)?.0;
     let mut opts = BudgetOptions::default();
     if let Some(m) = a.safety_margin_pct.first() {
         opts.safety_margin_pct =

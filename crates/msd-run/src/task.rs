@@ -170,7 +170,7 @@ fn project_err(path: &Path, line: Option<usize>, message: String, hint: &str) ->
 
 /// Resolves one task, returning the stdout answer.
 pub(crate) fn resolve(core: &Path, a: &ResolveArgs) -> Result<Value, RunError> {
-    let text = match msd_core::fs::fsx::read_if_exists(&a.plan) {
+    let text = match crate::read_named(&a.plan) {
         Ok(Some(b)) => String::from_utf8(b)
             .map_err(|_| project_err(&a.plan, None, "not valid UTF-8".into(), "save the plan as UTF-8"))?,
         Ok(None) => {
@@ -181,7 +181,7 @@ pub(crate) fn resolve(core: &Path, a: &ResolveArgs) -> Result<Value, RunError> {
                 "pass the path of the PLAN.md being executed",
             ));
         }
-        Err(e) => return Err(RunError::Io { path: a.plan.display().to_string(), source: e }),
+        Err(e) => return Err(e),
     };
     let all = tasks(&text);
     let matching: Vec<&TaskTag> = all.iter().filter(|t| t.get("id") == Some(a.task_id.as_str())).collect();

@@ -337,12 +337,15 @@ pub(crate) fn remove(
         SurfaceFormat::Yaml => yaml_merge(display, current, false, &[], ledger, How::default())?,
         SurfaceFormat::Markdown => markdown::blocks(display, current, &[], ledger)?,
     };
-    // The file holds exactly what we last wrote: the user's bytes come back as they were
-    // (comments, trailing commas, one-line arrays, CRLF, a BOM, an empty file), or the file we
-    // created goes.
+    // The file holds exactly what we last wrote over the user's `before` (kept only while
+    // nobody else changed the file between our writes): the user's bytes come back as they
+    // were (comments, trailing commas, one-line arrays, CRLF, a BOM, an empty file). A file we
+    // created has no `before`: it goes only when the merge above left nothing in it, since a
+    // key the user (or the runtime itself) added and a later run wrote back with ours is the
+    // user's, whatever the hash of the file says.
     let ours = ledger.written_sha256.is_some()
         && current.map(|c| msd_core::fs::fsx::sha256(c.as_bytes())) == ledger.written_sha256;
-    if ours && (ledger.before.is_some() || ledger.created_file) {
+    if ours && ledger.before.is_some() {
         edit.text = ledger.before.clone();
     }
     Ok(edit)

@@ -435,3 +435,162 @@ fn surfaces_yaml_structural_uninstall_and_refusals() {
         assert!(upsert(&s, &vars(), "f", Some(bad), &fresh, false).is_err(), "{bad:?}");
     }
 }
+
+/// Issue 31: random sequences of install, user edits, re-runs, upgrades (a changed manifest:
+/// entries changed, added and dropped) and a final uninstall, over every surface format, through
+/// the same upsert and remove the runs use (ledger carried as the install state carries it).
+/// After the uninstall every byte the user added is still there and nothing of msd's is; a file
+/// msd created goes only when the user added nothing to it.
+mod sequences {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Step {
+        /// The same version runs again.
+        Rerun,
+        /// The other version of the manifest runs (upgrade, or back).
+        Upgrade,
+        /// The user (or the runtime) adds something of their own, at the top or the end.
+        UserAdds { top: bool },
+    }
+
+    const V1: &str = r#"[
+        {"id": "hook:s", "kind": "array-item", "at": ["hooks", "SessionStart"], "value": {"command": "{{core}}/bin/msd_run hook session-start"}},
+        {"id": "key:t", "kind": "key", "at": ["features", "hooks"], "value": true}
+    ]"#;
+    const V2: &str = r#"[
+        {"id": "hook:s", "kind": "array-item", "at": ["hooks", "SessionStart"], "value": {"command": "{{core}}/bin/msd_run hook session-begin", "timeout": 10}},
+        {"id": "hook:g", "kind": "array-item", "at": ["hooks", "PreToolUse"], "value": {"command": "{{core}}/bin/msd_run hook guard"}}
+    ]"#;
+    const B1: &str = r#"[{"id": "block:a", "kind": "block", "text": "Use {{core_ref}}/workflows.\n"}]"#;
+    const B2: &str = r#"[
+        {"id": "block:a", "kind": "block", "text": "Use {{core_ref}}/workflows, always.\n"},
+        {"id": "block:b", "kind": "block", "text": "Run {{msd_run}} when asked.\n"}
+    ]"#;
+
+    /// A user's starting file of each format (`jsonc`: JSON with comments).
+    fn start(format: &str) -> &'static str {
+        match format {
+            "json" => "{\n  \"theme\": \"user-start\"\n}\n",
+            "jsonc" => {
+                "{\n  // user-start: my settings\n  \"hooks\": { \"SessionStart\": [ {\"command\": \"echo hi\"}, ] },\n}\n"
+            }
+            "toml" => "# user-start\nmodel = \"o3\"\n\n[features]\nother = 1\n",
+            "yaml" => "# user-start\nmodel:\n  default: claude\nhooks:\n  SessionStart:\n  - command: echo hi\n",
+            _ => "# user-start\nBe brief.\n",
+        }
+    }
+
+    /// `text` (or no file) with the user's `n`th addition.
+    fn add(format: &str, text: Option<&str>, n: usize, top: bool) -> String {
+        let mark = format!("user-{n}");
+        let t = text.unwrap_or("");
+        match format {
+            "json" | "jsonc" => match t.find('{') {
+                Some(i) => format!("{}\n  \"u{n}\": \"{mark}\",{}", &t[..=i], &t[i + 1..]),
+                None => format!("{{\"u{n}\": \"{mark}\"}}\n"),
+            },
+            // Top-level keys go before the first table; YAML's at the top too, whatever the end.
+            "toml" => format!("u{n} = \"{mark}\"\n{t}"),
+            "yaml" => format!("u{n}: {mark}\n{t}"),
+            _ if top => format!("{mark}\n{t}"),
+            _ => format!("{t}\n{mark}\n"),
+        }
+    }
+
+    fn run(format: &str, from: Option<&str>, steps: &[Step]) -> Result<(), TestCaseError> {
+        let (wire, v1, v2) = match format {
+            "md" => ("markdown", B1, B2),
+            "jsonc" => ("json", V1, V2),
+            f => (f, V1, V2),
+        };
+        let specs = [spec(wire, v1), spec(wire, v2)];
+        let fresh = SurfaceLedger { format: specs[0].format, ..Default::default() };
+        let fail = |what: &str, e: SettingsError| TestCaseError::fail(format!("{what}: {e}"));
+        let mut text = from.map(str::to_string);
+        let mut ledger = fresh.clone();
+        let mut version = 0;
+        let mut added = Vec::new();
+        let install = |text: &mut Option<String>, ledger: &mut SurfaceLedger, v: usize| {
+            let e = upsert(&specs[v], &vars(), "f", text.as_deref(), ledger, false).map_err(|e| fail("install", e))?;
+            *text = e.text;
+            *ledger = if e.ledger.is_empty() { fresh.clone() } else { e.ledger };
+            Ok::<(), TestCaseError>(())
+        };
+        install(&mut text, &mut ledger, version)?;
+        for step in steps {
+            match step {
+                Step::Rerun => install(&mut text, &mut ledger, version)?,
+                Step::Upgrade => {
+                    version = 1 - version;
+                    install(&mut text, &mut ledger, version)?;
+                }
+                Step::UserAdds { top } => {
+                    text = Some(add(format, text.as_deref(), added.len(), *top));
+                    added.push(format!("user-{}", added.len()));
+                }
+            }
+        }
+        let gone = remove(specs[0].format, "f", text.as_deref(), &ledger).map_err(|e| fail("uninstall", e))?;
+        let after = gone.text.as_deref();
+        let trail = format!("{format} from {from:?} via {steps:?}: {after:?}");
+        for mark in added.iter().map(String::as_str).chain(from.map(|_| "user-start")) {
+            prop_assert!(after.is_some_and(|t| t.contains(mark)), "lost {mark}: {trail}");
+        }
+        if let Some(t) = after {
+            for ours in ["msd_run", "msd-install:begin", "/h/msd-core", "~/.claude/msd-core"] {
+                prop_assert!(!t.contains(ours), "{ours} left: {trail}");
+            }
+        }
+        if added.is_empty() {
+            prop_assert_eq!(after, from, "{}", trail);
+        }
+        Ok(())
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![Just(Step::Rerun), Just(Step::Upgrade), any::<bool>().prop_map(|top| Step::UserAdds { top })]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+        #[test]
+        fn surfaces_sequences_keep_every_user_byte_and_leave_nothing_of_msd(
+            format in prop::sample::select(vec!["json", "jsonc", "toml", "yaml", "md"]),
+            existed: bool,
+            steps in prop::collection::vec(step(), 0..7),
+        ) {
+            run(format, existed.then(|| start(format)), &steps)?;
+        }
+    }
+
+    /// The sequence of defect 2.1 itself, in every format: created, added to, re-run, removed.
+    #[test]
+    fn surfaces_sequences_a_created_file_the_user_added_to_stays() {
+        for format in ["json", "jsonc", "toml", "yaml", "md"] {
+            run(format, None, &[Step::UserAdds { top: false }, Step::Rerun])
+                .unwrap_or_else(|e| panic!("{format}: {e}"));
+        }
+    }
+}
+
+/// Issue 31, defect 2.7: a byte order mark is no reason to refuse a file, and it stays, in
+/// every structured format, through an install, a user's edit and the uninstall's merge.
+#[test]
+fn surfaces_a_byte_order_mark_is_kept() {
+    for (format, entries, text, edit) in [
+        ("yaml", HOOK, "\u{feff}# mine\nmodel: x\n", "later: 1\n"),
+        ("toml", KEY, "\u{feff}# mine\n[features]\nother = 1\n", "[later]\nx = 1\n"),
+        ("json", HOOK, "\u{feff}{\"a\": 1}\n", ""),
+    ] {
+        let s = spec(format, entries);
+        let fresh = SurfaceLedger { format: s.format, ..Default::default() };
+        let installed = upsert(&s, &vars(), "f", Some(text), &fresh, false).unwrap_or_else(|e| panic!("{format}: {e}"));
+        let mine = format!("{}{edit}", installed.text.unwrap());
+        assert!(mine.starts_with('\u{feff}'), "{format}: {mine:?}");
+        let again = upsert(&s, &vars(), "f", Some(&mine), &installed.ledger, false).unwrap();
+        let removed = remove(s.format, "f", again.text.as_deref(), &again.ledger).unwrap();
+        assert_eq!(removed.text.as_deref(), Some(format!("{text}{edit}").as_str()), "{format}");
+    }
+}

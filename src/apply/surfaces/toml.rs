@@ -7,17 +7,23 @@ use super::{Doc, SettingsError, at};
 
 pub(super) struct TomlDoc {
     doc: toml_edit::DocumentMut,
+    /// The text began with a byte order mark (kept on render).
+    bom: bool,
 }
 
 impl TomlDoc {
     pub(super) fn parse(display: &str, text: Option<&str>) -> Result<TomlDoc, SettingsError> {
         let src = text.unwrap_or("");
+        let (bom, src) = match src.strip_prefix('\u{feff}') {
+            Some(rest) => (true, rest),
+            None => (false, src),
+        };
         let doc = src.parse::<toml_edit::DocumentMut>().map_err(|e| SettingsError {
             path: display.to_string(),
             line: e.span().map(|s| src[..s.start.min(src.len())].matches('\n').count() + 1),
             message: format!("not valid TOML ({})", e.message()),
         })?;
-        Ok(TomlDoc { doc })
+        Ok(TomlDoc { doc, bom })
     }
 
     fn item(&self, path: &[String]) -> Option<&toml_edit::Item> {
@@ -224,6 +230,6 @@ impl Doc for TomlDoc {
     }
 
     fn render(&self) -> String {
-        self.doc.to_string()
+        if self.bom { format!("\u{feff}{}", self.doc) } else { self.doc.to_string() }
     }
 }

@@ -10,6 +10,11 @@
 //! (flow collections with content, multi-line scalars in the way, anchors) is refused: every
 //! edit is checked by [`super::upsert`] against the same merge done on the parsed value, and a
 //! text whose meaning differs from it is never written.
+//!
+//! The parsed value is the one the runtime reads: merge keys (`<<: *base`) applied, as PyYAML
+//! does. A key or list a merge key brings in is not in the text, so msd never writes that key
+//! beside it (which would override, and silence, the user's hooks it brings): such an edit is
+//! refused. A byte order mark is kept.
 
 use serde_json::Value;
 
@@ -17,6 +22,8 @@ use super::{Doc, SettingsError, at};
 
 pub(super) struct YamlDoc {
     lines: Vec<String>,
+    /// The text began with a byte order mark (kept on render).
+    bom: bool,
     /// The text ended with a newline (or was empty).
     newline: bool,
     /// The document as parsed after the last edit.
@@ -25,16 +32,18 @@ pub(super) struct YamlDoc {
     broken: Option<String>,
 }
 
-/// The YAML text parsed to JSON (an empty document is an empty mapping).
+/// The YAML text parsed to JSON as the runtime reads it, merge keys applied (an empty document
+/// is an empty mapping; a byte order mark is no content).
 pub(super) fn to_json(display: &str, text: &str) -> Result<Value, SettingsError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let err = |line: Option<usize>, message: String| SettingsError { path: display.to_string(), line, message };
     let v: Value = if text.trim().is_empty() {
         Value::Object(Default::default())
     } else {
-        yaml_serde::from_str(text).map_err(|e| SettingsError {
-            path: display.to_string(),
-            line: e.location().map(|l| l.line()),
-            message: format!("not valid YAML ({e})"),
-        })?
+        let mut y: yaml_serde::Value = yaml_serde::from_str(text)
+            .map_err(|e| err(e.location().map(|l| l.line()), format!("not valid YAML ({e})")))?;
+        y.apply_merge().map_err(|e| err(None, format!("a merge key (`<<`) msd cannot read ({e})")))?;
+        serde_json::to_value(&y).map_err(|e| err(None, format!("not a YAML msd can read ({e})")))?
     };
     match v {
         Value::Null => Ok(Value::Object(Default::default())),
@@ -113,6 +122,10 @@ fn item_lines(v: &Value, ind: usize) -> Vec<String> {
 impl YamlDoc {
     pub(super) fn parse(display: &str, text: Option<&str>) -> Result<YamlDoc, SettingsError> {
         let src = text.unwrap_or("");
+        let (bom, src) = match src.strip_prefix('\u{feff}') {
+            Some(rest) => (true, rest),
+            None => (false, src),
+        };
         let value = to_json(display, src)?;
         if src.contains('\t') && src.lines().any(|l| l.starts_with('\t')) {
             return Err(SettingsError {
@@ -123,6 +136,7 @@ impl YamlDoc {
         }
         Ok(YamlDoc {
             lines: src.lines().map(str::to_string).collect(),
+            bom,
             newline: src.is_empty() || src.ends_with('\n'),
             value,
             broken: None,
@@ -176,6 +190,23 @@ impl YamlDoc {
             (line, ind, from, to) = (Some(i), child, i + 1, end);
         }
         Some((line, ind, from, to))
+    }
+
+    /// Why `path`, which the parsed value has, is not found in the text as `what` (a block
+    /// mapping or list): a merge key brought it in, or it is written in a form msd cannot edit.
+    fn not_in_text(&self, path: &[String], what: &str) -> String {
+        let merged = self.lines.iter().any(|l| {
+            let t = l.trim_start().trim_start_matches("- ");
+            t.starts_with("<<:") || t.starts_with("\"<<\":") || t.starts_with("'<<':")
+        });
+        if merged && !path.is_empty() {
+            format!(
+                "`{}` comes from a merge key (`<<:`); msd does not write it beside the merge, which would override what the merge brings in (your hooks there would stop running): add msd's entries by hand",
+                at(path)
+            )
+        } else {
+            format!("`{}` is not a {what}", at(path))
+        }
     }
 
     /// Makes the inline empty value of the key on line `i` (at indent `ind`) a block opener.
@@ -270,7 +301,7 @@ impl Doc for YamlDoc {
             let p = &path[..n];
             match self.get(p) {
                 Some(Value::Object(_) | Value::Null) => {
-                    let (line, ind, ..) = self.find(p).ok_or_else(|| format!("`{}` is not a block mapping", at(p)))?;
+                    let (line, ind, ..) = self.find(p).ok_or_else(|| self.not_in_text(p, "block mapping"))?;
                     if let Some(i) = line {
                         self.open_block(i, ind, p)?;
                     }
@@ -306,7 +337,7 @@ impl Doc for YamlDoc {
             Some(Value::Array(_) | Value::Null) => false,
             Some(_) => return Err(format!("`{}` is not a list", at(path))),
         };
-        let (line, ind, from, to) = self.find(path).ok_or_else(|| format!("`{}` is not a block list", at(path)))?;
+        let (line, ind, from, to) = self.find(path).ok_or_else(|| self.not_in_text(path, "block list"))?;
         let Some(kline) = line else { return Err("the top level is not a list".into()) };
         self.open_block(kline, ind, path)?;
         let (item_ind, at_line) = match self.item_ranges(path) {
@@ -384,8 +415,10 @@ impl Doc for YamlDoc {
     }
 
     fn render(&self) -> String {
-        let mut s = self.lines.join("\n");
-        if !s.is_empty() && (self.newline || !s.ends_with('\n')) {
+        let body = self.lines.join("\n");
+        let mut s = if self.bom { String::from('\u{feff}') } else { String::new() };
+        s.push_str(&body);
+        if !body.is_empty() && (self.newline || !body.ends_with('\n')) {
             s.push('\n');
         }
         s

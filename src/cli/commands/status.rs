@@ -92,15 +92,17 @@ fn collect(args: &StatusArgs) -> Result<StatusDoc, Error> {
                 continue;
             }
             let Ok(t) = target::resolve(cap, scope, None, &env) else { continue };
-            let manifest = FileManifest::read(&t.home, cap, scope).map_err(apply::plan::PlanError::from)?;
-            let v = apply::verify(cap, &t, false, &env.home)?;
+            // One survey of the target: what verify reports and what the row shows. Reading
+            // only: a home linked into a dotfiles repository is read through its link (writing
+            // through one is what `--allow-symlinks` is asked for).
+            let (v, survey) = apply::verify_surveyed(cap, &t, true, &env.home)?;
+            let (manifest, state) = survey.map_or((None, None), |s| (s.manifest, s.state));
             let Some(m) = manifest else {
                 if v.interrupted {
                     installs.push(row(cap.id.clone(), &t, None, None, &v));
                 }
                 continue;
             };
-            let state = InstallState::read(&t.home, cap, scope).ok().flatten();
             let at = fsx::modified(&t.home.join(record::manifest_rel(cap, scope).as_str())).ok();
             let mut r = row(cap.id.clone(), &t, Some(&m), state.as_ref(), &v);
             r.installed_at = at.map(iso8601);

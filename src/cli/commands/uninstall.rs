@@ -75,6 +75,7 @@ fn describe(r: &apply::UninstallReport, target: &crate::pipeline::target::Target
         for p in &r.kept_edited {
             text.push_str(&format!("    {p}\n"));
         }
+        text.push_str("  (an install here later backs them up again and replaces them, as an upgrade does)\n");
     }
     for c in &r.settings {
         if !c.removed.is_empty() {

@@ -26,6 +26,9 @@ pub enum FileMode {
     Regular,
     /// `0o755`.
     Executable,
+    /// `0o600`: a copy of a user's file that may hold a secret (a settings file's API key), staged
+    /// or backed up before it gets the mode of the file it replaces ([`replace_in_place`]).
+    Private,
 }
 
 impl FileMode {
@@ -34,6 +37,7 @@ impl FileMode {
         match self {
             FileMode::Regular => 0o644,
             FileMode::Executable => 0o755,
+            FileMode::Private => 0o600,
         }
     }
 }
@@ -285,6 +289,89 @@ pub fn write_atomic_through(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Re
         return write_atomic(&target, bytes, mode);
     }
     write_atomic(dest, bytes, mode)
+}
+
+/// Where a write to `path` lands: the file a symlink at `path` points to (every link on the way
+/// resolved), or `path` itself when it is no symlink. A dangling link is an error naming it.
+pub fn write_target(path: &Path) -> io::Result<PathBuf> {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Ok(path.to_path_buf());
+    }
+    std::fs::canonicalize(path).map_err(|e| {
+        io::Error::new(e.kind(), format!("{} is a symlink to a file that does not exist: {e}", path.display()))
+    })
+}
+
+/// Whether `path` itself (not followed) is a symlink.
+pub fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Moves the file `staged` (written by this run, on the home's filesystem) over the user's file
+/// at `dest`, keeping what the user set on it:
+/// - its mode and owner: a `0600` file holding a key stays `0600`, a `0444` one read-only, and a
+///   file of another user stays theirs when root runs this;
+/// - a symlink at `dest` (a dotfiles manager's: stow, chezmoi, home-manager): the link stays and
+///   the file it points to is replaced, atomically, by a temp file in that file's own directory
+///   (which may be on another filesystem).
+///
+/// With nothing at `dest`, `staged` is moved there as it is. `staged` is gone afterwards. A
+/// reader sees the old bytes or the new ones, never a mix.
+pub fn replace_in_place(staged: &Path, dest: &Path) -> io::Result<()> {
+    let target = write_target(dest)?;
+    let meta = match std::fs::metadata(&target) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", target.display()))),
+    };
+    if target == dest {
+        if let Some(m) = &meta {
+            let f = fs_err::OpenOptions::new().read(true).open(staged)?;
+            keep_meta(f.file(), m).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dest.display())))?;
+        }
+        return rename(staged, dest);
+    }
+    let dir = target.parent().ok_or_else(|| {
+        io::Error::new(io::ErrorKind::InvalidInput, format!("no parent directory: {}", target.display()))
+    })?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".msd-tmp-")
+        .tempfile_in(dir)
+        .map_err(|e| io::Error::new(e.kind(), format!("creating a temp file in {}: {e}", dir.display())))?;
+    set_mode(tmp.as_file(), 0o600)?;
+    io::copy(&mut fs_err::File::open(staged)?, tmp.as_file_mut())?;
+    if let Some(m) = &meta {
+        keep_meta(tmp.as_file(), m).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", target.display())))?;
+    } else {
+        set_mode(tmp.as_file(), FileMode::Regular.bits())?;
+    }
+    tmp.as_file().sync_all()?;
+    flushed();
+    tmp.persist(&target)
+        .map_err(|e| io::Error::new(e.error.kind(), format!("renaming into {}: {}", target.display(), e.error)))?;
+    known_dirs::forget(staged);
+    fs_err::remove_file(staged)
+}
+
+/// Gives the open file `f` the owner and permission bits of `like`. The owner first: a change
+/// of owner clears the set-id bits, which the mode then puts back. Another group that this user
+/// may not give is left as it is (the owner and the mode are what keep a file private).
+#[cfg(unix)]
+fn keep_meta(f: &std::fs::File, like: &std::fs::Metadata) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let have = f.metadata()?;
+    if have.uid() != like.uid() {
+        std::os::unix::fs::fchown(f, Some(like.uid()), Some(like.gid()))
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot keep the file's owner (uid {}): {e}", like.uid())))?;
+    } else if have.gid() != like.gid() {
+        let _ = std::os::unix::fs::fchown(f, None, Some(like.gid()));
+    }
+    f.set_permissions(std::fs::Permissions::from_mode(like.mode() & 0o7777))
+}
+
+#[cfg(not(unix))]
+fn keep_meta(f: &std::fs::File, like: &std::fs::Metadata) -> io::Result<()> {
+    f.set_permissions(like.permissions())
 }
 
 /// An exclusive lock on a directory, held until dropped: `flock` on the directory itself, so
@@ -723,6 +810,68 @@ pub fn file_kind(path: &Path) -> String {
     }
 }
 
+/// What [`read_regular_if_exists`] read: at most the bytes asked for, and the file's whole length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bounded {
+    /// The first bytes of the file (all of them when `len` is no more than the limit).
+    pub bytes: Vec<u8>,
+    /// The file's length when it was opened.
+    pub len: u64,
+}
+
+impl Bounded {
+    /// Whether the file holds more than was read.
+    pub fn cut(&self) -> bool {
+        self.len > self.bytes.len() as u64
+    }
+}
+
+/// Reads at most `max` bytes of the regular file at `path` (a symlink is followed), `None` when
+/// nothing is there. Anything but a regular file (a FIFO, a device, a socket, a directory) is
+/// refused (`InvalidInput`, the message naming what it is) without waiting on it: its type is
+/// looked at before it is opened, the open does not block (a FIFO swapped in between opens at
+/// once), and the opened file is looked at again.
+///
+/// For files of a project msd did not write (a FIFO there would hang a plain read forever).
+pub fn read_regular_if_exists(path: &Path, max: u64) -> io::Result<Option<Bounded>> {
+    use std::io::Read;
+    let not_regular =
+        |what: String| io::Error::new(io::ErrorKind::InvalidInput, format!("{} is {what}", path.display()));
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return Err(not_regular(format!("{}, not a regular file", file_kind(path)))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+        opts.custom_flags(flags.bits() as i32);
+    }
+    let file = match opts.open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+    };
+    let meta = file.metadata().map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    if !meta.is_file() {
+        return Err(not_regular("no longer a regular file".into()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len().min(max) as usize);
+    file.take(max)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io::Error::new(e.kind(), format!("reading {}: {e}", path.display())))?;
+    Ok(Some(Bounded { bytes, len: meta.len() }))
+}
+
+/// What the symlink at `path` points to, as written in the link.
+pub fn read_link(path: &Path) -> io::Result<PathBuf> {
+    fs_err::read_link(path)
+}
+
 /// The directory (under a target home) that holds the install lock, the journal and the staging
 /// area of a run in progress. It exists only while a run holds the target, or after a run was
 /// killed (the next run then finds its journal).
@@ -1082,7 +1231,14 @@ fn mode_of(path: &Path) -> io::Result<FileMode> {
     {
         use std::os::unix::fs::PermissionsExt;
         let m = fs_err::metadata(path)?.permissions().mode();
-        Ok(if m & 0o111 != 0 { FileMode::Executable } else { FileMode::Regular })
+        // A copy of a file only its owner may read stays so.
+        Ok(if m & 0o111 != 0 {
+            FileMode::Executable
+        } else if m & 0o044 == 0 {
+            FileMode::Private
+        } else {
+            FileMode::Regular
+        })
     }
     #[cfg(not(unix))]
     {
@@ -1279,11 +1435,14 @@ pub enum LockError {
         /// The lock file.
         lock: PathBuf,
     },
-    /// The lock file cannot be created.
-    #[error("cannot lock {home}: {source}")]
+    /// The lock file (or its directory) cannot be created or locked: an io error (a full disk, a
+    /// read-only filesystem, no permission, something else in the way), not another run.
+    #[error("cannot create or lock {lock} for {home} (no other run holds it): {source}")]
     Io {
         /// The target home.
         home: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
         /// The error.
         source: io::Error,
     },
@@ -1304,9 +1463,9 @@ pub struct Lock {
 impl Lock {
     /// Takes the lock of `home` (created if missing), without waiting.
     pub fn acquire(home: &Path) -> Result<Lock, LockError> {
-        let io_err = |e: io::Error| LockError::Io { home: home.to_path_buf(), source: e };
         let dir = home.join(WORK_DIR);
         let path = dir.join("lock");
+        let io_err = |e: io::Error| LockError::Io { home: home.to_path_buf(), lock: path.clone(), source: e };
         for _ in 0..100 {
             create_dir_all(&dir).map_err(io_err)?;
             let file = match std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path)
@@ -1314,7 +1473,7 @@ impl Lock {
                 Ok(f) => f,
                 // The holder removed the directory between our mkdir and open: try again.
                 Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(io_err(io::Error::new(e.kind(), format!("{}: {e}", path.display())))),
+                Err(e) => return Err(io_err(e)),
             };
             match file.try_lock() {
                 Ok(()) => {}

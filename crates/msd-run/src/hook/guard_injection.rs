@@ -2,7 +2,8 @@
 //! every later agent, so an instruction smuggled in there (from a web page, an issue, a
 //! dependency's README) steers them all. A write into `.planning/` whose text holds a known
 //! injection phrase, or invisible characters that hide text from the user (zero-width and
-//! bidirectional controls), is refused with what was found.
+//! bidirectional controls), is refused with what was found. The same screen ([`finding`]) keeps
+//! such text of `.planning/STATE.md` out of what session-start tells the model.
 
 use super::reply::Reply;
 
@@ -30,14 +31,43 @@ const HIDDEN: &[char] = &[
     '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}',
 ];
 
-/// What in `text` looks like an injection, if anything.
-pub(crate) fn finding(text: &str) -> Option<String> {
+/// What [`finding`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Finding {
+    /// One of [`PHRASES`].
+    Phrase(&'static str),
+    /// One of [`HIDDEN`].
+    Hidden(char),
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Finding::Phrase(p) => write!(f, "the phrase \"{p}\""),
+            Finding::Hidden(c) => write!(f, "an invisible character U+{:04X}", *c as u32),
+        }
+    }
+}
+
+impl Finding {
+    /// What was found, without repeating a phrase (for text that goes to the model itself).
+    pub(crate) fn kind(self) -> String {
+        match self {
+            Finding::Phrase(_) => "a known prompt-injection phrase".into(),
+            Finding::Hidden(_) => self.to_string(),
+        }
+    }
+}
+
+/// What in `text` looks like an injection, if anything. The one screen of text for the agents:
+/// the guard refuses to write it into `.planning/`, and session-start does not pass it on.
+pub(crate) fn finding(text: &str) -> Option<Finding> {
     let lower = text.to_lowercase();
     let squashed: String = lower.split_whitespace().collect::<Vec<_>>().join(" ");
     if let Some(p) = PHRASES.iter().find(|p| squashed.contains(*p)) {
-        return Some(format!("the phrase \"{p}\""));
+        return Some(Finding::Phrase(p));
     }
-    text.chars().find(|c| HIDDEN.contains(c)).map(|c| format!("an invisible character U+{:04X}", c as u32))
+    text.chars().find(|c| HIDDEN.contains(c)).map(Finding::Hidden)
 }
 
 /// The decision for writing `texts` into `rel` (relative to the project; `None` outside it).

@@ -1,7 +1,8 @@
 //! The write guard: refuses a whole-file write that shrinks a `.planning/` artifact
 //! catastrophically (to under a quarter of a file of at least 1 KiB), the usual sign of an
 //! agent that rewrote STATE.md or a PLAN.md from a truncated memory of it. Edits are not
-//! checked: they change what they name.
+//! checked: they change what they name. And any write to a `.planning/` path that is not a
+//! regular file (a FIFO, a device: a write or a read there blocks) is refused.
 
 use super::reply::Reply;
 
@@ -22,6 +23,17 @@ pub(crate) fn decide(rel: Option<&str>, old: Option<usize>, new: usize) -> Reply
     }
 }
 
+/// The decision for writing `rel` (relative to the project; `None` outside it), which is `kind`
+/// (a FIFO, a device, a directory: [`msd_core::fs::fsx::file_kind`]) and not a regular file.
+pub(crate) fn not_a_file(rel: Option<&str>, kind: &str) -> Reply {
+    match rel.filter(|r| r.starts_with(".planning/")) {
+        Some(rel) => Reply::Block(format!(
+            "msd: refusing to write {rel}: it is {kind}, not a regular file, and writing there can hang. Ask the user to replace it with a regular file."
+        )),
+        None => Reply::Pass,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -34,5 +46,7 @@ mod tests {
         assert_eq!(decide(Some(".planning/STATE.md"), None, 10), Reply::Pass);
         assert_eq!(decide(Some("src/main.rs"), Some(40000), 1), Reply::Pass);
         assert_eq!(decide(None, Some(40000), 1), Reply::Pass);
+        assert!(matches!(not_a_file(Some(".planning/STATE.md"), "a FIFO"), Reply::Block(_)));
+        assert_eq!(not_a_file(None, "a FIFO"), Reply::Pass);
     }
 }

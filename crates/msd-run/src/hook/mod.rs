@@ -298,10 +298,18 @@ pub(crate) fn local_twin(exe: &Path, home: &Path, project: &Path) -> Option<Path
     Some(project.join(rel)).filter(|t| t != exe)
 }
 
-fn state_md(project: &Path) -> Option<session_start::Position> {
-    let text = fsx::read_to_string(&project.join(".planning/STATE.md")).ok()?;
-    Some(session_start::position(&text))
+/// `.planning/STATE.md`'s position and, when it is longer than what was read, its length: read
+/// as every project file is (no symlink out of the project, no FIFO or device: the hook answers
+/// at once), at most [`session_start::STATE_READ_MAX`] bytes. `None` when absent.
+fn state_md(project: &Path) -> Result<Option<(session_start::Position, Option<u64>)>, crate::project::ProjectError> {
+    let project = crate::project::Project { root: project.to_path_buf() };
+    let Some((text, len)) = project.read_bounded(STATE_MD, session_start::STATE_READ_MAX)? else { return Ok(None) };
+    let whole = (len > text.len() as u64).then_some(len);
+    Ok(Some((session_start::position(&text), whole)))
 }
+
+/// The project's state file.
+const STATE_MD: &str = ".planning/STATE.md";
 
 fn now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
@@ -322,7 +330,11 @@ fn write_json<T: serde::Serialize>(path: &Path, v: &T) {
 
 fn session_start(project: &Path, cache_dir: Option<&Path>) -> Option<String> {
     // The next command in this runtime's own syntax (`command_ref` of `<core>/runtime.json`).
-    let summary = state_md(project).and_then(|p| session_start::summary(&p, |stem| own_info().command(stem)));
+    let summary = match state_md(project) {
+        Ok(read) => read.and_then(|(p, whole)| session_start::summary(&p, whole, |stem| own_info().command(stem))),
+        // Said, not hidden: the model then knows why it has no position (and no content of it).
+        Err(e) => Some(format!("msd: {e}; STATE.md was not read.")),
+    };
     let notice = cache_dir.and_then(|dir| {
         let cache: Option<UpdateCache> = read_json(&dir.join(update_cache::CACHE_FILE));
         let last: Option<NoticeShown> = read_json(&dir.join(update_cache::NOTICE_FILE));
@@ -397,7 +409,13 @@ fn context_warning(e: &Event, state: Option<&Path>) -> Option<String> {
 /// session's state for the next `context-monitor` call (after the next tool call).
 fn config_reload(e: &Event, project: &Path, state: Option<&Path>) -> Reply {
     let changed = e.changed.as_deref().unwrap_or_default();
-    let text = fsx::read_to_string(&project.join(changed)).ok();
+    if !config_reload::watched(changed) {
+        return Reply::Pass;
+    }
+    // The project's own config, read as every project file is (no link out, no FIFO), bounded.
+    let project = crate::project::Project { root: project.to_path_buf() };
+    let text = project.read_bounded(crate::config::CONFIG, config_reload::READ_MAX).ok().flatten();
+    let text = text.filter(|(t, len)| t.len() as u64 == *len).map(|(t, _)| t);
     let Some(msg) = config_reload::decide(changed, text.as_deref()) else { return Reply::Pass };
     match session_file(state, "announce", e.session.as_deref()) {
         Some(p) => {
@@ -412,7 +430,7 @@ fn statusline(e: &Event, project: &Path, state: Option<&Path>) -> Reply {
     if let (Some(used), Some(p)) = (e.used_pct, session_file(state, "context", e.session.as_deref())) {
         write_json(&p, &context_monitor::Bridge { used_pct: used });
     }
-    let pos = state_md(project).unwrap_or_default();
+    let pos = state_md(project).ok().flatten().map(|(p, _)| p).unwrap_or_default();
     let dir = project.to_str().filter(|d| !d.is_empty());
     Reply::Status(statusline::render(e.model.as_deref(), &pos, dir, e.used_pct))
 }
@@ -438,7 +456,9 @@ fn worktree_root(project: &Path) -> Option<PathBuf> {
             return None;
         }
         if fsx::is_file(&dot_git) {
-            let text = fsx::read_to_string(&dot_git).ok()?;
+            // (A `.git` file is one line; the bounded, non-blocking read cannot hang the guard.)
+            let read = fsx::read_regular_if_exists(&dot_git, 4096).ok()??;
+            let text = String::from_utf8_lossy(&read.bytes);
             return guard_worktree::is_worktree_link(&text).then(|| d.to_path_buf());
         }
         dir = d.parent();
@@ -472,8 +492,17 @@ fn guard_one(e: &Event, named: &str, project: &Path, all: bool) -> Reply {
     }
     let root = fsx::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
     let rel = planning_rel(&resolved);
+    // One stat, never a read: a FIFO or a device there would hang the guard until the runtime
+    // gives up on it and lets the write through. The guard fails closed on one instead.
+    // Only `.planning/` targets are looked at (the planning guards' files).
+    let old = match rel.as_deref().map(|_| fsx::regular_file_len(&resolved)) {
+        Some(Ok(len)) => Some(len as usize),
+        Some(Err(err)) if err.kind() == std::io::ErrorKind::InvalidInput => {
+            return guard_write::not_a_file(rel.as_deref(), &fsx::file_kind(&resolved));
+        }
+        _ => None,
+    };
     if let Some(new) = e.whole_file() {
-        let old = fsx::read_if_exists(&resolved).ok().flatten().map(|b| b.len());
         let r = guard_write::decide(rel.as_deref(), old, new.len());
         if r != Reply::Pass {
             return r;
