@@ -111,6 +111,13 @@ fn ship_review_branch_holds_the_code_commits_only() {
     std::fs::create_dir_all(root).unwrap();
     scratch_repo(root);
     let head = git(root, &["rev-parse", "HEAD"]);
+    // Step `select` lists the commits with their code files: planning-only ones show 0.
+    let select = bash_block(step(&read("msd-core/workflows/pr-branch.md"), "select")).replace("origin/main", "main");
+    let listed = Command::new("bash").current_dir(root).arg("-c").arg(&select).output().unwrap();
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    let zero: Vec<&str> = listed.lines().filter(|l| l.ends_with("| code files: 0")).collect();
+    assert_eq!(zero.len(), 6, "six planning-only commits:\n{listed}");
+    assert!(listed.contains("feat(03-02): add the login form | code files: 2"), "{listed}");
     let out = build(root, "main", "msd/pr/phase-03-authentication", "no");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "the build block failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
