@@ -512,7 +512,7 @@ mod sequences {
         let mut ledger = fresh.clone();
         let mut version = 0;
         let mut added = Vec::new();
-        let mut install = |text: &mut Option<String>, ledger: &mut SurfaceLedger, v: usize| {
+        let install = |text: &mut Option<String>, ledger: &mut SurfaceLedger, v: usize| {
             let e = upsert(&specs[v], &vars(), "f", text.as_deref(), ledger, false).map_err(|e| fail("install", e))?;
             *text = e.text;
             *ledger = if e.ledger.is_empty() { fresh.clone() } else { e.ledger };
