@@ -21,7 +21,9 @@ Options of this script:
       --from-source always build with cargo, never use a prebuilt binary
       --bin-dir DIR where the binaries go (default: $MSD_BIN_DIR, else ~/.local/bin)
 
-Every other option goes to msd-install, for example:
+Every other option goes to msd-install, checked here first (a mistyped one stops before any
+build); on a terminal, what the install will change, settings and hooks included, is shown and
+asked about first (-y skips the question). For example:
   ./install.sh --local              install into ./.claude of this project
   ./install.sh -r opencode -r codex install for two runtimes
   ./install.sh --all --dry-run      show what every runtime would get, write nothing
@@ -33,24 +35,72 @@ Environment:
 USAGE
 }
 
+say() { echo "$@" >&2; }
+usage_error() {
+  say "error: $1"
+  say "hint: $2"
+  say "(./install.sh --help lists the options)"
+  exit 2
+}
+
+# The options msd-install itself accepts, so a mistyped one stops here, before any build or
+# download (tests/cli.rs checks this list against `msd-install install --help`). The second list
+# takes a value.
+MSD_FLAGS=" --adopt --all --allow-downgrade --allow-symlinks --dry-run --force-statusline --json --minimal
+  --portable-hooks -g --global -l --local -q --quiet -v --verbose -y --yes "
+MSD_VALUED=" --color --content --profile --project --runtimes -c --config-dir -r --runtime "
+MSD_SUBCOMMANDS=" install uninstall verify status diff recover runtimes emit schema completions man
+  self-update init-project gen check bench attribution inventory "
+
 dry_run=0
 from_source=0
+yes=0
 bindir="${MSD_BIN_DIR:-$HOME/.local/bin}"
 pass=()
+subcommand=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -h | --help) usage; exit 0 ;;
     -n | --dry-run) dry_run=1; pass+=(--dry-run) ;;
     --from-source) from_source=1 ;;
-    --bin-dir) bindir="$2"; shift ;;
-    --bin-dir=*) bindir="${1#--bin-dir=}" ;;
+    --bin-dir)
+      if [ $# -lt 2 ] || [ -z "$2" ] || [[ "$2" == -* ]]; then
+        usage_error "--bin-dir needs a directory" "./install.sh --bin-dir ~/.local/bin"
+      fi
+      bindir="$2"; shift ;;
+    --bin-dir=*)
+      bindir="${1#--bin-dir=}"
+      [ -n "$bindir" ] || usage_error "--bin-dir needs a directory" "./install.sh --bin-dir=~/.local/bin"
+      ;;
     --) shift; pass+=("$@"); break ;;
-    *) pass+=("$1") ;;
+    *)
+      a="$1"
+      if [ -n "$subcommand" ]; then
+        pass+=("$a") # the subcommand's own options: msd-install checks them
+      elif [[ "$MSD_SUBCOMMANDS" == *" $a "* ]]; then
+        subcommand="$a"; pass+=("$a")
+      elif [[ "$MSD_VALUED" == *" ${a%%=*} "* ]]; then
+        pass+=("$a")
+        if [[ "$a" != *=* ]]; then
+          [ $# -ge 2 ] || usage_error "$a needs a value" "msd-install --help explains $a"
+          pass+=("$2"); shift
+        fi
+      elif [[ "$a" =~ ^-[rc].+ ]]; then
+        pass+=("$a") # -rcodex, -c/dir
+      elif [[ "$MSD_FLAGS" == *" $a "* ]]; then
+        if [ "$a" = -y ] || [ "$a" = --yes ]; then yes=1; fi
+        pass+=("$a")
+      elif [[ "$a" =~ ^-[a-zA-Z]{2,}$ ]] && [[ ! "${a#-}" =~ [^glqvy] ]]; then
+        pass+=("$a") # bundled short flags (-qy)
+        if [[ "$a" == *y* ]]; then yes=1; fi
+      else
+        usage_error "unknown option \`$a\` (nothing was built, downloaded or written)" \
+          "msd-install's options are in \`msd-install --help\`; this script's own are in ./install.sh --help"
+      fi
+      ;;
   esac
   shift
 done
-
-say() { echo "$@" >&2; }
 
 version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)"
 repo_url="$(sed -n 's/^repository = "\(.*\)"/\1/p' Cargo.toml | head -n 1)"
@@ -83,7 +133,7 @@ for arg in "${pass[@]+"${pass[@]}"}"; do
 done
 
 t="$(triple)"
-archive="msd-install-$t.tar.xz"
+archive="msd-install-$t.tar.gz"
 
 if [ "$dry_run" = 1 ]; then
   say "dry run: nothing is built, downloaded or copied"
@@ -109,7 +159,7 @@ if [ "$from_source" = 0 ] && [ -n "$t" ] && command -v curl >/dev/null 2>&1 && c
   tmp="$(mktemp -d)"
   trap 'rm -rf "$tmp"' EXIT
   if curl -fsSL "$release_url/$archive" -o "$tmp/$archive" 2>/dev/null; then
-    tar -xJf "$tmp/$archive" -C "$tmp"
+    tar -xzf "$tmp/$archive" -C "$tmp"
     dir="$(dirname "$(find "$tmp" -name msd-install -type f | head -n 1)")"
     if [ -x "$dir/msd-install" ] && [ -x "$dir/msd_run" ]; then
       say "using the prebuilt $archive ($version)"
@@ -126,8 +176,9 @@ if [ -z "$src" ]; then
     say "hint: install Rust with https://rustup.rs, then run ./install.sh again"
     exit 1
   fi
-  say "building msd-install and msd_run (release)..."
-  cargo build --release --locked --bins --quiet
+  say "building msd-install and msd_run from source (cargo build --release): usually 3 to 6 minutes"
+  say "on 4 cores, and up to 15 on 2 (the first build compiles every dependency); cargo's progress follows"
+  cargo build --release --locked --bins
   src="${CARGO_TARGET_DIR:-target}/release"
 fi
 
@@ -142,5 +193,21 @@ case ":$PATH:" in
   *":$bindir:"*) ;;
   *) say "note: $bindir is not on your PATH; add it to run msd-install directly" ;;
 esac
+
+# On a terminal, an install first shows what it will change (the runtime's settings: hooks,
+# status line, permissions) and asks; off a terminal it writes and says what, as msd-install does.
+if [ -z "$subcommand" ] || [ "$subcommand" = install ]; then
+  if [ "$yes" = 0 ] && [ -t 0 ] && [ -t 2 ]; then
+    say "what msd-install will change (nothing is written yet):"
+    "$bindir/msd-install" "${choose_runtime[@]+"${choose_runtime[@]}"}" "${pass[@]+"${pass[@]}"}" --dry-run --yes >&2
+    printf 'write these files and settings, hooks included? [y/N] ' >&2
+    read -r answer || answer=""
+    case "$answer" in
+      y | Y | yes | YES) ;;
+      *) say "nothing was written; run ./install.sh again, or msd-install yourself, when you want it"; exit 0 ;;
+    esac
+    pass+=(--yes)
+  fi
+fi
 
 exec "$bindir/msd-install" "${choose_runtime[@]+"${choose_runtime[@]}"}" "${pass[@]+"${pass[@]}"}"

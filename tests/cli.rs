@@ -117,7 +117,9 @@ fn cli_maintainer_writes_refuse_outside_the_repository() {
 #[test]
 fn cli_every_json_schema_is_published() {
     let w = World::new();
-    for kind in ["capability", "version", "status", "runtimes", "install-result", "verify", "uninstall", "recover"] {
+    for kind in
+        ["capability", "version", "status", "runtimes", "install-result", "verify", "uninstall", "recover", "check"]
+    {
         let r = Install::in_world(&w).args(["schema", "--kind", kind]).run().success();
         let schema = r.json();
         assert!(schema.is_object(), "{kind}");

@@ -479,3 +479,27 @@ fn lifecycle_reinstall_after_uninstall_kept_an_edit() {
     Install::in_world(&w).content(&c).run().code(4).stderr_has("were not written by it");
     assert_eq!(std::fs::read(home.join(rel)).unwrap(), b"written by hand\n");
 }
+
+/// Issue 31: diff, verify and the install decide from one survey, so they agree. A file the new
+/// version no longer ships, which the user edited, is backed up and removed by the install:
+/// diff shows that removal (0.3.5's diff said it stays), verify called it modified before.
+#[test]
+fn lifecycle_diff_verify_and_install_agree_on_an_edited_file_no_longer_shipped() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    Install::in_world(&w).content(&c).run().success();
+    let home = w.home.join(".claude");
+    let dropped = "skills/msd-execute/SKILL.md";
+    std::fs::write(home.join(dropped), "my execute\n").unwrap();
+    Install::in_world(&w).verify().json().run().code(1).stdout_has(dropped);
+    std::fs::remove_file(c.join("commands/msd/execute.md")).unwrap();
+    regen(&w, &c);
+    let text = Install::in_world(&w).diff().content(&c).run().success().stdout();
+    assert!(text.contains(&format!("--- a/claude/{dropped}\n+++ /dev/null\n")), "{text}");
+    assert!(text.contains("\n-my execute\n"), "{text}");
+    let doc = Install::in_world(&w).content(&c).json().run().success().json();
+    let written = &doc["runtimes"][0]["written"];
+    assert_eq!(written["backed_up"], serde_json::json!([dropped]), "{doc}");
+    assert!(!home.join(dropped).exists(), "the install removed it, as diff said");
+    Install::in_world(&w).diff().content(&c).run().success().stdout_has("no differences");
+}

@@ -42,11 +42,11 @@ use msd_core::fs::digest::Sha256;
 use msd_core::fs::fsx::{self, FileMode, StatKey};
 use msd_core::fs::relpath::RelPath;
 
-use super::plan::{Action, Op, Plan};
-use super::record::{self, Entry, FileManifest};
-use super::state::InstallState;
+use super::plan::{self, Action};
+use super::record::Entry;
+use super::settings_plan::{HookContext, next_state, plan_settings};
 use super::surfaces::HookMode;
-use super::survey::{HookContext, next_state, plan_settings};
+use super::survey::Survey;
 use super::take::Held;
 use super::write::WriteReport;
 use super::{InstallOptions, TargetRun, migrate};
@@ -273,58 +273,23 @@ fn check_one(c: Candidate<'_>, held: &Held, opts: &InstallOptions<'_>, env: &Env
     if held.created_home.contains_key(home) {
         return None;
     }
-    let state = InstallState::read(home, cap, target.scope).ok()?;
-    if !migrate::pending(state.as_ref()).is_empty() {
+    // The survey's cheap form: a stat per recorded path, each as the last run left it.
+    let files = record
+        .files
+        .into_iter()
+        .map(|f| (Entry { path: f.path, bytes: f.bytes, sha256: f.sha256, mode: f.mode }, f.kind, f.stat));
+    let survey = Survey::by_stat(home, cap, target.scope, record.manifest, files, opts.allow_symlinks)?;
+    if !migrate::pending(survey.state.as_ref()).is_empty() {
         return None;
     }
-    let manifest_path = record::manifest_rel(cap, target.scope);
-    if fsx::confined_stat(home, &manifest_path, opts.allow_symlinks).ok()? != Some(record.manifest) {
-        return None;
-    }
-    let mut ops = Vec::with_capacity(record.files.len());
-    let mut entries = Vec::with_capacity(record.files.len());
-    for f in record.files {
-        if fsx::confined_stat(home, &f.path, opts.allow_symlinks).ok()? != Some(f.stat) {
-            return None;
-        }
-        entries.push(Entry { path: f.path.clone(), bytes: f.bytes, sha256: f.sha256, mode: f.mode });
-        ops.push(Op {
-            action: Action::Keep,
-            path: f.path,
-            bytes: Some(f.bytes),
-            old_bytes: Some(f.bytes),
-            backup: None,
-            kind: Some(f.kind),
-            sha256: Some(f.sha256),
-            data: None,
-            old_data: None,
-            mode: f.mode,
-            old_sha256: Some(f.sha256),
-            disk_stat: Some(Box::new(f.stat)),
-        });
-    }
-    let manifest = FileManifest::new(cap.id.clone(), target.scope, entries);
-    let mut plan = Plan {
-        runtime: cap.id.clone(),
-        scope: target.scope,
-        home: home.clone(),
-        ops,
-        manifest: manifest.clone(),
-        manifest_path,
-        manifest_changed: false,
-        previous: Some(manifest),
-        manifest_old_sha256: None,
-        manifest_disk_stat: Some(record.manifest),
-        settings: Vec::new(),
-        migrations: Vec::new(),
-        state: None,
-    };
+    let mut plan = plan::unchanged(&survey, cap, record.manifest)?;
     let hooks = HookContext { mode: opts.hooks, user_home: &env.home };
-    let ledgers = plan_settings(&mut plan, cap, &target, state.as_ref(), opts.allow_symlinks, &hooks).ok()?;
+    let state = survey.state.as_ref();
+    let ledgers = plan_settings(&mut plan, &survey, cap, &target, state.is_none(), &hooks).ok()?;
     if plan.settings.iter().any(|s| s.action != Action::Keep) {
         return None;
     }
-    let next = next_state(&plan, cap, state.as_ref(), &[], ledgers, None, opts.hooks.portable, opts.profile).ok()?;
+    let next = next_state(&plan, cap, state, &[], ledgers, None, opts.hooks.portable, opts.profile).ok()?;
     if next.is_some() || !plan.is_noop() {
         return None;
     }

@@ -9,7 +9,8 @@ use msd_core::fs::digest::Sha256;
 use msd_core::fs::fsx;
 use msd_core::manifest::capability::{Capability, Scope};
 
-use super::survey::{HookContext, next_state, plan_settings};
+use super::settings_plan::{HookContext, next_state, plan_settings};
+use super::survey::{Reading, Survey};
 use super::take::{Held, take};
 use super::{ApplyError, InstallOptions, LifecycleError, TargetRun, fast, migrate, plan, txn, write};
 use crate::apply::migrate::Ran;
@@ -288,17 +289,24 @@ fn plan_target<'r>(
         migrated.push(Migrated { home: home.clone(), cap, scope: target.scope, ran: ran.clone() });
         (ran, Vec::new())
     };
-    let state = if ran.iter().any(|r| r.applied) {
-        InstallState::read(&home, cap, target.scope).map_err(LifecycleError::from)?
-    } else {
-        state0
+    // The survey reads the state again, after the migrations.
+    drop(state0);
+    let how = Reading {
+        emission: Some((&emission, &digests)),
+        recorded: true,
+        keep_edited: true,
+        runtime_surfaces: true,
+        allow_symlinks: opts.allow_symlinks,
     };
-    let mut plan = plan::build_hashed(emission, digests, cap, &home, opts.allow_symlinks, opts.adopt)?;
+    let mut survey = Survey::read(&home, cap, target.scope, how)?;
+    drop(digests);
+    let mut plan = plan::from_survey(emission, &mut survey, cap, opts.adopt)?;
     let hooks = HookContext { mode: opts.hooks, user_home: &env.home };
-    let ledgers = plan_settings(&mut plan, cap, &target, state.as_ref(), opts.allow_symlinks, &hooks)?;
+    let state = survey.state.as_ref();
+    let lost_ledger = state.is_none() && survey.manifest.is_some();
+    let ledgers = plan_settings(&mut plan, &survey, cap, &target, lost_ledger, &hooks)?;
     let created_home = held.and_then(|h| h.created_home.get(&home).copied());
-    plan.state =
-        next_state(&plan, cap, state.as_ref(), &ran, ledgers, created_home, opts.hooks.portable, opts.profile)?;
+    plan.state = next_state(&plan, cap, state, &ran, ledgers, created_home, opts.hooks.portable, opts.profile)?;
     plan.migrations = ran;
     Ok(TargetRun {
         recovery: held.and_then(|h| h.recoveries.get(&home).cloned()),

@@ -31,7 +31,8 @@ pub mod write;
 
 mod install;
 mod recover;
-mod survey;
+mod settings_plan;
+pub(crate) mod survey;
 mod take;
 mod uninstall;
 mod verify;
@@ -40,6 +41,7 @@ pub use install::{forget_version, install};
 pub use recover::recover;
 pub use take::remove_created_parents;
 pub use uninstall::{UninstallReport, uninstall};
+pub(crate) use verify::verify_surveyed;
 pub use verify::{VerifyReport, verify};
 
 use std::path::{Path, PathBuf};
@@ -87,6 +89,17 @@ pub enum ApplyError {
         /// The failure.
         source: Box<ApplyError>,
     },
+}
+
+impl From<survey::SurveyError> for ApplyError {
+    fn from(e: survey::SurveyError) -> Self {
+        match e {
+            survey::SurveyError::Io(e) => PlanError::Io(e).into(),
+            survey::SurveyError::Record(e) => PlanError::Record(e).into(),
+            survey::SurveyError::Confine(e) => LifecycleError::Confine(e).into(),
+            survey::SurveyError::Lifecycle(e) => e.into(),
+        }
+    }
 }
 
 fn list(v: &[String]) -> String {

@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::apply::record::{self, Entry, FileManifest};
+use crate::apply::survey::{Class, Disk, PathFacts, Reading, Survey, SurveyError};
 use crate::pipeline::convert::{Bytes, Emission, FileKind};
 use msd_core::fs::digest::Sha256;
 use msd_core::fs::fsx::{self, FileMode};
@@ -317,7 +318,8 @@ fn distinct<'a>(emissions: &[&'a Emission]) -> (Vec<&'a Bytes>, Vec<Vec<usize>>)
     (unique, slots)
 }
 
-/// [`build`] with the digests of `emission`'s files already taken ([`digests`]).
+/// [`build`] with the digests of `emission`'s files already taken ([`digests`]): the target's
+/// [`Survey`] ([`Survey::read`]), then [`from_survey`].
 pub fn build_hashed(
     emission: Emission,
     digests: Vec<Sha256>,
@@ -326,121 +328,107 @@ pub fn build_hashed(
     allow_symlinks: bool,
     adopt: bool,
 ) -> Result<Plan, PlanError> {
-    debug_assert_eq!(digests.len(), emission.files.len());
-    let previous = FileManifest::read(home, cap, emission.scope)?;
+    let how = Reading {
+        emission: Some((&emission, &digests)),
+        recorded: true,
+        keep_edited: true,
+        runtime_surfaces: false,
+        allow_symlinks,
+    };
+    let mut survey = Survey::read(home, cap, emission.scope, how).map_err(PlanError::from_survey)?;
+    from_survey(emission, &mut survey, cap, adopt)
+}
+
+/// The file plan of installing `emission` over what `survey` found (taken with this emission):
+/// each path's action from its class. The emitted files: the new bytes where nothing is (add);
+/// kept where the disk holds them already (and the recorded mode is theirs); else changed, the
+/// disk's bytes backed up first when the user edited msd's file, and refused as the user's own
+/// file ([`PlanError::Unmanaged`]) unless `adopt` (then backed up too). Recorded files no longer
+/// shipped are removed (backed up first when edited); missing ones are left missing. The
+/// backed-up bytes move from the survey into the plan. Reads the manifest file (is it the new
+/// one?) and nothing else.
+pub(crate) fn from_survey(
+    emission: Emission,
+    survey: &mut Survey,
+    cap: &Capability,
+    adopt: bool,
+) -> Result<Plan, PlanError> {
+    let home = survey.home.clone();
     let manifest_path = record::manifest_rel(cap, emission.scope);
-    let mut ops = Vec::with_capacity(emission.files.len());
+    let mut ops = Vec::with_capacity(emission.files.len() + 1);
     let mut entries = Vec::with_capacity(emission.files.len());
     let mut foreign = Vec::new();
-    for (f, sha) in emission.files.into_iter().zip(digests) {
-        let dest = fsx::confined(home, &f.path, allow_symlinks)?;
-        let disk_stat = fsx::stat_key(&dest)?;
-        // Every file is hashed once: the new bytes before (`digests`), the disk's only when
-        // they differ. Bytes copied from a file (the helper) are compared by hash, the disk's
-        // read in blocks, so neither is held in memory (the disk's only for a backup, below).
-        let (mut disk, old_len, same, disk_sha) = if f.bytes.file().is_some() {
-            match fsx::sha256_of_file_if_exists(&dest)? {
-                Some((h, n)) => (None, Some(n), n == f.bytes.len() as u64 && h == sha, Some(h)),
-                None => (None, None, false, None),
-            }
-        } else {
-            let disk = fsx::read_if_exists(&dest)?;
-            let same = disk.as_deref() == Some(&f.bytes[..]);
-            let disk_sha = match &disk {
-                Some(_) if same => Some(sha),
-                Some(d) => Some(fsx::sha256(d)),
-                None => None,
-            };
-            let old_len = disk.as_ref().map(|d| d.len() as u64);
-            (disk, old_len, same, disk_sha)
-        };
-        entries.push(Entry { path: f.path.clone(), bytes: f.bytes.len() as u64, sha256: sha, mode: f.mode });
-        let recorded = previous.as_ref().and_then(|m| m.get(&f.path));
-        let (action, backup) = match &disk_sha {
-            None => (Action::Add, None),
-            Some(_) if same && recorded.is_none_or(|r| r.mode == f.mode) => (Action::Keep, None),
-            Some(d) => match recorded {
-                Some(r) if *d == r.sha256 => (Action::Change, None),
-                Some(_) if same => (Action::Change, None),
-                Some(_) => (Action::Change, Some(BackupReason::UserEdited)),
-                None => {
-                    foreign.push(f.path.clone());
-                    (Action::Change, Some(BackupReason::Unmanaged))
-                }
-            },
-        };
-        if backup.is_some() && disk.is_none() && old_len.is_some() {
-            disk = fsx::read_if_exists(&dest)?;
+    let mut facts = survey.files.iter_mut();
+    for f in emission.files {
+        let fact = facts.next().expect("the survey has every emitted file, in order");
+        debug_assert_eq!(fact.path, f.path);
+        let new = fact.new.as_ref().expect("an emitted file");
+        entries.push(Entry { path: f.path.clone(), bytes: new.len, sha256: new.sha256, mode: new.mode });
+        let (action, backup) = file_action(fact);
+        if backup == Some(BackupReason::Unmanaged) {
+            foreign.push(f.path.clone());
         }
+        let old_data = match (&mut fact.disk, backup) {
+            (Disk::File { bytes, .. }, Some(_)) => bytes.take(),
+            _ => None,
+        };
         ops.push(Op {
             action,
             path: f.path,
-            bytes: Some(f.bytes.len() as u64),
-            old_bytes: old_len,
+            bytes: Some(new.len),
+            old_bytes: fact.disk.len(),
             backup,
             kind: Some(f.kind),
-            sha256: Some(sha),
-            old_sha256: disk_sha,
-            old_data: if backup.is_some() { disk } else { None },
+            sha256: Some(new.sha256),
+            old_sha256: fact.disk.sha256(),
+            old_data,
             // A kept file is not written: its bytes need not be held until the write.
             data: (action != Action::Keep).then_some(f.bytes),
             mode: f.mode,
-            disk_stat: disk_stat.filter(|_| action == Action::Keep).map(Box::new),
+            disk_stat: fact.stat.filter(|_| action == Action::Keep).map(Box::new),
         });
     }
-    if let Some(prev) = &previous {
-        let emitted: std::collections::BTreeSet<&RelPath> = entries.iter().map(|e| &e.path).collect();
-        for old in &prev.files {
-            if emitted.contains(&old.path) {
-                continue;
-            }
-            let dest = fsx::confined(home, &old.path, allow_symlinks)?;
-            let Some(disk) = fsx::read_if_exists(&dest)? else { continue };
-            let disk_sha = fsx::sha256(&disk);
-            let edited = disk_sha != old.sha256;
-            ops.push(Op {
-                action: Action::Remove,
-                path: old.path.clone(),
-                bytes: None,
-                old_bytes: Some(disk.len() as u64),
-                backup: edited.then_some(BackupReason::UserEdited),
-                kind: None,
-                sha256: None,
-                data: None,
-                old_data: edited.then_some(disk),
-                mode: old.mode,
-                old_sha256: Some(disk_sha),
-                disk_stat: None,
-            });
-        }
-    }
-    if !foreign.is_empty() {
-        // A file an uninstall kept because the user had edited it is msd's, not the user's own:
-        // backed up and replaced as an upgrade does, without --adopt.
-        let kept = record::kept_edits(home, &emission.runtime);
-        foreign.retain(|p| {
-            let Some(op) = ops.iter_mut().find(|o| &o.path == p) else { return true };
-            let ours = op.old_sha256.is_some_and(|d| kept.get(p).is_some_and(|shas| shas.contains(&d)));
-            if ours {
-                op.backup = Some(BackupReason::UserEdited);
-            }
-            !ours
+    for fact in facts.filter(|f| !f.shipped) {
+        let Some(old) = &fact.recorded else { continue };
+        let edited = match fact.class {
+            Class::Unchanged => false,
+            Class::Edited => true,
+            _ => continue,
+        };
+        let old_data = match &mut fact.disk {
+            Disk::File { bytes, .. } if edited => bytes.take(),
+            _ => None,
+        };
+        ops.push(Op {
+            action: Action::Remove,
+            path: old.path.clone(),
+            bytes: None,
+            old_bytes: fact.disk.len(),
+            backup: edited.then_some(BackupReason::UserEdited),
+            kind: None,
+            sha256: None,
+            data: None,
+            old_data,
+            mode: old.mode,
+            old_sha256: fact.disk.sha256(),
+            disk_stat: None,
         });
     }
     if !foreign.is_empty() && !adopt {
         foreign.sort();
-        return Err(PlanError::Unmanaged { home: home.to_path_buf(), paths: foreign });
+        return Err(PlanError::Unmanaged { home, paths: foreign });
     }
     ops.sort_by(|a, b| a.path.cmp(&b.path));
     let manifest = FileManifest::new(emission.runtime.clone(), emission.scope, entries);
     let manifest_disk_stat = fsx::stat_key(&home.join(manifest_path.as_str()))?;
     let manifest_disk = fsx::read_if_exists(&home.join(manifest_path.as_str()))?;
+    let previous = survey.manifest.clone();
     let manifest_changed =
         previous.as_ref() != Some(&manifest) || manifest_disk.as_deref() != Some(&manifest.render()[..]);
     Ok(Plan {
         runtime: emission.runtime,
         scope: emission.scope,
-        home: home.to_path_buf(),
+        home,
         ops,
         manifest,
         manifest_path,
@@ -452,6 +440,78 @@ pub fn build_hashed(
         migrations: Vec::new(),
         state: None,
     })
+}
+
+/// What becomes of a path the new emission writes, from what the survey found there: added
+/// where nothing is; kept where the disk holds the new bytes (and the recorded mode is theirs);
+/// else changed, backed up first when the user edited msd's file or when it is the user's own.
+fn file_action(fact: &PathFacts) -> (Action, Option<BackupReason>) {
+    let new = fact.new.as_ref().expect("an emitted file");
+    let same = matches!(fact.disk, Disk::File { same_as_new: true, .. } | Disk::AsLeft);
+    match fact.class {
+        Class::Created | Class::Missing => (Action::Add, None),
+        _ if same && fact.recorded.as_ref().is_none_or(|r| r.mode == new.mode) => (Action::Keep, None),
+        Class::Unchanged | Class::Edited | Class::UsersAtOurPath if same => (Action::Change, None),
+        Class::Unchanged => (Action::Change, None),
+        Class::Edited => (Action::Change, Some(BackupReason::UserEdited)),
+        Class::UsersAtOurPath => (Action::Change, Some(BackupReason::Unmanaged)),
+    }
+}
+
+/// The no-change plan of a target surveyed in the cheap form ([`Survey::by_stat`]: every path
+/// as the last run left it, its new file the recorded one): every file kept, by the same rule as
+/// [`from_survey`]; `None` when that rule would do anything else.
+pub(crate) fn unchanged(survey: &Survey, cap: &Capability, manifest_stat: fsx::StatKey) -> Option<Plan> {
+    let manifest = survey.manifest.clone()?;
+    let mut ops = Vec::with_capacity(survey.files.len());
+    for fact in &survey.files {
+        if file_action(fact) != (Action::Keep, None) {
+            return None;
+        }
+        let new = fact.new.as_ref()?;
+        ops.push(Op {
+            action: Action::Keep,
+            path: fact.path.clone(),
+            bytes: Some(new.len),
+            old_bytes: Some(new.len),
+            backup: None,
+            kind: Some(new.kind),
+            sha256: Some(new.sha256),
+            data: None,
+            old_data: None,
+            mode: new.mode,
+            old_sha256: Some(new.sha256),
+            disk_stat: fact.stat.map(Box::new),
+        });
+    }
+    Some(Plan {
+        runtime: cap.id.clone(),
+        scope: survey.scope,
+        home: survey.home.clone(),
+        ops,
+        manifest: manifest.clone(),
+        manifest_path: record::manifest_rel(cap, survey.scope),
+        manifest_changed: false,
+        previous: Some(manifest),
+        manifest_old_sha256: None,
+        manifest_disk_stat: Some(manifest_stat),
+        settings: Vec::new(),
+        migrations: Vec::new(),
+        state: None,
+    })
+}
+
+impl PlanError {
+    /// A survey's error, as planning reports it (the state and the settings surfaces are not read
+    /// by [`build_hashed`], so a lifecycle error is only an io error here).
+    pub(crate) fn from_survey(e: SurveyError) -> PlanError {
+        match e {
+            SurveyError::Io(e) => PlanError::Io(e),
+            SurveyError::Record(e) => PlanError::Record(e),
+            SurveyError::Confine(e) => PlanError::Confine(e),
+            SurveyError::Lifecycle(e) => PlanError::Io(std::io::Error::other(e.to_string())),
+        }
+    }
 }
 
 #[cfg(test)]

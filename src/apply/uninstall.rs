@@ -8,12 +8,11 @@ use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
 use serde::Serialize;
 
-use super::survey::{change, read_surface};
+use super::settings_plan::remove_entries;
+use super::survey::{Class, Disk, Reading, Survey};
 use super::take::{hold, remove_created};
-use super::{ApplyError, LifecycleError, Progress, lio, migrate, record, state, surfaces, txn, write};
+use super::{ApplyError, LifecycleError, Progress, lio, migrate, record, state, txn, write};
 use crate::apply::plan::{Action, SettingsChange};
-use crate::apply::record::FileManifest;
-use crate::apply::state::InstallState;
 use crate::apply::txn::{Area, Recovery, Staged};
 use crate::pipeline::target::Target;
 
@@ -78,9 +77,9 @@ pub fn uninstall(
     if !dry_run {
         migrate::run(home, cap, target.scope, None, allow_symlinks).map_err(LifecycleError::from)?;
     }
-    let manifest = FileManifest::read(home, cap, target.scope).map_err(crate::apply::plan::PlanError::from)?;
-    let state = InstallState::read(home, cap, target.scope).map_err(LifecycleError::from)?;
-    if manifest.is_none() && state.is_none() {
+    let how = Reading { emission: None, recorded: true, keep_edited: true, runtime_surfaces: false, allow_symlinks };
+    let mut survey = Survey::read(home, cap, target.scope, how)?;
+    if !survey.installed() {
         // A run killed after removing the state and before its core dir leaves it empty.
         if !dry_run {
             let core = home.join(cap.core_dir(target.scope).as_str());
@@ -92,36 +91,41 @@ pub fn uninstall(
     }
     report.installed = true;
     let mut staged = Vec::new();
-    let mut backups = Vec::new();
-    if let Some(m) = &manifest {
-        for e in &m.files {
-            let dest = fsx::confined(home, &e.path, allow_symlinks).map_err(LifecycleError::from)?;
-            match fsx::read_if_exists(&dest).map_err(lio(&dest))? {
-                None => report.missing.push(e.path.clone()),
-                Some(d) => {
-                    let sha = fsx::sha256(&d);
-                    if sha == e.sha256 {
-                        staged.push(Staged::remove(e.path.clone(), e.sha256));
-                        report.removed.push(e.path.clone());
-                    } else {
-                        report.kept_edited.push(e.path.clone());
-                        backups.push(write::Backup {
-                            path: &e.path,
-                            bytes: d,
-                            sha256: sha,
-                            reason: crate::apply::plan::BackupReason::UserEdited,
-                            recorded_sha256: Some(e.sha256),
-                        });
-                    }
+    // The plan, from each path's class: msd's as written goes, msd's edited by the user is
+    // backed up and stays, msd's missing is said.
+    let mut kept = Vec::new();
+    for (i, f) in survey.files.iter_mut().enumerate() {
+        let Some(recorded) = &f.recorded else { continue };
+        match f.class {
+            Class::Missing => report.missing.push(f.path.clone()),
+            Class::Unchanged => {
+                staged.push(Staged::remove(f.path.clone(), recorded.sha256));
+                report.removed.push(f.path.clone());
+            }
+            Class::Edited => {
+                report.kept_edited.push(f.path.clone());
+                if let Disk::File { bytes: Some(b), .. } = &mut f.disk {
+                    kept.push((i, std::mem::take(b)));
                 }
             }
+            Class::UsersAtOurPath | Class::Created => {}
         }
     }
-    if let Some(s) = &state {
+    let survey = survey;
+    let mut backups = Vec::new();
+    for (i, bytes) in kept {
+        let f = &survey.files[i];
+        backups.push(write::Backup {
+            path: &f.path,
+            bytes,
+            sha256: f.disk.sha256().expect("an edited file was read"),
+            reason: crate::apply::plan::BackupReason::UserEdited,
+            recorded_sha256: f.recorded.as_ref().map(|r| r.sha256),
+        });
+    }
+    if let Some(s) = &survey.state {
         for (file, l) in &s.settings {
-            let (cur, sha, display) = read_surface(home, file, allow_symlinks)?;
-            let edit = surfaces::remove(l.format, &display, cur.as_deref(), l).map_err(LifecycleError::from)?;
-            let c = change(file, cur.as_deref(), sha, edit);
+            let c = remove_entries(&survey, file, l)?;
             if let (Some(bytes), Some(sha)) = (&c.old_data, &c.old_sha256) {
                 backups.push(write::Backup {
                     path: file,
@@ -144,7 +148,7 @@ pub fn uninstall(
         }
     }
     if !backups.is_empty() {
-        let from = manifest.as_ref().map(|m| m.tool_version.as_str());
+        let from = survey.manifest.as_ref().map(|m| m.tool_version.as_str());
         let dir_rel = write::stage_backups(home, backups, from, &cap.id, &mut staged);
         report.backup_dir = Some(home.join(dir_rel.as_str()));
     }
@@ -170,7 +174,7 @@ pub fn uninstall(
     txn::commit(&area, &format!("uninstall {} {}", cap.id, target.scope.as_str()), staged, bars.as_ref())
         .map_err(LifecycleError::from)?;
     // Directories we created, deepest first, when empty; those holding the state after it.
-    let mut dirs = state.as_ref().map(|s| s.created_dirs.clone()).unwrap_or_default();
+    let mut dirs = survey.state.as_ref().map(|s| s.created_dirs.clone()).unwrap_or_default();
     dirs.sort_by_key(|d| std::cmp::Reverse(d.as_str().matches('/').count()));
     let holds_state = |d: &RelPath| state_rel.as_str().starts_with(&format!("{}/", d.as_str()));
     let (later, now): (Vec<RelPath>, Vec<RelPath>) = dirs.into_iter().partition(|d| holds_state(d));
@@ -196,7 +200,7 @@ pub fn uninstall(
         }
     }
     drop(held);
-    if let Some(s) = state.as_ref().filter(|s| s.created_home) {
+    if let Some(s) = survey.state.as_ref().filter(|s| s.created_home) {
         report.created_parents = remove_created(home, s.created_above);
     }
     Ok(report)

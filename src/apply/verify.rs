@@ -4,9 +4,9 @@
 //! What no manifest lists is the user's. A file msd did not write inside a directory msd owns
 //! (the core dir, a `skills/msd-help/` the manifest lists files of) is `extra`: drift. A file or
 //! directory that only looks like ours (the user's own `skills/msd-mine/`, `agents/msd-own.md`)
-//! is `user`: reported apart, never drift, never touched.
+//! is `user`: reported apart, never drift, never touched. Both come from the target's survey
+//! ([`Survey::unlisted`]), as the modified and missing files do from its classes.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use msd_core::fs::fsx::{self};
@@ -14,12 +14,11 @@ use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
 use serde::Serialize;
 
+use super::settings_plan::{HookContext, plan_settings};
 use super::surfaces::HookMode;
-use super::survey::{HookContext, plan_settings};
-use super::{ApplyError, LifecycleError, lio, record, state};
+use super::survey::{Class, Reading, Survey};
+use super::{ApplyError, LifecycleError, record, state};
 use crate::apply::plan::{Action, Plan, SettingsChange};
-use crate::apply::record::FileManifest;
-use crate::apply::state::InstallState;
 use crate::apply::txn::Area;
 use crate::pipeline::target::Target;
 
@@ -58,65 +57,40 @@ pub fn verify(
     allow_symlinks: bool,
     user_home: &Path,
 ) -> Result<VerifyReport, ApplyError> {
+    verify_surveyed(cap, target, allow_symlinks, user_home).map(|(r, _)| r)
+}
+
+/// [`verify`], with the survey it was computed from (`None` when nothing is installed): `status`
+/// reports both.
+pub(crate) fn verify_surveyed(
+    cap: &Capability,
+    target: &Target,
+    allow_symlinks: bool,
+    user_home: &Path,
+) -> Result<(VerifyReport, Option<Survey>), ApplyError> {
     let home = &target.home;
     let mut r =
         VerifyReport { runtime: cap.id.clone(), scope: Some(target.scope), home: home.clone(), ..Default::default() };
     r.interrupted = Area::new(home, allow_symlinks).pending();
-    let Some(manifest) = FileManifest::read(home, cap, target.scope).map_err(crate::apply::plan::PlanError::from)?
-    else {
-        return Ok(r);
-    };
+    // Without a manifest nothing is installed: only the manifest is read.
+    if !fsx::lexists(&home.join(record::manifest_rel(cap, target.scope).as_str())) {
+        return Ok((r, None));
+    }
+    let how = Reading { emission: None, recorded: true, keep_edited: false, runtime_surfaces: true, allow_symlinks };
+    let survey = Survey::read(home, cap, target.scope, how)?;
+    let Some(manifest) = &survey.manifest else { return Ok((r, None)) };
     r.installed = true;
-    let state = InstallState::read(home, cap, target.scope).map_err(LifecycleError::from)?;
-    for e in &manifest.files {
-        let dest = fsx::confined(home, &e.path, allow_symlinks).map_err(LifecycleError::from)?;
-        match fsx::sha256_file(&dest).map_err(lio(&dest))? {
-            None => r.missing.push(e.path.clone()),
-            Some(sha) if sha != e.sha256 => r.modified.push(e.path.clone()),
-            Some(_) => {}
+    let state = survey.state.clone();
+    for f in &survey.files {
+        match f.class {
+            Class::Missing => r.missing.push(f.path.clone()),
+            Class::Edited => r.modified.push(f.path.clone()),
+            Class::Unchanged | Class::UsersAtOurPath | Class::Created => {}
         }
     }
-    let listed: BTreeSet<&str> = manifest.files.iter().map(|e| e.path.as_str()).collect();
-    let ours = [record::manifest_rel(cap, target.scope), state::state_rel(cap, target.scope)];
-    // Each area with whether msd owns it: the core dir does; an entry at an artifact's prefix
-    // does when the manifest lists it or files under it.
-    let owned = |rel: &str| listed.iter().any(|l| *l == rel || l.strip_prefix(rel).is_some_and(|r| r.starts_with('/')));
-    let mut areas: Vec<(RelPath, bool)> = vec![(cap.core_dir(target.scope).clone(), true)];
-    for spec in cap.layout(target.scope) {
-        let dir = home.join(spec.dest.as_str());
-        let Ok(entries) = fsx::list_dir(&dir) else { continue };
-        for entry in entries {
-            let name = entry.name;
-            if name.starts_with(&spec.prefix)
-                && let Ok(rel) = RelPath::new(format!("{}/{name}", spec.dest))
-            {
-                let own = owned(rel.as_str());
-                areas.push((rel, own));
-            }
-        }
-    }
-    for (area, own) in areas {
-        let dir = home.join(area.as_str());
-        let files = if fsx::is_dir(&dir) {
-            fsx::list_files(&dir).map_err(lio(&dir))?.into_iter().map(|f| format!("{area}/{f}")).collect()
-        } else if dir.is_file() {
-            vec![area.to_string()]
-        } else {
-            Vec::new()
-        };
-        for f in files {
-            let list = if own { &mut r.extra } else { &mut r.user };
-            if !listed.contains(f.as_str())
-                && !ours.iter().any(|o| o.as_str() == f)
-                && let Ok(rel) = RelPath::new(f)
-                && !list.contains(&rel)
-            {
-                list.push(rel);
-            }
-        }
-    }
-    r.extra.sort();
-    r.user.sort();
+    let unlisted = survey.unlisted(cap)?;
+    r.extra = unlisted.in_ours;
+    r.user = unlisted.users_own;
     let mut probe = Plan {
         runtime: cap.id.clone(),
         scope: target.scope,
@@ -135,7 +109,7 @@ pub fn verify(
     // The hooks as the install wrote them: relative to $HOME when it was --portable-hooks.
     let mode = HookMode { portable: state.as_ref().is_some_and(|s| s.portable_hooks), force_statusline: false };
     let hooks = HookContext { mode, user_home };
-    match plan_settings(&mut probe, cap, target, state.as_ref(), allow_symlinks, &hooks) {
+    match plan_settings(&mut probe, &survey, cap, target, false, &hooks) {
         Ok(_) => r.settings = probe.settings.into_iter().filter(|s| s.action != Action::Keep).collect(),
         Err(LifecycleError::Settings(e)) => {
             // An unparseable settings file is drift too: report it against its surface.
@@ -167,5 +141,5 @@ pub fn verify(
         && r.missing.is_empty()
         && r.extra.is_empty()
         && r.settings.is_empty();
-    Ok(r)
+    Ok((r, Some(survey)))
 }

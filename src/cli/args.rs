@@ -14,7 +14,6 @@ use clap::{Args, Parser, Subcommand};
 #[command(
     name = "msd-install",
     disable_version_flag = true,
-    args_conflicts_with_subcommands = true,
     after_help = AFTER_HELP
 )]
 pub(crate) struct Cli {
@@ -44,10 +43,16 @@ const AFTER_HELP: &str = concat!(
     "  msd-install verify -r codex         check an install against its manifest\n",
     "  msd-install uninstall --local       remove msd-core from ./.claude, keeping your files\n",
     "  msd-install status                  every install on this machine and this project\n",
-    "  msd-install diff -r claude          what an install would change, as a unified diff\n\n",
+    "  msd-install diff -r claude          what an install would change, as a unified diff\n",
+    "  msd-install check                   CI: do this project's installs match its msd.toml?\n",
+    "  msd-install init-project            write msd.toml from what is installed in this project\n",
+    "  msd-install self-update             the newest release, then every install updated\n\n",
+    "In a project with an msd.toml (see `msd-install schema --kind project`), `msd-install` with no\n",
+    "runtime or scope flags installs what it says, locally; flags given win and the summary says so.\n\n",
     "Maintainer commands (run inside the msd-install repository; see `msd-install <cmd> --help`):\n",
     "  gen          generated files of this repository: print, --check or --write\n",
-    "  check        checks of a content tree that are not part of an install\n",
+    "  check        checks of a content tree that are not part of an install (`check` alone:\n",
+    "               the project's installs against its msd.toml, see above)\n",
     "  bench        offline measurements of the content, against a committed baseline\n",
     "  attribution  trace emitted drift since a base revision to its sources\n",
     "  inventory    what every runtime x scope receives, as one JSON document\n\n",
@@ -59,7 +64,13 @@ const AFTER_HELP: &str = concat!(
     "     install state (nothing written)\n",
     "  4  filesystem error (unreadable source; missing, read-only or unsafe target; a failed\n",
     "     write, rolled back)\n",
-    "  5  another msd-install run holds the target's lock"
+    "  5  another msd-install run holds the target's lock\n",
+    "  6  this msd-install's version is not one the target accepts: outside the project's\n",
+    "     msd.toml `version`, or older than the install (refused unless --allow-downgrade);\n",
+    "     nothing was written\n",
+    "  7  self-update could not read its release channel (offline or a bad URL; the URL is named)\n",
+    "  8  self-update found no usable release: no archive for this platform, a checksum that does\n",
+    "     not match, or a damaged archive (nothing was replaced)"
 );
 
 /// Subcommands.
@@ -83,12 +94,23 @@ pub(crate) enum Command {
     Completions(CompletionsArgs),
     /// Print the man page (roff) of msd-install.
     Man,
+    /// Update msd-install and msd_run to the newest release (MSD_INSTALL_RELEASE_URL, else the
+    /// repository's releases), checksum verified, then install again every target `status`
+    /// lists. A binary from npm, PyPI, Homebrew, cargo or the Claude Code plugin is updated by
+    /// that channel: its command is printed instead.
+    SelfUpdate(SelfUpdateArgs),
     /// Generated files of this repository: print, --check (fail with a diff) or --write.
     #[command(hide = true)]
     Gen(GenArgs),
-    /// Checks of a content tree that are not part of an install (exit 1 on violations).
+    /// Without a subcommand, for CI: whether every runtime the project's msd.toml lists is
+    /// installed locally, by an accepted version, with its profile and content, without drift
+    /// (exit 1 listing what differs). With one: checks of a content tree (maintainers).
+    // Hidden from the user's commands: `--help` names it under Examples and the maintainer commands.
     #[command(hide = true)]
     Check(CheckArgs),
+    /// Write the project's msd.toml from what is installed in it now (refuses to replace one
+    /// without --force).
+    InitProject(InitProjectArgs),
     /// Offline, deterministic measurements of the content, against a committed baseline.
     #[command(hide = true)]
     Bench(BenchArgs),
@@ -119,10 +141,38 @@ pub(crate) enum Command {
 
 /// `check` options.
 #[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub(crate) struct CheckArgs {
-    /// Which check.
+    /// Which check (none: the project's installs against its msd.toml).
     #[command(subcommand)]
-    pub what: CheckWhat,
+    pub what: Option<CheckWhat>,
+    /// The project check's options.
+    #[command(flatten)]
+    pub project: ProjectCheckArgs,
+}
+
+/// `check` (the project check) options.
+#[derive(Debug, Clone, Args, Default)]
+pub(crate) struct ProjectCheckArgs {
+    /// The project [default: the nearest parent with .git or .planning/, else the current
+    /// directory]; its msd.toml is checked.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Print the report as one JSON document.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `init-project` options.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct InitProjectArgs {
+    /// The project [default: the nearest parent with .git or .planning/, else the current
+    /// directory].
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Replace an existing msd.toml.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The checks.
@@ -285,10 +335,10 @@ pub(crate) struct GenOpts {
 #[derive(Debug, Clone, Args, Default)]
 pub(crate) struct OneTargetArgs {
     /// The runtime; repeat for several (default: the primary one, claude). See `msd-install runtimes`.
-    #[arg(short = 'r', long = "runtime", value_name = "ID")]
+    #[arg(short = 'r', long = "runtime", value_name = "ID", global = true)]
     pub runtime: Vec<String>,
     /// Every runtime that has an install in this scope.
-    #[arg(long, conflicts_with = "runtime")]
+    #[arg(long, conflicts_with = "runtime", global = true)]
     pub all: bool,
     /// Scope and home.
     #[command(flatten)]
@@ -352,10 +402,10 @@ pub(crate) struct SourceArgs {
 #[derive(Debug, Clone, Args, Default)]
 pub(crate) struct OutputArgs {
     /// Print the result as one JSON document on stdout.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub json: bool,
     /// Print nothing but errors.
-    #[arg(short, long)]
+    #[arg(short, long, global = true)]
     pub quiet: bool,
 }
 
@@ -363,10 +413,10 @@ pub(crate) struct OutputArgs {
 #[derive(Debug, Clone, Args, Default)]
 pub(crate) struct TargetArgs {
     /// Runtime to install for; repeat for several (default: claude). See `msd-install runtimes`.
-    #[arg(short = 'r', long = "runtime", value_name = "ID")]
+    #[arg(short = 'r', long = "runtime", value_name = "ID", global = true)]
     pub runtime: Vec<String>,
     /// Every runtime.
-    #[arg(long, conflicts_with = "runtime")]
+    #[arg(long, conflicts_with = "runtime", global = true)]
     pub all: bool,
     /// Scope and home.
     #[command(flatten)]
@@ -380,7 +430,7 @@ pub(crate) struct PlaceArgs {
     #[arg(short, long, conflicts_with = "local")]
     pub global: bool,
     /// Use the current project (e.g. ./.claude) instead of the global home.
-    #[arg(short, long)]
+    #[arg(short, long, global = true)]
     pub local: bool,
     /// Use DIR as the global home, over every environment variable.
     #[arg(short = 'c', long, value_name = "DIR", conflicts_with = "local")]
@@ -451,6 +501,10 @@ pub(crate) struct InstallArgs {
     /// msd-local-patches/ and replaced (refused by default; they are yours).
     #[arg(long)]
     pub adopt: bool,
+    /// Install over an install a newer msd-install wrote (refused by default: it would put older
+    /// files and settings in place of newer ones).
+    #[arg(long)]
+    pub allow_downgrade: bool,
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,
@@ -462,9 +516,15 @@ pub(crate) struct InstallArgs {
 /// `emit` options.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct EmitArgs {
-    /// The runtime to emit.
-    #[arg(short = 'r', long = "runtime", value_name = "ID")]
-    pub runtime: String,
+    /// The runtime to emit (with --plugin: the runtime whose emission the plugin carries,
+    /// default claude).
+    #[arg(short = 'r', long = "runtime", value_name = "ID", required_unless_present = "plugin")]
+    pub runtime: Option<String>,
+    /// Write a Claude Code plugin marketplace into DIR instead: DIR/.claude-plugin/marketplace.json
+    /// and the plugin in DIR/plugins/msd-core (plugin.json, the emission, hooks/hooks.json, the
+    /// helper of this platform). Add it with `claude plugin marketplace add DIR`.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "local", "config_dir"])]
+    pub plugin: Option<PathBuf>,
     /// Emit the project-local layout.
     #[arg(short, long)]
     pub local: bool,
@@ -472,8 +532,8 @@ pub(crate) struct EmitArgs {
     #[arg(short = 'c', long, value_name = "DIR", conflicts_with = "local")]
     pub config_dir: Option<PathBuf>,
     /// The directory to write into (created; must be empty if it exists).
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "plugin")]
+    pub out: Option<PathBuf>,
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,
@@ -567,6 +627,22 @@ pub(crate) enum SchemaKind {
     Uninstall,
     /// `msd-install recover --json`.
     Recover,
+    /// A project's msd.toml (issue 36).
+    Project,
+    /// `msd-install check --json` (the project check).
+    Check,
+}
+
+/// `self-update` options.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct SelfUpdateArgs {
+    /// Replace the binaries only; leave the installs as they are (`msd-install status` lists
+    /// them, and installing each again updates it).
+    #[arg(long)]
+    pub no_reinstall: bool,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `completions` options.

@@ -13,6 +13,8 @@ use crate::apply::plan::PlanError;
 use crate::apply::txn::TxnError;
 use crate::apply::write::WriteError;
 use crate::apply::{ApplyError, LifecycleError};
+use crate::cli::project::ProjectError;
+use crate::cli::release::SelfUpdateError;
 use crate::dev::attribution::AttributionError;
 use crate::dev::generated::{self, GenError};
 use crate::dev::gitx::GitError;
@@ -40,6 +42,15 @@ pub enum Exit {
     Io = 4,
     /// Another msd-install run holds the target's lock.
     Locked = 5,
+    /// This msd-install's version is not one the target accepts: outside the project's msd.toml
+    /// `version`, or older than the msd-install that wrote an install (a downgrade, refused
+    /// without `--allow-downgrade`). Nothing was written.
+    Version = 6,
+    /// `self-update` could not read its release channel (offline, a bad URL).
+    Channel = 7,
+    /// `self-update` found no usable release (no archive for this platform, a bad checksum, a
+    /// damaged archive); nothing was replaced.
+    Release = 8,
 }
 
 impl From<Exit> for ExitCode {
@@ -91,6 +102,24 @@ pub(crate) enum Error {
     /// Emitted attribution could not run.
     #[error(transparent)]
     Attribution(#[from] AttributionError),
+    /// The project's msd.toml is malformed, missing, or does not accept this version.
+    #[error(transparent)]
+    Project(#[from] ProjectError),
+    /// `self-update` failed.
+    #[error(transparent)]
+    SelfUpdate(#[from] SelfUpdateError),
+    /// An install written by a newer msd-install, which this one would downgrade.
+    #[error(
+        "{target} was installed by msd-install {installed}, newer than this one ({binary}); installing would downgrade it, so nothing was written"
+    )]
+    Downgrade {
+        /// `claude (global)`.
+        target: String,
+        /// The version that wrote the install.
+        installed: String,
+        /// This binary's version.
+        binary: String,
+    },
     /// A run over several runtimes failed after some were installed.
     #[error(
         "{failed}: {source}\ninstalled by this run (kept): {}\nnot installed: {}",
@@ -242,7 +271,22 @@ impl Error {
             Error::Lifecycle(LifecycleError::Txn(TxnError::BadJournal { .. })) => Exit::Invalid,
             Error::Lifecycle(_) => Exit::Io,
             Error::Attribution(e) => attribution_exit(e),
+            Error::Project(ProjectError::Invalid { .. }) => Exit::Invalid,
+            Error::Project(ProjectError::Version { .. }) => Exit::Version,
+            Error::Project(ProjectError::Io { .. }) => Exit::Io,
+            Error::Project(
+                ProjectError::Missing { .. } | ProjectError::Exists { .. } | ProjectError::Nothing { .. },
+            ) => Exit::Usage,
             Error::Partial { source, .. } => source.exit(),
+            Error::Downgrade { .. } => Exit::Version,
+            Error::SelfUpdate(SelfUpdateError::Unreachable { .. }) => Exit::Channel,
+            Error::SelfUpdate(
+                SelfUpdateError::NoArchive { .. }
+                | SelfUpdateError::Checksum { .. }
+                | SelfUpdateError::BadRelease { .. },
+            ) => Exit::Release,
+            Error::SelfUpdate(SelfUpdateError::Replace { .. } | SelfUpdateError::Reinstall { .. }) => Exit::Io,
+            Error::SelfUpdate(SelfUpdateError::OtherChannel { .. }) => Exit::Usage,
         }
     }
 
@@ -262,6 +306,11 @@ impl Error {
             Error::Lifecycle(e) => Some(e.hint()),
             Error::Attribution(e) => attribution_hint(e),
             Error::CheckFailed(_) => None,
+            Error::Project(e) => Some(e.hint()),
+            Error::SelfUpdate(e) => Some(e.hint()),
+            Error::Downgrade { installed, binary, .. } => Some(format!(
+                "update this msd-install to {installed} or newer (`msd-install self-update`, or the way you installed it), or run again with --allow-downgrade to put {binary} in its place"
+            )),
             Error::Partial { failed, installed, .. } => Some(format!(
                 "only {failed} was rolled back; {} stay installed; fix the cause and run the same command again",
                 if installed.is_empty() { "no other runtime".to_string() } else { installed.join(", ") }
@@ -290,6 +339,14 @@ impl Error {
         if let Error::Partial { installed, not_installed, .. } = self {
             v["installed"] = serde_json::json!(installed);
             v["not_installed"] = serde_json::json!(not_installed);
+        }
+        if let Error::Project(ProjectError::Invalid { path, line, .. }) = self {
+            v["file"] = serde_json::json!(path);
+            v["line"] = serde_json::json!(line);
+        }
+        if let Error::Project(ProjectError::Version { required, have, .. }) = self {
+            v["required"] = serde_json::json!(required);
+            v["version"] = serde_json::json!(have);
         }
         if let Error::Gen(g) = self {
             v["reason"] = serde_json::json!(g.reason);

@@ -5,7 +5,9 @@ pub(crate) mod args;
 pub(crate) mod commands;
 pub(crate) mod error;
 pub(crate) mod output;
+pub(crate) mod project;
 pub(crate) mod prompt;
+pub(crate) mod release;
 pub(crate) mod schemas;
 pub(crate) mod version;
 pub(crate) mod versioned;
@@ -13,14 +15,39 @@ pub(crate) mod versioned;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::cli::args::{Cli, Command};
 use crate::cli::error::{Error, Exit};
 
+/// Parses the command line. The flags that mean the same everywhere (`-q`, `-v`, `--json`,
+/// `--color`, `-r`, `--local`, `--all`) are clap `global` args: accepted before or after the
+/// subcommand. Any other install option goes with no subcommand only (`msd-install --dry-run
+/// status` is refused, as clap's `args_conflicts_with_subcommands` would, which cannot spare
+/// global args).
+fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, clap::Error> {
+    let mut cmd = Cli::command();
+    let matches = cmd.try_get_matches_from_mut(args)?;
+    if let Some((sub, _)) = matches.subcommand() {
+        let used: Vec<String> = cmd
+            .get_arguments()
+            .filter(|a| !a.is_global_set())
+            .filter(|a| matches.value_source(a.get_id().as_str()) == Some(clap::parser::ValueSource::CommandLine))
+            .map(ToString::to_string)
+            .collect();
+        if let Some(first) = used.first() {
+            return Err(cmd.error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!("the subcommand '{sub}' cannot be used with '{first}' (give it after the subcommand, if the subcommand has it)"),
+            ));
+        }
+    }
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+}
+
 /// Runs `msd-install` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match parse(args) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -49,19 +76,23 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Runtimes(a)) => a.json,
         Some(Command::Gen(a)) => a.what.opts().json,
         Some(Command::Check(a)) => match &a.what {
-            crate::cli::args::CheckWhat::Partition(p) => p.json,
-            crate::cli::args::CheckWhat::References(r) => r.json,
+            None => a.project.json,
+            Some(crate::cli::args::CheckWhat::Partition(p)) => p.json,
+            Some(crate::cli::args::CheckWhat::References(r)) => r.json,
         },
+        Some(Command::InitProject(_)) => false,
         Some(Command::Schema(_)) | Some(Command::Bench(_)) | Some(Command::Inventory(_)) => false,
         Some(Command::Uninstall(a)) => a.output.json,
         Some(Command::Verify(a)) => a.output.json,
         Some(Command::Recover(a)) => a.output.json,
         Some(Command::Attribution(a)) => a.json,
+        Some(Command::SelfUpdate(a)) => a.output.json,
     };
     crate::apply::txn::init_fault_hook();
     let result = match cli.command {
         None => commands::install::run(&cli.install),
         Some(Command::Install(a)) => commands::install::run(&a),
+        Some(Command::Emit(a)) if a.plugin.is_some() => commands::plugin::run(&a),
         Some(Command::Emit(a)) => commands::emit::run(&a),
         Some(Command::Runtimes(a)) => commands::runtimes::run(&a),
         Some(Command::Gen(a)) => commands::generate::run(&a),
@@ -69,10 +100,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Bench(a)) => commands::bench::run(&a),
         Some(Command::Attribution(a)) => commands::attribution::run(&a),
         Some(Command::Inventory(a)) => commands::inventory::run(&a),
-        Some(Command::Schema(a)) => {
-            crate::cli::output::print(schemas::render(a.kind));
-            Ok(())
-        }
+        Some(Command::Schema(a)) => schemas::render(a.kind).map(crate::cli::output::print),
+        Some(Command::InitProject(a)) => commands::init_project::run(&a),
         Some(Command::Status(a)) => commands::status::run(&a),
         Some(Command::Diff(a)) => commands::diff::run(&a),
         Some(Command::Completions(a)) => {
@@ -86,6 +115,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Uninstall(a)) => commands::uninstall::run(&a),
         Some(Command::Verify(a)) => commands::verify::run(&a),
         Some(Command::Recover(a)) => commands::recover::run(&a),
+        Some(Command::SelfUpdate(a)) => commands::self_update::run(&a),
     };
     match result {
         Ok(()) => Exit::Ok.into(),

@@ -4,14 +4,21 @@
 //! the documents of install, verify, uninstall and recover are assembled from the apply layer's
 //! reports, so their schemas are written by hand in `schemas/*.json` and cover the top-level keys
 //! (a test checks that each real document has every required key and no unlisted one).
+//! `--kind project` is the schema of a project's `msd.toml` (derived from
+//! [`crate::cli::project::SchemaDoc`], with the runtime ids filled in), not of a `--json` document.
 //! Every document carries `"schema_version"`: [`SCHEMA_VERSION`], raised on a breaking change.
 
 use crate::cli::args::SchemaKind;
 
 /// The schema of `kind`, pretty-printed with a final newline.
-pub(crate) fn render(kind: SchemaKind) -> String {
+pub(crate) fn render(kind: SchemaKind) -> Result<String, crate::cli::error::Error> {
     let mut s = match kind {
-        SchemaKind::Capability => return msd_core::manifest::capability::json_schema(),
+        SchemaKind::Project => {
+            let runtimes = crate::pipeline::load_runtimes(&crate::pipeline::Sources::default())?;
+            crate::cli::project::schema(&runtimes)
+        }
+        SchemaKind::Capability => return Ok(msd_core::manifest::capability::json_schema()),
+        SchemaKind::Check => pretty(schemars::schema_for!(crate::cli::commands::project_check::CheckDoc)),
         SchemaKind::Version => pretty(schemars::schema_for!(crate::cli::version::VersionDoc)),
         SchemaKind::Status => pretty(schemars::schema_for!(crate::cli::commands::status::StatusDoc)),
         SchemaKind::Runtimes => pretty(schemars::schema_for!(crate::cli::commands::runtimes::RuntimesDoc)),
@@ -21,7 +28,7 @@ pub(crate) fn render(kind: SchemaKind) -> String {
         SchemaKind::Recover => include_str!("schemas/recover.json").trim_end().to_string(),
     };
     s.push('\n');
-    s
+    Ok(s)
 }
 
 fn pretty(schema: schemars::Schema) -> String {

@@ -50,3 +50,54 @@ pub(crate) fn doc() -> VersionDoc {
         target: TARGET,
     }
 }
+
+/// Where the changes of every version are described: CHANGELOG.md on the main branch of the
+/// repository Cargo.toml names.
+pub(crate) fn changelog_url() -> String {
+    format!("{}/blob/main/CHANGELOG.md", env!("CARGO_PKG_REPOSITORY").trim_end_matches('/'))
+}
+
+/// Compares two versions as semver orders them (`MAJOR.MINOR.PATCH[-PRE][+BUILD]`; a pre-release
+/// before its release, pre-releases compared as text); `None` when either does not parse, so an
+/// unreadable version is never called older or newer.
+pub(crate) fn compare(a: &str, b: &str) -> Option<std::cmp::Ordering> {
+    fn parse(v: &str) -> Option<([u64; 3], Option<&str>)> {
+        let v = v.trim().trim_start_matches('v');
+        let v = v.split_once('+').map_or(v, |(core, _)| core);
+        let (core, pre) = match v.split_once('-') {
+            Some((c, p)) => (c, Some(p)),
+            None => (v, None),
+        };
+        let mut parts = core.split('.');
+        let mut n = [0u64; 3];
+        for slot in &mut n {
+            *slot = parts.next()?.parse().ok()?;
+        }
+        parts.next().is_none().then_some((n, pre))
+    }
+    let (an, ap) = parse(a)?;
+    let (bn, bp) = parse(b)?;
+    Some(an.cmp(&bn).then_with(|| match (ap, bp) {
+        (None, None) => std::cmp::Ordering::Equal,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (Some(x), Some(y)) => x.cmp(y),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+
+    use super::compare;
+
+    #[test]
+    fn versions_compare_as_semver() {
+        assert_eq!(compare("0.3.5", "0.3.6"), Some(Less));
+        assert_eq!(compare("0.10.0", "0.9.9"), Some(Greater));
+        assert_eq!(compare("v1.0.0", "1.0.0+abc"), Some(Equal));
+        assert_eq!(compare("1.0.0-rc.1", "1.0.0"), Some(Less));
+        assert_eq!(compare("1.0", "1.0.0"), None);
+        assert_eq!(compare("", "1.0.0"), None);
+    }
+}

@@ -5,8 +5,11 @@
 # is needed) loads what msd wrote.
 #
 #   tests/real-runtimes/run.sh [ids...] [--scope global|local|both] [--pair A,B] [--keep] [--json]
+#   tests/real-runtimes/run.sh --sessions [ids...] [--scope ...] [--keep]
 #
-# One line per runtime x scope; exit 1 on any failure. See README.md.
+# One line per runtime x scope; exit 1 on any failure. With --sessions, sessions/<id>.sh instead
+# of the probe: one headless session per check against the scripted mock, one line per
+# runtime x scope x check (PASS, FAIL or N/A with the CLI's reason). See README.md.
 set -u
 RT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
@@ -16,10 +19,11 @@ SCOPES=(global local)
 PAIR=
 KEEP=0
 JSON=0
+SESSIONS=0
 IDS=()
 PROBE_TIMEOUT=${MSD_RT_PROBE_TIMEOUT:-1800}
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
   case $1 in
@@ -30,6 +34,7 @@ while [ $# -gt 0 ]; do
     --pair=*) PAIR=${1#--pair=} ;;
     --keep) KEEP=1 ;;
     --json) JSON=1 ;;
+    --sessions) SESSIONS=1 ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
     *) IDS+=("$1") ;;
@@ -42,7 +47,9 @@ if [ -n "$PAIR" ]; then
   [ "${#IDS[@]}" -eq 2 ] || { echo "--pair takes two runtime ids: A,B" >&2; exit 2; }
 fi
 if [ "${#IDS[@]}" -eq 0 ]; then
-  for p in "$RT_ROOT"/probes/*.sh; do [ -e "$p" ] && IDS+=("$(basename "$p" .sh)"); done
+  dir=probes
+  [ "$SESSIONS" = 1 ] && dir=sessions
+  for p in "$RT_ROOT"/$dir/*.sh; do [ -e "$p" ] && IDS+=("$(basename "$p" .sh)"); done
 fi
 [ "${#IDS[@]}" -gt 0 ] || { echo "no probes in $RT_ROOT/probes" >&2; exit 2; }
 
@@ -118,10 +125,42 @@ sys.exit(1 if fails else 0)
 PY
 }
 
+# session_verdict <id> <scope> <out>: one line per check of sessions/<id>.sh (session.tsv); a
+# session script that recorded nothing fails as a whole, with its result's failures.
+session_verdict() {
+  python3 - "$@" "$RESULTS" <<'PY'
+import json, os, sys
+rid, scope, out, results = sys.argv[1:5]
+rows = []
+try:
+    for line in open(os.path.join(out, "session.tsv"), encoding="utf-8"):
+        parts = line.rstrip("\n").split("\t", 2)
+        if len(parts) == 3:
+            rows.append(parts)
+except OSError:
+    pass
+if not rows:
+    try:
+        r = json.load(open(os.path.join(out, "result.json")))
+        why = "; ".join(r.get("failures") or []) or "the session script recorded no check"
+    except (OSError, ValueError):
+        why = "the session script recorded no check (see %s/probe.stderr)" % out
+    rows = [["session", "FAIL", why]]
+bad = False
+for check, v, why in rows:
+    print("%-9s%-7s%-11s%-5s %s" % (rid, scope, check, v, why[:300]))
+    bad = bad or v == "FAIL"
+    open(results, "a").write(json.dumps({"runtime": rid, "scope": scope, "check": check,
+                                         "verdict": v, "reason": why}) + "\n")
+sys.exit(1 if bad else 0)
+PY
+}
+
 # run_probe <id> <scope> <sandbox> <out> <label>: executes probes/<id>.sh in the sandbox (the
 # sandbox env is already exported by the caller's subshell).
 run_probe() {
   local id=$1 scope=$2 out=$3 probe="$RT_ROOT/probes/$1.sh" rc
+  [ "$SESSIONS" = 1 ] && probe="$RT_ROOT/sessions/$1.sh"
   mkdir -p "$out"
   (
     export RT_ID=$id RT_SCOPE=$scope RT_BIN_DIR=${BIN[$id]} RT_NODE_DIR=${NODE[$id]} RT_OUT=$out
@@ -179,6 +218,10 @@ one_case() {
   )
   for id in "${ids[@]}"; do
     out="$OUT_BASE/${id}-${scope}${label:+-${label//[:+]/-}}"
+    if [ "$SESSIONS" = 1 ]; then
+      session_verdict "$id" "$scope" "$out" || FAILED=1
+      continue
+    fi
     if [ "$JSON" = 1 ]; then
       verdict "$id" "$scope" "$label" "$(cat "$out/result.json" 2>/dev/null)" "" >/dev/null || FAILED=1
     else

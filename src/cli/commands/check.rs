@@ -1,3 +1,6 @@
+//! `msd-install check` (no subcommand): the project's installs against its msd.toml, for CI
+//! ([`super::project_check`]).
+//!
 //! `msd-install check partition [--base REV] [--content DIR] [--json]`: reads the content tree's
 //! workflows (and, with a base, the same directory at the merge-base through git), runs the
 //! partition checks of [`crate::dev::partition`], prints every violation with its spine, part, line
@@ -28,8 +31,9 @@ const WORKFLOWS: &str = "msd-core/workflows";
 /// Runs `check`.
 pub(crate) fn run(args: &CheckArgs) -> Result<(), Error> {
     match &args.what {
-        CheckWhat::Partition(a) => partition(a),
-        CheckWhat::References(a) => check_references(a),
+        None => super::project_check::run(args.project.project.as_deref(), args.project.json),
+        Some(CheckWhat::Partition(a)) => partition(a),
+        Some(CheckWhat::References(a)) => check_references(a),
     }
 }
 

@@ -1,13 +1,12 @@
 //! `msd-install diff`: the unified diff of every file an install would change, a file the user
 //! edited included (their edit is the `-` side, what would replace it the `+` side), and the
-//! files an install would remove. Colored on a terminal (`--color`); reads only.
-
-use std::collections::BTreeSet;
+//! files an install would remove, as the install's own plan decides from the target's survey.
+//! Colored on a terminal (`--color`); reads only.
 
 use similar::TextDiff;
 
 use super::{env_for, normalize_ids, print, sources};
-use crate::apply::record::FileManifest;
+use crate::apply::survey::{Class, Disk, Reading, Survey};
 use crate::cli::args::DiffArgs;
 use crate::cli::error::Error;
 use crate::cli::output::Paint;
@@ -42,34 +41,38 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), Error> {
         };
         let e = pipeline::emit(&selected, rt, scope, t.place.config_dir.as_deref(), &env)?;
         let home = &e.target.home;
-        let previous = FileManifest::read(home, cap, scope).map_err(crate::apply::plan::PlanError::from)?;
-        let mut emitted = BTreeSet::new();
-        for f in &e.emission.files {
-            emitted.insert(f.path.as_str().to_string());
-            let on_disk = fsx::read_if_exists(&home.join(f.path.as_str()))
-                .map_err(|err| Error::Io { context: format!("reading {}", f.path), source: err })?;
-            if on_disk.as_deref() == Some(&f.bytes[..]) {
+        // The survey an install would take (read-only: links followed, as a look does), and
+        // from it what the install's plan writes: every emitted file whose bytes differ, and
+        // every recorded file it no longer ships that is still there (an edited one is backed up
+        // and removed too).
+        let digests = crate::apply::plan::digests(&[&e.emission]).pop().unwrap_or_default();
+        let how = Reading {
+            emission: Some((&e.emission, &digests)),
+            recorded: true,
+            keep_edited: false,
+            runtime_surfaces: false,
+            allow_symlinks: true,
+        };
+        let survey = Survey::read(home, cap, scope, how).map_err(crate::apply::ApplyError::from)?;
+        let read = |path: &msd_core::fs::relpath::RelPath| {
+            fsx::read_if_exists(&home.join(path.as_str()))
+                .map_err(|err| Error::Io { context: format!("reading {path}"), source: err })
+        };
+        for (fact, f) in survey.files.iter().zip(&e.emission.files) {
+            if matches!(fact.disk, Disk::File { same_as_new: true, .. }) {
                 continue;
             }
             changed += 1;
             let label = format!("{}/{}", cap.id, f.path);
-            text.push_str(&unified(&paint, &label, on_disk.as_deref(), Some(&f.bytes), args.context));
+            text.push_str(&unified(&paint, &label, read(&f.path)?.as_deref(), Some(&f.bytes), args.context));
         }
-        for old in previous.iter().flat_map(|m| m.files.iter()) {
-            if emitted.contains(old.path.as_str()) {
+        for fact in survey.files.iter().skip(e.emission.files.len()) {
+            if !matches!(fact.class, Class::Unchanged | Class::Edited) {
                 continue;
             }
-            let Some(bytes) = fsx::read_if_exists(&home.join(old.path.as_str()))
-                .map_err(|err| Error::Io { context: format!("reading {}", old.path), source: err })?
-            else {
-                continue;
-            };
-            // Only a file still as installed is removed; an edited one stays (see uninstall).
-            if fsx::sha256(&bytes) != old.sha256 {
-                continue;
-            }
+            let Some(bytes) = read(&fact.path)? else { continue };
             changed += 1;
-            let label = format!("{}/{}", cap.id, old.path);
+            let label = format!("{}/{}", cap.id, fact.path);
             text.push_str(&unified(&paint, &label, Some(&bytes), None, args.context));
         }
     }

@@ -13,15 +13,19 @@ use msd_core::manifest::capability::Scope;
 
 /// Runs `emit`.
 pub(crate) fn run(args: &EmitArgs) -> Result<(), Error> {
+    // `--plugin` runs `commands::plugin` (dispatched in `cli::main`).
+    let (Some(runtime), Some(out_arg)) = (&args.runtime, &args.out) else {
+        unreachable!("clap requires --runtime and --out without --plugin")
+    };
     let src = sources(&args.sources);
     let runtimes = pipeline::load_runtimes(&src)?;
-    let rt = pipeline::select(&runtimes, std::slice::from_ref(&args.runtime), false)?[0];
+    let rt = pipeline::select(&runtimes, std::slice::from_ref(runtime), false)?[0];
     let content = pipeline::load_content(&src)?;
     let scope = if args.local { Scope::Local } else { Scope::Global };
     let env = env()?;
     let pipeline::Emitted { target, emission, compose, .. } =
         pipeline::emit(&content, rt, scope, args.config_dir.as_deref(), &env)?;
-    let out_dir = env.expand(&args.out.to_string_lossy());
+    let out_dir = env.expand(&out_arg.to_string_lossy());
     ensure_empty_dir(&out_dir)?;
     let mut bytes = 0u64;
     for f in &emission.files {

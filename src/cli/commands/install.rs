@@ -5,20 +5,29 @@ use serde_json::json;
 
 use super::{env_for, human_bytes, normalize_ids, out, sources};
 use crate::apply::plan::{Action, Plan};
+use crate::apply::record::FileManifest;
 use crate::apply::txn::Recovery;
 use crate::apply::{self, InstallOptions, TargetRun};
 use crate::cli::args::InstallArgs;
 use crate::cli::error::Error;
 use crate::cli::output::{Bars, RunBars};
+use crate::cli::project;
+use crate::cli::version;
 use crate::pipeline;
 use crate::pipeline::fit::FileCompose;
+use crate::pipeline::target::Target;
 use msd_core::manifest::capability::Scope;
 
 /// Runs an install; on a terminal with no runtime or scope given, asks first
 /// ([`crate::cli::prompt`]).
 pub(crate) fn run(args: &InstallArgs) -> Result<(), Error> {
+    // A project's msd.toml answers what the prompt would ask (issue 36).
+    let following = follow(args)?;
+    if let project::Plan::Follow(f) = &following {
+        return execute(&f.args, false, &following);
+    }
     if !crate::cli::prompt::should_ask(args) {
-        return execute(args, false);
+        return execute(args, false, &following);
     }
     let runtimes = pipeline::load_runtimes(&sources(&args.sources))?;
     let env = super::env()?;
@@ -28,23 +37,36 @@ pub(crate) fn run(args: &InstallArgs) -> Result<(), Error> {
         return Ok(());
     };
     if args.dry_run {
-        return execute(&answered, false);
+        return execute(&answered, false, &following);
     }
     let mut preview = answered.clone();
     preview.dry_run = true;
-    execute(&preview, true)?;
+    execute(&preview, true, &following)?;
     if !args.yes && !crate::cli::prompt::confirm()? {
         eprintln!("nothing was written");
         return Ok(());
     }
-    execute(&answered, false)
+    execute(&answered, false, &following)
+}
+
+/// How the install of `args` treats the project's msd.toml ([`project::for_install`]); the
+/// runtime manifests are loaded only when the project has one.
+fn follow(args: &InstallArgs) -> Result<project::Plan, Error> {
+    let env = super::env()?;
+    if project::find(args.target.place.project.as_deref(), &env.cwd).1.is_none() {
+        return Ok(project::Plan::None);
+    }
+    let runtimes = pipeline::load_runtimes(&sources(&args.sources))?;
+    Ok(project::for_install(args, &runtimes, &env.cwd)?)
 }
 
 /// Runs an install of `args`; `preview` prints the plan's summary only (before a confirmation).
-fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
+/// `following` is what the project's msd.toml contributed (the summary says so).
+fn execute(args: &InstallArgs, preview: bool, following: &project::Plan) -> Result<(), Error> {
     let t = &args.target;
     let src = sources(&args.sources);
     let runtimes = pipeline::load_runtimes(&src)?;
+    let every_runtime = &runtimes;
     let ids =
         if t.runtime.is_empty() && !t.all { vec![pipeline::primary(&runtimes)?] } else { normalize_ids(&t.runtime) };
     let selected = pipeline::select(&runtimes, &ids, t.all)?;
@@ -65,6 +87,9 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
     };
     let skipped: Vec<&str> = skipped.iter().map(|r| r.capability.id.as_str()).collect();
     let mut content = pipeline::load_content(&src)?;
+    if let project::Plan::Follow(f) = following {
+        f.file.check_profile(&content)?;
+    }
     let inputs = apply::fast::inputs(&content.tree, src.content.is_none(), src.runtimes.is_none());
     // Validated and fingerprinted: from here on only the composed content is emitted.
     content.release_sources();
@@ -72,8 +97,21 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
     // default. Runtimes of one profile install together.
     let given = args.profile.given();
     let mut groups: Vec<(Option<String>, Vec<&pipeline::load::LoadedRuntime>)> = Vec::new();
+    let mut previous = Vec::new();
     for rt in runtimes.iter().copied() {
         let target = pipeline::target::resolve(&rt.capability, scope, t.place.config_dir.as_deref(), &env)?;
+        let before = installed_version(rt, &target);
+        if let Some(v) = &before
+            && !args.allow_downgrade
+            && version::compare(v, version::VERSION) == Some(std::cmp::Ordering::Greater)
+        {
+            return Err(Error::Downgrade {
+                target: format!("{} ({})", rt.capability.id, scope.as_str()),
+                installed: v.clone(),
+                binary: version::VERSION.to_string(),
+            });
+        }
+        previous.push((rt.capability.id.clone(), before));
         let p = super::target_profile(&content, given.as_deref(), rt, &target);
         match groups.iter_mut().find(|(g, _)| *g == p) {
             Some((_, list)) => list.push(rt),
@@ -83,6 +121,8 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
     let bars = RunBars { enabled: Bars::enabled(args.output.quiet) };
     let mut runs = Vec::new();
     let mut profiles = Vec::new();
+    // The command each runtime begins with, in its own syntax (`command_ref`), when installed.
+    let mut firsts: Vec<(String, String)> = Vec::new();
     // The last group takes the content itself (usually the only group: no copy of it is made).
     let mut content = Some(content);
     let n_groups = groups.len();
@@ -104,11 +144,23 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
             hooks: apply::surfaces::HookMode { portable: args.portable_hooks, force_statusline: args.force_statusline },
             inputs: inputs.as_deref(),
         };
+        if let Some(stem) = first_command(&selected) {
+            for rt in rts {
+                firsts.push((rt.capability.id.clone(), rt.capability.command_ref.replace("{stem}", stem)));
+            }
+        }
         for r in apply::install(&selected, rts, &opts, &env)? {
             profiles.push(profile.clone());
             runs.push(r);
         }
     }
+    // msd.toml's `.gitignore` block, once the installs are in place.
+    let gitignored = match following {
+        project::Plan::Follow(f) if f.file.gitignore && !args.dry_run => {
+            project::gitignore::sync(&f.file.root.dir, every_runtime, &env, true)?
+        }
+        _ => None,
+    };
     if apply::fast::traced() {
         for r in &runs {
             eprintln!(
@@ -157,16 +209,20 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
             "version": env!("CARGO_PKG_VERSION"),
             "runtimes": items,
             "skipped": skipped,
+            "msd_toml": project::summary_json(following),
+            "gitignore": gitignored,
         }));
         crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
         return Ok(());
     }
-    let mut text = String::new();
+    let mut text = project::summary_lines(following);
     if let Some(p) = &project {
         text.push_str(&format!("project: {} (found by {})\n", p.dir.display(), p.found_by));
     }
     for (r, profile) in runs.iter().zip(&profiles) {
         text.push_str(&describe(r, args.dry_run, profile.as_deref(), !preview));
+        let before = previous.iter().find(|(id, _)| *id == r.plan.runtime).and_then(|(_, v)| v.as_deref());
+        text.push_str(&version_line(r, before, args.dry_run));
         text.push_str(&describe_compose(&r.compose));
         for n in notes(r, &runtimes) {
             text.push_str(&format!("  note: {n}\n"));
@@ -178,11 +234,68 @@ fn execute(args: &InstallArgs, preview: bool) -> Result<(), Error> {
             skipped.join(", ")
         ));
     }
+    if let Some(g) = &gitignored {
+        text.push_str(&format!("{g}\n"));
+    }
     if args.dry_run && !preview {
         text.push_str("dry run: nothing was written; `msd-install diff` shows each change line by line\n");
+    } else if !preview {
+        text.push_str(&next_steps(&runs, &firsts, &runtimes));
     }
     out(&text, &args.output);
     Ok(())
+}
+
+/// The msd-install version that wrote the install at `target`, from its file manifest; `None`
+/// where nothing is installed, or where the manifest cannot be read: the install itself then
+/// reports what is wrong with the target, as it always has.
+fn installed_version(rt: &pipeline::load::LoadedRuntime, target: &Target) -> Option<String> {
+    FileManifest::read(&target.home, &rt.capability, target.scope).ok().flatten().map(|m| m.tool_version)
+}
+
+/// The command a new user begins with (`new-project`; else `help`), when the installed content
+/// has it.
+fn first_command(content: &pipeline::load::Content) -> Option<&'static str> {
+    ["new-project", "help"].into_iter().find(|stem| content.commands.iter().any(|c| c.stem == *stem))
+}
+
+/// `claude (global): 0.3.5 -> 0.3.6` and where the changes are described, when the install moves
+/// from one version to another.
+fn version_line(r: &TargetRun, before: Option<&str>, dry_run: bool) -> String {
+    let Some(before) = before else { return String::new() };
+    if before == version::VERSION {
+        return String::new();
+    }
+    let when = if dry_run { " once installed" } else { "" };
+    let head = format!("{} ({}): {before} -> {}{when}", r.plan.runtime, r.plan.scope.as_str(), version::VERSION);
+    let what = match version::compare(before, version::VERSION) {
+        Some(std::cmp::Ordering::Greater) => "a downgrade, allowed by --allow-downgrade; what each version changed",
+        _ => "what changed",
+    };
+    format!("  {head} ({what}: {})\n", version::changelog_url())
+}
+
+/// The last lines of a summary: how to begin, in each runtime's own syntax.
+fn next_steps(runs: &[TargetRun], firsts: &[(String, String)], runtimes: &[&pipeline::load::LoadedRuntime]) -> String {
+    let mut text = String::new();
+    let mut seen = Vec::new();
+    for r in runs {
+        if seen.contains(&r.plan.runtime) {
+            continue;
+        }
+        seen.push(r.plan.runtime.clone());
+        let Some((_, first)) = firsts.iter().find(|(id, _)| *id == r.plan.runtime) else { continue };
+        let title = runtimes
+            .iter()
+            .find(|rt| rt.capability.id == r.plan.runtime)
+            .map_or(r.plan.runtime.as_str(), |rt| rt.capability.title.as_str());
+        let place = match r.plan.scope {
+            Scope::Local => "in this project",
+            Scope::Global => "in a project",
+        };
+        text.push_str(&format!("next: start {title} {place} and type {first}\n"));
+    }
+    text
 }
 
 /// The manifest's install notes for the run's scope, `{{home}}` filled in.

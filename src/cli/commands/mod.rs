@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::cli::args::{OneTargetArgs, OutputArgs, PlaceArgs, SourceArgs};
 use crate::cli::error::Error;
@@ -19,14 +19,20 @@ pub(crate) mod check;
 pub(crate) mod diff;
 pub(crate) mod emit;
 pub(crate) mod generate;
+pub(crate) mod init_project;
 pub(crate) mod install;
 pub(crate) mod inventory;
 pub(crate) mod man;
+pub(crate) mod plugin;
+pub(crate) mod project_check;
 pub(crate) mod recover;
 pub(crate) mod runtimes;
+pub(crate) mod self_update;
 pub(crate) mod status;
 pub(crate) mod uninstall;
 pub(crate) mod verify;
+
+pub(crate) use crate::cli::project::{ProjectRoot, project_root};
 
 pub(crate) fn sources(s: &SourceArgs) -> Sources {
     Sources { content: s.content.clone(), runtimes: s.runtimes_dir.clone() }
@@ -67,33 +73,6 @@ pub(crate) fn human_bytes(n: u64) -> String {
         out.push(c);
     }
     out
-}
-
-/// The project of `--local`: `--project DIR`, else the nearest parent of the current directory
-/// holding `.git` or `.planning/`, else the current directory itself.
-pub(crate) fn project_root(project: Option<&Path>, cwd: &Path) -> ProjectRoot {
-    if let Some(p) = project {
-        let dir = if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
-        return ProjectRoot { dir, found_by: "--project" };
-    }
-    for dir in cwd.ancestors() {
-        if fsx::lexists(&dir.join(".git")) {
-            return ProjectRoot { dir: dir.to_path_buf(), found_by: ".git" };
-        }
-        if fsx::is_dir(&dir.join(".planning")) {
-            return ProjectRoot { dir: dir.to_path_buf(), found_by: ".planning/" };
-        }
-    }
-    ProjectRoot { dir: cwd.to_path_buf(), found_by: "the current directory" }
-}
-
-/// Where `--local` installs and why.
-#[derive(Debug, Clone)]
-pub(crate) struct ProjectRoot {
-    /// The directory.
-    pub dir: PathBuf,
-    /// What marked it (`.git`, `.planning/`, `--project`, or the current directory).
-    pub found_by: &'static str,
 }
 
 /// The environment with its working directory moved to the project root when the scope is local.

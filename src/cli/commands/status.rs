@@ -43,6 +43,9 @@ pub(crate) struct StatusRow {
     pub home: PathBuf,
     /// The msd-install version that wrote the install.
     pub version: String,
+    /// The install was written by an msd-install older than this one: installing again updates
+    /// its content.
+    pub older_than_binary: bool,
     /// The profile recorded in the install state (absent before profiles existed).
     pub profile: Option<String>,
     /// Files the install manages.
@@ -77,7 +80,8 @@ pub(crate) fn run(args: &StatusArgs) -> Result<(), Error> {
     Ok(())
 }
 
-fn collect(args: &StatusArgs) -> Result<StatusDoc, Error> {
+/// Every install `status` lists.
+pub(crate) fn collect(args: &StatusArgs) -> Result<StatusDoc, Error> {
     let runtimes = pipeline::load_runtimes(&Sources { content: None, runtimes: args.runtimes_dir.clone() })?;
     let mut env = env()?;
     let root = project_root(args.project.as_deref(), &env.cwd);
@@ -92,17 +96,17 @@ fn collect(args: &StatusArgs) -> Result<StatusDoc, Error> {
                 continue;
             }
             let Ok(t) = target::resolve(cap, scope, None, &env) else { continue };
-            let manifest = FileManifest::read(&t.home, cap, scope).map_err(apply::plan::PlanError::from)?;
-            // Reading only: a home linked into a dotfiles repository is read through its link
-            // (writing through one is what `--allow-symlinks` is asked for).
-            let v = apply::verify(cap, &t, true, &env.home)?;
+            // One survey of the target: what verify reports and what the row shows. Reading
+            // only: a home linked into a dotfiles repository is read through its link (writing
+            // through one is what `--allow-symlinks` is asked for).
+            let (v, survey) = apply::verify_surveyed(cap, &t, true, &env.home)?;
+            let (manifest, state) = survey.map_or((None, None), |s| (s.manifest, s.state));
             let Some(m) = manifest else {
                 if v.interrupted {
                     installs.push(row(cap.id.clone(), &t, None, None, &v));
                 }
                 continue;
             };
-            let state = InstallState::read(&t.home, cap, scope).ok().flatten();
             let at = fsx::modified(&t.home.join(record::manifest_rel(cap, scope).as_str())).ok();
             let mut r = row(cap.id.clone(), &t, Some(&m), state.as_ref(), &v);
             r.installed_at = at.map(iso8601);
@@ -129,6 +133,10 @@ fn row(
         scope: t.scope.as_str().to_string(),
         home: t.home.clone(),
         version: m.map_or_else(String::new, |m| m.tool_version.clone()),
+        older_than_binary: m.is_some_and(|m| {
+            crate::cli::version::compare(&m.tool_version, crate::cli::version::VERSION)
+                == Some(std::cmp::Ordering::Less)
+        }),
         profile: state.and_then(profile_of),
         files: m.map_or(0, |m| m.files.len()),
         modified: v.modified.len(),
@@ -186,7 +194,7 @@ fn render(doc: &StatusDoc) -> String {
             [
                 r.runtime.clone(),
                 r.scope.clone(),
-                r.version.clone(),
+                if r.older_than_binary { format!("{} (older)", r.version) } else { r.version.clone() },
                 r.profile.clone().unwrap_or_else(|| "-".into()),
                 r.files.to_string(),
                 drift,
@@ -196,10 +204,22 @@ fn render(doc: &StatusDoc) -> String {
         })
         .collect();
     let mut text = super::table(&header, &rows, |col, cell| match col {
+        2 if cell.ends_with("(older)") => paint.red(cell),
         5 if cell == "clean" => paint.green(cell),
         5 => paint.red(cell),
         _ => cell.to_string(),
     });
     text.push_str(&format!("project: {} (found by {})\n", doc.project.display(), doc.project_found_by));
+    for r in doc.installs.iter().filter(|r| r.older_than_binary) {
+        let local = if r.scope == "local" { " --local" } else { "" };
+        text.push_str(&format!(
+            "hint: {} ({}) is {}, older than this msd-install {}: `msd-install -r {}{local}` updates it\n",
+            r.runtime,
+            r.scope,
+            r.version,
+            crate::cli::version::VERSION,
+            r.runtime
+        ));
+    }
     text
 }

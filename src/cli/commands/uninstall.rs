@@ -12,6 +12,7 @@ use crate::cli::output::{Bars, RunBars};
 /// Runs `uninstall`.
 pub(crate) fn run(args: &UninstallArgs) -> Result<(), Error> {
     let targets = resolve_targets(&args.target)?;
+    let (_, root) = super::env_for(&args.target.place)?;
     let mut reports = Vec::new();
     for (rt, target) in &targets {
         let r = apply::uninstall(
@@ -35,9 +36,22 @@ pub(crate) fn run(args: &UninstallArgs) -> Result<(), Error> {
     if args.target.all && !args.dry_run {
         apply::forget_version(&super::env()?);
     }
+    // msd.toml's `.gitignore` block follows the local installs (gone with the last one).
+    let gitignored = match &root {
+        Some(root) if !args.dry_run => {
+            let runtimes = crate::pipeline::load_runtimes(&crate::pipeline::Sources {
+                content: None,
+                runtimes: args.target.runtimes_dir.clone(),
+            })?;
+            crate::cli::project::gitignore::sync(&root.dir, &runtimes, &super::env()?, false)?
+        }
+        _ => None,
+    };
     if args.output.json {
         let list: Vec<_> = reports.iter().map(|(r, _)| r).collect();
-        let doc = crate::cli::versioned::versioned(json!({"ok": true, "dry_run": args.dry_run, "targets": list}));
+        let doc = crate::cli::versioned::versioned(
+            json!({"ok": true, "dry_run": args.dry_run, "targets": list, "gitignore": gitignored}),
+        );
         crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
         return Ok(());
     }
@@ -47,6 +61,9 @@ pub(crate) fn run(args: &UninstallArgs) -> Result<(), Error> {
     }
     for (r, target) in &reports {
         text.push_str(&describe(r, target, args.dry_run));
+    }
+    if let Some(g) = &gitignored {
+        text.push_str(&format!("{g}\n"));
     }
     if args.dry_run {
         text.push_str("dry run: nothing was written\n");

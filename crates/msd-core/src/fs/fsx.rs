@@ -174,6 +174,33 @@ pub fn write_atomic(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()>
     write_atomic_bits(dest, bytes, mode.bits(), true)
 }
 
+/// Writes `bytes` to `dest` like [`write_atomic`], keeping the permission bits of the file it
+/// replaces (a user's `.gitignore` of mode 664 stays 664); a new file gets `0o644`. When `dest`
+/// is a symlink, the file it points to is replaced and the link stays a link.
+pub fn write_atomic_keeping_mode(dest: &Path, bytes: &[u8]) -> io::Result<()> {
+    let resolved;
+    let dest = if is_symlink(dest) {
+        resolved = std::fs::canonicalize(dest).map_err(|e| {
+            io::Error::new(e.kind(), format!("{} is a symlink to a file that does not exist: {e}", dest.display()))
+        })?;
+        resolved.as_path()
+    } else {
+        dest
+    };
+    #[cfg(unix)]
+    let bits = {
+        use std::os::unix::fs::PermissionsExt;
+        match std::fs::metadata(dest) {
+            Ok(m) => m.permissions().mode() & 0o7777,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => FileMode::Regular.bits(),
+            Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", dest.display()))),
+        }
+    };
+    #[cfg(not(unix))]
+    let bits = FileMode::Regular.bits();
+    write_atomic_bits(dest, bytes, bits, true)
+}
+
 /// Writes like [`write_atomic`] with mode `0o600`: a file only this user may read.
 pub fn write_atomic_private(dest: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_bits(dest, bytes, 0o600, true)
@@ -860,11 +887,6 @@ pub fn read_regular_if_exists(path: &Path, max: u64) -> io::Result<Option<Bounde
         .read_to_end(&mut bytes)
         .map_err(|e| io::Error::new(e.kind(), format!("reading {}: {e}", path.display())))?;
     Ok(Some(Bounded { bytes, len: meta.len() }))
-}
-
-/// Whether `path` itself is a symlink (not followed).
-pub fn is_symlink(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 /// What the symlink at `path` points to, as written in the link.

@@ -1,0 +1,185 @@
+//! `./install.sh`, the first five minutes: a mistyped option stops before any build, `--bin-dir`
+//! without a value is a clear error, a source build shows cargo's progress and how long it takes,
+//! and on a terminal the settings changes are shown and asked about before anything is written.
+//! Cargo is a stand-in on PATH that records its arguments and puts the built binaries in place.
+
+use std::path::{Path, PathBuf};
+
+use crate::support::World;
+
+/// A PATH holding a `cargo` that logs its arguments to `<tmp>/cargo.log`, prints a progress line
+/// and copies the real binaries into `$CARGO_TARGET_DIR/release`; then the system's tools (no
+/// curl: every build is from source).
+fn fake_cargo(w: &World) -> PathBuf {
+    let dir = w.tmp.path().join("fake-bin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = format!(
+        "#!/bin/sh\necho \"$@\" >> '{log}'\necho '   Compiling msd-install (fake)' >&2\nmkdir -p \"$CARGO_TARGET_DIR/release\"\ncp '{i}' '{r}' \"$CARGO_TARGET_DIR/release/\"\n",
+        log = w.tmp.path().join("cargo.log").display(),
+        i = assert_cmd::cargo::cargo_bin("msd-install").display(),
+        r = assert_cmd::cargo::cargo_bin("msd_run").display(),
+    );
+    std::fs::write(dir.join("cargo"), script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir.join("cargo"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    for tool in ["bash", "sh", "sed", "head", "uname", "dirname", "mkdir", "cp", "chmod", "mv", "cat", "env"] {
+        for base in ["/usr/bin", "/bin"] {
+            let p = Path::new(base).join(tool);
+            if p.exists() && !dir.join(tool).exists() {
+                #[cfg(unix)]
+                std::os::unix::fs::symlink(&p, dir.join(tool)).unwrap();
+            }
+        }
+    }
+    dir
+}
+
+/// `bash install.sh args` in `w`, with the fake cargo.
+fn install_sh(w: &World, args: &[&str]) -> std::process::Command {
+    let mut cmd = w.spawnable("msd-install");
+    let mut sh = std::process::Command::new("/bin/bash");
+    sh.arg(crate::support::repo().join("install.sh")).args(args);
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => sh.env(k, v),
+            None => sh.env_remove(k),
+        };
+    }
+    let _ = &mut cmd;
+    sh.env("PATH", fake_cargo(w))
+        .env("CARGO_TARGET_DIR", w.tmp.path().join("target"))
+        .env_remove("MSD_BIN_DIR")
+        .current_dir(&w.project);
+    sh
+}
+
+fn cargo_log(w: &World) -> String {
+    std::fs::read_to_string(w.tmp.path().join("cargo.log")).unwrap_or_default()
+}
+
+#[test]
+fn install_sh_a_mistyped_option_stops_before_any_build() {
+    let w = World::new();
+    for (args, says) in [
+        (&["--runtme", "claude"][..], "unknown option `--runtme`"),
+        (&["-r", "claude", "--dryrun"][..], "unknown option `--dryrun`"),
+        (&["--bin-dir"][..], "--bin-dir needs a directory"),
+        (&["--bin-dir", "--local"][..], "--bin-dir needs a directory"),
+        (&["--bin-dir="][..], "--bin-dir needs a directory"),
+    ] {
+        let out = install_sh(&w, args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(cargo_log(&w), "", "{args:?}: nothing was built");
+        assert!(!w.home.join(".local/bin").exists() && !w.home.join(".claude").exists(), "{args:?}");
+    }
+}
+
+#[test]
+fn install_sh_its_option_list_is_msd_installs() {
+    // Every option `msd-install install --help` lists is one install.sh lets through, and no other.
+    let help = std::process::Command::new(assert_cmd::cargo::cargo_bin("msd-install"))
+        .args(["install", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let mut from_help: Vec<String> = Vec::new();
+    for line in help.lines().map(str::trim_start).filter(|l| l.starts_with('-')) {
+        for word in line.replace(',', " ").split_whitespace().take_while(|w| w.starts_with('-')) {
+            if word.len() > 1 && word != "-h" && word != "--help" {
+                from_help.push(word.to_string());
+            }
+        }
+    }
+    let script = std::fs::read_to_string(crate::support::repo().join("install.sh")).unwrap();
+    let list = |name: &str| -> Vec<String> {
+        let start = script.find(&format!("{name}=\"")).unwrap_or_else(|| panic!("{name}")) + name.len() + 2;
+        let end = start + script[start..].find('"').unwrap();
+        script[start..end].split_whitespace().map(str::to_string).collect()
+    };
+    let mut from_script = list("MSD_FLAGS");
+    from_script.extend(list("MSD_VALUED"));
+    from_help.sort();
+    from_script.sort();
+    assert_eq!(from_script, from_help, "install.sh's MSD_FLAGS + MSD_VALUED are `msd-install install --help`'s");
+    // Every subcommand the completions offer is in the list, and each listed one is a subcommand
+    // (hidden maintainer ones included).
+    let subs = list("MSD_SUBCOMMANDS");
+    for name in subcommands() {
+        assert!(subs.contains(&name), "install.sh's MSD_SUBCOMMANDS lacks {name}");
+    }
+    for name in &subs {
+        let ok = std::process::Command::new(assert_cmd::cargo::cargo_bin("msd-install"))
+            .args([name, "--help"])
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "{name} in install.sh is not an msd-install subcommand");
+    }
+}
+
+/// The subcommand names the fish completion script offers.
+fn subcommands() -> Vec<String> {
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("msd-install"))
+        .args(["completions", "fish"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut names = Vec::new();
+    let marker = "_needs_command\" -f -a \"";
+    for line in text.lines().filter(|l| l.contains(marker)) {
+        let start = line.find(marker).unwrap() + marker.len();
+        let name = line[start..].split('"').next().unwrap().to_string();
+        if name != "help" && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    assert!(names.len() > 10, "{text}");
+    names
+}
+
+#[test]
+fn install_sh_a_source_build_shows_cargos_progress_and_how_long_it_takes() {
+    let w = World::new();
+    let bin = w.tmp.path().join("bin");
+    let out = install_sh(&w, &["--from-source", "--bin-dir", bin.to_str().unwrap(), "-q"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("usually 3 to 6 minutes"), "{err}");
+    assert!(err.contains("Compiling msd-install (fake)"), "cargo's progress is shown: {err}");
+    let log = cargo_log(&w);
+    assert!(log.contains("build --release --locked --bins") && !log.contains("--quiet"), "{log}");
+    assert!(bin.join("msd-install").exists() && w.home.join(".claude/msd-core/bin/msd_run").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn install_sh_on_a_terminal_shows_the_settings_changes_and_asks_first() {
+    let w = World::new();
+    let bin = w.tmp.path().join("bin");
+    let run = |answer: &str| {
+        let mut cmd = install_sh(&w, &["--from-source", "--bin-dir", bin.to_str().unwrap()]);
+        cmd.env("TERM", "xterm").env("NO_COLOR", "1");
+        let mut p = rexpect::session::spawn_command(cmd, Some(60_000)).expect("spawns on a pty");
+        p.exp_string("what msd-install will change").unwrap();
+        p.exp_string("settings settings.json: added hook:session-start").unwrap();
+        p.exp_string("hooks included? [y/N]").unwrap();
+        p.send_line(answer).unwrap();
+        p.exp_eof().unwrap()
+    };
+    let said = run("n");
+    assert!(said.contains("nothing was written"), "{said}");
+    assert!(!w.home.join(".claude").exists(), "a no writes nothing");
+    let said = run("y");
+    assert!(said.contains("files were written"), "{said}");
+    assert!(w.home.join(".claude/settings.json").exists());
+    // Off a terminal it writes and says what, without asking.
+    let out = install_sh(&w, &["--from-source", "--bin-dir", bin.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("[y/N]"));
+}

@@ -1,0 +1,238 @@
+//! `msd-install self-update` against a `file://` release directory the test lays out as a
+//! cargo-dist release (dist-manifest.json, a .tar.gz per platform, its .sha256): a newer release
+//! replaces both binaries and installs again; the same or an older one changes nothing; a bad
+//! checksum, a damaged archive or no archive for this platform leave the old binaries working;
+//! an unreachable channel names the URL; a binary from a package manager points to it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::support::World;
+
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// Bytes appended to the release's binaries: an executable still runs with them at its end, and
+/// they tell the new binaries from the old.
+const NEWER: &[u8] = b"\nmsd-test: the newer release\n";
+
+/// A copy of the built binaries in `<tmp>/bin`, so the test's own build is never replaced.
+fn binaries(w: &World) -> PathBuf {
+    let bin = w.tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for name in ["msd-install", "msd_run"] {
+        std::fs::copy(assert_cmd::cargo::cargo_bin(name), bin.join(name)).unwrap();
+    }
+    bin
+}
+
+/// Runs `<bin>/msd-install args` in `w`.
+fn run(w: &World, bin: &Path, args: &[&str], env: &[(&str, String)]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(bin.join("msd-install"));
+    w.isolate(&mut cmd);
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// This build's target triple, as `--version --json` names it.
+fn target(w: &World, bin: &Path) -> String {
+    let out = run(w, bin, &["--version", "--json"], &[]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["target"].as_str().unwrap().to_string()
+}
+
+/// How a test release differs from a good one.
+#[derive(Clone, Copy, PartialEq)]
+enum Flaw {
+    None,
+    Checksum,
+    Damaged,
+    OtherPlatform,
+}
+
+/// Lays out a release of `version` for `triple` in `<tmp>/release-<version>`; returns its URL.
+fn release(w: &World, version: &str, triple: &str, flaw: Flaw) -> String {
+    let dir = w.tmp.path().join(format!("release-{version}-{}", flaw as u8));
+    std::fs::create_dir_all(&dir).unwrap();
+    let triple = if flaw == Flaw::OtherPlatform { "riscv64gc-unknown-linux-gnu" } else { triple };
+    let name = format!("msd-install-{triple}.tar.gz");
+    let archive = if flaw == Flaw::Damaged {
+        b"this is not a gzip stream".to_vec()
+    } else {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        {
+            let mut tar = tar::Builder::new(&mut gz);
+            for bin in ["msd-install", "msd_run"] {
+                let mut bytes = std::fs::read(assert_cmd::cargo::cargo_bin(bin)).unwrap();
+                bytes.extend_from_slice(NEWER);
+                let mut header = tar::Header::new_gnu();
+                header.set_size(bytes.len() as u64);
+                header.set_mode(0o755);
+                header.set_cksum();
+                tar.append_data(&mut header, format!("msd-install-{triple}/{bin}"), &bytes[..]).unwrap();
+            }
+            tar.finish().unwrap();
+        }
+        gz.finish().unwrap()
+    };
+    std::fs::write(dir.join(&name), &archive).unwrap();
+    let sha = if flaw == Flaw::Checksum { "0".repeat(64) } else { crate::support::sha256(&archive) };
+    let mut f = std::fs::File::create(dir.join(format!("{name}.sha256"))).unwrap();
+    writeln!(f, "{sha} *{name}").unwrap();
+    let manifest = serde_json::json!({
+        "dist_version": "0.33.0",
+        "announcement_tag": format!("v{version}"),
+        "releases": [{"app_name": "msd-install", "app_version": version, "artifacts": [name, format!("{name}.sha256")]}],
+        "artifacts": {
+            name.clone(): {
+                "name": name, "kind": "executable-zip", "target_triples": [triple],
+                "checksum": format!("{name}.sha256"),
+            },
+            format!("{name}.sha256"): {"name": format!("{name}.sha256"), "kind": "checksum", "target_triples": [triple]},
+        },
+    });
+    std::fs::write(dir.join("dist-manifest.json"), serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    format!("file://{}", dir.display())
+}
+
+fn is_newer(path: &Path) -> bool {
+    std::fs::read(path).unwrap().ends_with(NEWER)
+}
+
+/// Both binaries are the ones the test started with, and they still run.
+fn unchanged(w: &World, bin: &Path) {
+    for name in ["msd-install", "msd_run"] {
+        assert!(
+            std::fs::read(bin.join(name)).unwrap() == std::fs::read(assert_cmd::cargo::cargo_bin(name)).unwrap(),
+            "{name} was not replaced"
+        );
+    }
+    assert!(run(w, bin, &["--version"], &[]).status.success());
+    let names: Vec<_> = std::fs::read_dir(bin).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 2, "no staged file is left behind: {names:?}");
+}
+
+#[test]
+fn self_update_a_newer_release_replaces_both_binaries_and_installs_again() {
+    let w = World::new();
+    let bin = binaries(&w);
+    assert!(run(&w, &bin, &["-r", "claude", "-q"], &[]).status.success());
+    assert!(run(&w, &bin, &["-r", "gemini", "--local", "-q"], &[]).status.success());
+    let url = release(&w, "99.0.0", &target(&w, &bin), Flaw::None);
+    let out = run(&w, &bin, &["self-update"], &[("MSD_INSTALL_RELEASE_URL", url.clone())]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains(&format!("msd-install: {VERSION} -> 99.0.0 ({url}/msd-install-")), "{stdout}");
+    assert!(stdout.contains("sha256 verified") && stdout.contains("CHANGELOG.md"), "{stdout}");
+    assert!(stdout.contains("installing again the 2 install(s)"), "{stdout}");
+    assert!(is_newer(&bin.join("msd-install")) && is_newer(&bin.join("msd_run")), "both replaced");
+    assert!(run(&w, &bin, &["--version"], &[]).status.success(), "the new binary runs");
+    // Installing again copied the new helper into each install.
+    assert!(is_newer(&w.home.join(".claude/msd-core/bin/msd_run")), "the global install follows");
+    assert!(is_newer(&w.project.join(".gemini/msd-core/bin/msd_run")), "the local install follows");
+    let names: Vec<_> = std::fs::read_dir(&bin).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 2, "no staged file is left behind: {names:?}");
+}
+
+#[test]
+fn self_update_the_same_or_an_older_release_changes_nothing() {
+    let w = World::new();
+    let bin = binaries(&w);
+    let triple = target(&w, &bin);
+    for (version, says) in [(VERSION, "is the newest release"), ("0.0.1", "the release channel has 0.0.1, older")] {
+        let url = release(&w, version, &triple, Flaw::None);
+        let out = run(&w, &bin, &["self-update"], &[("MSD_INSTALL_RELEASE_URL", url)]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(text(&out.stdout).contains(says), "{}", text(&out.stdout));
+        unchanged(&w, &bin);
+    }
+    let url = release(&w, VERSION, &triple, Flaw::None);
+    let out = run(&w, &bin, &["self-update", "--json"], &[("MSD_INSTALL_RELEASE_URL", url)]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((doc["updated"].as_bool(), doc["latest"].as_str()), (Some(false), Some(VERSION)), "{doc}");
+}
+
+#[test]
+fn self_update_a_bad_release_leaves_the_old_binaries_working() {
+    let w = World::new();
+    let bin = binaries(&w);
+    let triple = target(&w, &bin);
+    for (flaw, says) in [
+        (Flaw::Checksum, "does not match the published 0000"),
+        (Flaw::Damaged, "a damaged archive (invalid gzip header)"),
+        (Flaw::OtherPlatform, &format!("has no archive for this platform ({triple}); it has: riscv64gc")),
+    ] {
+        let url = release(&w, "99.0.0", &triple, flaw);
+        let out = run(&w, &bin, &["self-update"], &[("MSD_INSTALL_RELEASE_URL", url)]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(8), "{stderr}");
+        assert!(stderr.contains(says), "{says}\n{stderr}");
+        unchanged(&w, &bin);
+    }
+}
+
+#[test]
+fn self_update_an_unreachable_channel_names_the_url() {
+    let w = World::new();
+    let bin = binaries(&w);
+    let missing = format!("file://{}/no-such-release", w.tmp.path().display());
+    // Port 9 (discard) on the loopback: nothing listens, the connection is refused at once.
+    for url in [missing, "http://127.0.0.1:9/releases".to_string(), "ftp://example.invalid/x".to_string()] {
+        let out = run(&w, &bin, &["self-update"], &[("MSD_INSTALL_RELEASE_URL", url.clone())]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(7), "{url}: {stderr}");
+        assert!(stderr.contains(&format!("{url}/dist-manifest.json")), "{url}: {stderr}");
+        unchanged(&w, &bin);
+    }
+}
+
+#[test]
+fn self_update_a_package_managers_binary_gets_its_update_command() {
+    let w = World::new();
+    let bin = binaries(&w);
+    let url = release(&w, "99.0.0", &target(&w, &bin), Flaw::None);
+    for (marker, command) in [
+        ("npm", "npm install -g msd-install@latest"),
+        ("pypi", "uv tool upgrade msd-install"),
+        ("homebrew", "brew upgrade msd-install"),
+        ("cargo", "cargo install --locked msd-install"),
+        ("plugin", "claude plugin update msd-core@msd-core"),
+    ] {
+        std::fs::write(bin.join("msd-install.channel"), format!("{marker}\n")).unwrap();
+        let out = run(&w, &bin, &["self-update"], &[("MSD_INSTALL_RELEASE_URL", url.clone())]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{marker}: {stderr}");
+        assert!(stderr.contains(command), "{marker}: {stderr}");
+        std::fs::remove_file(bin.join("msd-install.channel")).unwrap();
+        unchanged(&w, &bin);
+    }
+    // By its path alone: npm's node_modules.
+    let npm = w.tmp.path().join("prefix/lib/node_modules/msd-install-linux-x64/bin");
+    std::fs::create_dir_all(&npm).unwrap();
+    for name in ["msd-install", "msd_run"] {
+        std::fs::copy(bin.join(name), npm.join(name)).unwrap();
+    }
+    let out = run(&w, &npm, &["self-update"], &[("MSD_INSTALL_RELEASE_URL", url)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("installed by npm"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn self_update_a_failed_write_keeps_the_old_binaries() {
+    let w = World::new();
+    let bin = binaries(&w);
+    let url = release(&w, "99.0.0", &target(&w, &bin), Flaw::None);
+    // A directory where the new msd_run is staged: the write fails before anything is replaced.
+    std::fs::create_dir_all(bin.join(".msd_run.new/x")).unwrap();
+    let out = run(&w, &bin, &["self-update"], &[("MSD_INSTALL_RELEASE_URL", url)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("the old msd-install and msd_run were kept"), "{stderr}");
+    std::fs::remove_dir_all(bin.join(".msd_run.new")).unwrap();
+    unchanged(&w, &bin);
+}
