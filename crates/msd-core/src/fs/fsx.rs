@@ -329,6 +329,11 @@ pub fn write_target(path: &Path) -> io::Result<PathBuf> {
     })
 }
 
+/// Whether `path` itself (not followed) is a symlink.
+pub fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
 /// Moves the file `staged` (written by this run, on the home's filesystem) over the user's file
 /// at `dest`, keeping what the user set on it:
 /// - its mode and owner: a `0600` file holding a key stays `0600`, a `0444` one read-only, and a
