@@ -34,6 +34,7 @@ mod self_update;
 mod sessions;
 mod settings;
 mod settings_user;
+mod ship;
 mod smoke;
 mod snapshots;
 mod versions;

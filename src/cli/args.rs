@@ -187,6 +187,23 @@ pub(crate) enum CheckWhat {
     /// spawned agent and named `/msd:` command is shipped, each config key is known, and each
     /// profile's closure is complete. Every failure is file:line with its fix; exit 1 on any.
     References(ReferencesArgs),
+    /// Every tool a command's workflows use (`Task(`, AskUserQuestion, WebSearch, WebFetch,
+    /// TodoWrite, bash blocks), through every workflow they read and follow, is in the command's
+    /// `allowed-tools`; every agent has the tools its text and the workflows its spawns tell it
+    /// to follow use. Every failure is file:line with the use and its fix; exit 1 on any.
+    Tools(ToolsArgs),
+}
+
+/// `check tools` options.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ToolsArgs {
+    /// The content tree to check, read as text without the install's validation (default: the
+    /// embedded content).
+    #[arg(long, value_name = "DIR")]
+    pub content: Option<PathBuf>,
+    /// Print the report as one JSON document.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `check references` options.

@@ -79,6 +79,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             None => a.project.json,
             Some(crate::cli::args::CheckWhat::Partition(p)) => p.json,
             Some(crate::cli::args::CheckWhat::References(r)) => r.json,
+            Some(crate::cli::args::CheckWhat::Tools(t)) => t.json,
         },
         Some(Command::InitProject(_)) => false,
         Some(Command::Schema(_)) | Some(Command::Bench(_)) | Some(Command::Inventory(_)) => false,
