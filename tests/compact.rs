@@ -310,7 +310,7 @@ fn compact_shipped_content_passes_the_partition_check() {
     let (code, kinds, doc) = partition(&w, &content, None);
     assert_eq!((code, kinds), (0, vec![]), "{doc}");
     let names: Vec<&str> = doc["splits"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
-    for name in ["execute-phase", "new-project", "plan-phase", "verify-work"] {
+    for name in ["discuss-phase", "execute-phase", "new-project", "plan-phase", "verify-work"] {
         assert!(names.contains(&name), "{name} is split: {names:?}");
     }
     // Every spine references the gate once, and the gate itself holds the rule SPEC section 8 gives.
@@ -710,7 +710,7 @@ fn compact_bench_tokens_check_is_green_twice_and_shows_the_reduction() {
     let baseline: serde_json::Value =
         serde_json::from_slice(&std::fs::read(repo().join("bench/tokens-baseline.json")).unwrap()).unwrap();
     assert!(baseline["tokenizer"].as_str().unwrap().contains("proxy"));
-    for name in ["plan-phase", "execute-phase", "new-project", "verify-work"] {
+    for name in ["plan-phase", "execute-phase", "new-project", "verify-work", "discuss-phase"] {
         let row = baseline["rows"].as_array().unwrap().iter().find(|r| r["command"] == name).unwrap();
         let (off, on) = (row["off"]["tokens"].as_u64().unwrap(), row["on"]["tokens"].as_u64().unwrap());
         assert!(on * 100 < off * 95, "{name}: {off} -> {on} tokens is at least a 5% reduction");

@@ -251,6 +251,12 @@ fn content_sizes_tiers_and_counts() {
         "research-phase",
         "cleanup",
         "stats",
+        // Issue 32: what users route to.
+        "pr-branch",
+        "audit-uat",
+        "sketch",
+        "forensics",
+        "onboard",
     ] {
         assert!(c.commands.iter().any(|cmd| cmd.stem == stem), "command {stem}");
         assert!(files.contains_key(&format!("msd-core/workflows/{stem}.md")), "workflow {stem}");
@@ -432,6 +438,223 @@ fn content_check_references_is_green_on_the_shipped_content_and_red_on_a_planted
         ran = ran.stdout_has(&format!("msd-core/workflows/ship.md:{}: [{rule}]", first + offset));
     }
     ran.stdout_has("fix: ");
+}
+
+/// Issue 32 defect 2: discuss-phase chains into plan-phase (which spawns agents) without `Task`
+/// among its tools. `check tools` is green on the shipped content and red on the fixture that
+/// restores that command and plants an agent using a tool it lacks.
+#[test]
+fn content_check_tools_is_green_on_the_shipped_content_and_red_on_its_fixture() {
+    let w = World::new();
+    let tools = |content: &Path| Install::in_world(&w).args(["check", "tools"]).content(content).run();
+    tools(&repo().join("content")).success().stdout_has("ok: ").stdout_has("have the tools they use");
+    let planted = w.tmp.path().join("content");
+    copy_tree(&repo().join("content"), &planted);
+    for dir in ["commands", "agents"] {
+        copy_tree(&crate::support::fixture("tools").join(dir), &planted.join(dir));
+    }
+    tools(&planted)
+        .code(1)
+        .stdout_has("commands/msd/discuss-phase.md:5: [tools] does not allow `Task`")
+        .stdout_has("reached through discuss-phase -> plan-phase (read at msd-core/workflows/discuss-phase.md:")
+        .stdout_has("agents/msd-fixture-searcher.md:4: [tools] does not have `WebSearch`")
+        .stdout_has("fix: add `Task` to its allowed-tools");
+    let v = Install::in_world(&w).args(["check", "tools", "--json"]).content(&planted).run().code(1).json();
+    assert_eq!(v["ok"], false);
+    let missing: Vec<(String, String)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["file"].as_str().unwrap().to_string(), f["tool"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        missing,
+        [
+            ("agents/msd-fixture-searcher.md".to_string(), "WebSearch".to_string()),
+            ("commands/msd/discuss-phase.md".to_string(), "Task".to_string())
+        ]
+    );
+}
+
+/// Issue 32 defect 3: with VERIFICATION.md missing, ship sent the user to verify-work, which sent
+/// them on to execute-phase. The route is stated once, in the continuation table, and every
+/// workflow that meets the state points at that row instead of naming a command of its own.
+#[test]
+fn content_a_missing_verification_has_one_route() {
+    let files = texts(&content());
+    let table = &files["msd-core/references/continuation-format.md"];
+    let row: Vec<&str> =
+        table.lines().filter(|l| l.starts_with("| all plans executed, no `<NN>-VERIFICATION.md`")).collect();
+    assert_eq!(row.len(), 1, "one row states the route");
+    assert!(row[0].contains("`/msd:execute-phase N`"), "execute-phase runs the verifier: {}", row[0]);
+    for wf in ["ship", "verify-work", "progress"] {
+        let text = &files[&format!("msd-core/workflows/{wf}.md")];
+        assert!(text.contains("\"no VERIFICATION.md\" row"), "{wf} points at the row");
+        // No paragraph about a missing verification names a command of its own.
+        for para in text.split("\n\n").filter(|p| p.contains("no VERIFICATION.md") || p.contains("Missing while")) {
+            for item in para.split(". ") {
+                let missing = item.contains("Missing while") || item.contains("missing one");
+                assert!(
+                    !(missing && (item.contains("/msd:verify-work") || item.contains("/msd:execute-phase"))),
+                    "{wf} restates the route: {item}"
+                );
+            }
+        }
+    }
+}
+
+/// Issue 32 defect 7: new-project asked about research in its preferences and again before the
+/// research step. One question decides it: the preference row, which the research step reads.
+#[test]
+fn content_new_project_asks_about_research_once() {
+    let files = texts(&content());
+    let asks: Vec<String> = files
+        .iter()
+        .filter(|(p, _)| {
+            p.as_str() == "msd-core/workflows/new-project.md" || p.starts_with("msd-core/workflows/new-project/")
+        })
+        .flat_map(|(p, t)| {
+            t.lines()
+                .enumerate()
+                .filter(|(_, l)| l.starts_with("| Research |") || l.contains("header \"Research\")"))
+                .map(move |(i, l)| format!("{p}:{}: {l}", i + 1))
+        })
+        .collect();
+    assert_eq!(asks.len(), 1, "one research question: {asks:#?}");
+}
+
+/// Issue 32 defect 7: plan-phase's steps files point into the spine by "item N of step M"; each
+/// such pointer names an item that exists, and the gap-closure file starts where its section is.
+#[test]
+fn content_plan_phase_item_pointers_name_existing_items() {
+    let files = texts(&content());
+    let spine = &files["msd-core/workflows/plan-phase.md"];
+    // Step number -> its top-level numbered items.
+    let mut items: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    let mut step = 0;
+    for l in spine.lines() {
+        if let Some(rest) = l.strip_prefix("**Step ") {
+            // `Step 7b.` is a step of its own: its items are not step 7's.
+            step = rest.split('.').next().unwrap().parse().unwrap_or(u32::MAX);
+        } else if let Some((n, _)) = l.split_once(". ")
+            && let Ok(n) = n.parse::<u32>()
+        {
+            items.entry(step).or_default().insert(n);
+        }
+    }
+    let num = |s: &str| s.chars().take_while(char::is_ascii_digit).collect::<String>().parse::<u32>().ok();
+    let mut bad = Vec::new();
+    for (p, t) in files.iter().filter(|(p, _)| p.starts_with("msd-core/workflows/plan-phase")) {
+        let flat = t.replace('\n', " ");
+        for (at, _) in flat.match_indices("item ") {
+            let rest = &flat[at + 5..];
+            let Some(item) = num(rest) else { continue };
+            let after = rest.trim_start_matches(char::is_numeric);
+            let Some(step) = after.strip_prefix(" of step ").and_then(num) else { continue };
+            if !items.get(&step).is_some_and(|s| s.contains(&item)) {
+                bad.push(format!("{p}: item {item} of step {step}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "pointers to items that do not exist: {bad:?}");
+    let gap = &files["msd-core/workflows/plan-phase/steps/plan-gap-closure.md"];
+    assert!(!gap.contains("it replaces steps 4-6"), "the file's own item 5 runs parts of steps 4-6");
+    let step2 = &spine[spine.find("**Step 2.").unwrap()..spine.find("**Step 3.").unwrap()];
+    assert!(step2.contains("6. **Gap closure.**") && step2.contains("id=\"plan-gap-closure\""));
+}
+
+/// Issue 32 defect 6: no agent or workflow mentioned the project's instruction file, so the
+/// planner, checker and executor never saw the project's rules. They read it, the planner cites
+/// it and the checker judges by it; and each runtime gets its own file's name.
+#[test]
+fn content_project_rules_reach_the_planner_checker_and_executor() {
+    let files = texts(&content());
+    let rules = "~/.claude/msd-core/references/project-rules.md";
+    assert!(files.contains_key("msd-core/references/project-rules.md"));
+    for agent in ["msd-planner", "msd-plan-checker", "msd-executor"] {
+        for text in [&files[&format!("agents/{agent}.md")], &files[&format!("msd-core/agents/{agent}.compact.md")]] {
+            assert!(text.contains("`CLAUDE.md`") && text.contains(rules), "{agent} reads the project's rules");
+        }
+    }
+    assert!(files["agents/msd-planner.md"].contains("cites it in its `<action>`"), "the planner's plans cite a rule");
+    assert!(files["agents/msd-plan-checker.md"].contains("**11. project_rules.**"), "the checker's verdicts cite it");
+    let plan_phase = &files["msd-core/workflows/plan-phase.md"];
+    assert!(plan_phase.contains("| project rules | `CLAUDE.md`"), "plan-phase hands it to the planner");
+    assert!(files["msd-core/workflows/execute-phase.md"].contains("- project rules: CLAUDE.md"));
+    // Installed for a runtime whose instruction file has another name, the agents name that one.
+    let ran = Install::new().runtime("codex").run().success();
+    let tree = crate::support::tree(&ran.world.home);
+    let planner = tree.iter().find(|(p, _)| p.ends_with("msd-core/agents/msd-planner.md")).expect("installed planner");
+    let text = String::from_utf8_lossy(planner.1);
+    assert!(text.contains("`AGENTS.md`") && !text.contains("CLAUDE.md"), "codex's planner reads AGENTS.md");
+}
+
+/// Issue 32 section 2: the checker names at least twelve dimensions (full and compact alike),
+/// among them a dropped or shrunk user decision, the threat model and the pattern map; plans
+/// carry a threat model; plan-phase maps patterns before planning and ui-phase checks its spec.
+#[test]
+fn content_planner_and_checker_catch_what_plans_miss() {
+    let files = texts(&content());
+    let names = |text: &str, full: bool| -> Vec<String> {
+        text.lines()
+            .filter_map(|l| {
+                let rest = if full {
+                    l.strip_prefix("**")?
+                } else {
+                    l.split_once(". **").filter(|(n, _)| n.parse::<u32>().is_ok())?.1
+                };
+                let rest = if full { rest.split_once(". ")?.1 } else { rest };
+                let name = rest.split(['.', '*']).next()?;
+                (!name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_')).then(|| name.to_string())
+            })
+            .collect()
+    };
+    let full = names(&files["agents/msd-plan-checker.md"], true);
+    let compact = names(&files["msd-core/agents/msd-plan-checker.compact.md"], false);
+    assert!(full.len() >= 12, "at least twelve named dimensions: {full:?}");
+    assert_eq!(full, compact, "the compact variant checks the same dimensions");
+    for d in ["decision_fidelity", "threat_model", "patterns", "project_rules", "data_contracts", "research_resolution"]
+    {
+        assert!(full.iter().any(|n| n == d), "dimension {d}: {full:?}");
+    }
+    assert!(files["msd-core/templates/PLAN.md"].contains("<threat_model>"));
+    assert!(files["agents/msd-planner.md"].contains("**Never shrink a decision quietly.**"));
+    let plan_phase = &files["msd-core/workflows/plan-phase.md"];
+    let (mapper, planner) = (
+        plan_phase.find("subagent_type=\"msd-pattern-mapper\"").unwrap(),
+        plan_phase.find("subagent_type=\"msd-planner\"").unwrap(),
+    );
+    assert!(mapper < planner, "patterns are mapped before the planner runs");
+    assert!(files["msd-core/workflows/ui-phase.md"].contains("subagent_type=\"msd-ui-checker\""));
+}
+
+/// Issue 32 section 2: each new command has a workflow that starts with its own init call, a
+/// line in help, and the counts follow (at least 60 commands and 28 agents, every agent with a
+/// compact variant and a tier).
+#[test]
+fn content_new_commands_are_complete_and_the_counts_follow() {
+    let c = content();
+    let files = texts(&c);
+    let help = &files["msd-core/workflows/help.md"];
+    for stem in ["pr-branch", "audit-uat", "sketch", "forensics", "onboard"] {
+        let wf = &files[&format!("msd-core/workflows/{stem}.md")];
+        assert!(wf.contains(&format!("msd_run query init.{stem} $ARGUMENTS")), "{stem} starts with its init call");
+        assert!(
+            wf.contains("<success_criteria>") && wf.contains("<!-- msd:protected"),
+            "{stem} has criteria and guardrails"
+        );
+        assert!(help.contains(&format!("| `/msd:{stem}")), "help lists {stem}");
+    }
+    assert!(c.commands.len() >= 60, "{} commands", c.commands.len());
+    let agents: Vec<&String> = files.keys().filter(|k| k.starts_with("agents/")).collect();
+    assert!(agents.len() >= 28, "{} agents", agents.len());
+    let tiers = &files["tiers.json"];
+    for a in agents {
+        let name = a.trim_start_matches("agents/").trim_end_matches(".md");
+        assert!(files.contains_key(&format!("msd-core/agents/{name}.compact.md")), "{name} has a compact variant");
+        assert!(tiers.contains(&format!("\"{name}\"")), "{name} has a tier");
+    }
+    assert!(files["msd-core/workflows/progress.md"].contains("`/msd:audit-uat` when a phase before the current one"));
 }
 
 /// What a `<...>` or shell placeholder of a helper call stands for in the scratch project.

@@ -580,8 +580,11 @@ fn hooks_an_older_versions_entries_are_replaced_not_duplicated() {
 }
 
 #[test]
-fn hooks_cline_gets_executable_hook_files_that_run_the_helper() {
-    // The shipped content: Cline's nested skills layout needs its command groups.
+fn hooks_cline_never_stops_the_task_and_brings_the_state_with_the_first_tool_call() {
+    // Cline 3.0.65 ends the whole task on a hook's `cancel: true` and can refuse no single call,
+    // and it runs TaskStart detached, ignoring its output (runtimes/cline cites the binary): msd
+    // registers no guard there and announces the project state on the first PreToolUse of a
+    // task, whose `contextModification` Cline adds to the conversation.
     let c = repo().join("content");
     for (local, dir) in [(false, "~/.cline/hooks"), (true, ".clinerules/hooks")] {
         let w = World::new();
@@ -592,29 +595,35 @@ fn hooks_cline_gets_executable_hook_files_that_run_the_helper() {
         if local {
             args.push("--local");
         }
-        Install::in_world(&w).args(&args).run().success();
+        Install::in_world(&w).args(&args).run().success().stdout_has("msd's guard does not run on Cline");
         let hooks = path(&w, dir);
-        let guard = hooks.join("PreToolUse");
+        let pre = hooks.join("PreToolUse");
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            assert_eq!(std::fs::metadata(&guard).unwrap().permissions().mode() & 0o111, 0o111, "{dir}");
+            assert_eq!(std::fs::metadata(&pre).unwrap().permissions().mode() & 0o111, 0o111, "{dir}");
         }
-        // Run as Cline does: the file itself, the event on stdin.
-        let out = sh(&w, &s(&guard), &payload("cline/PreToolUse-write-env.json", &w.project), &[]);
-        assert!(text(&out.stdout).contains("\"cancel\":true"), "{dir}: {} {}", text(&out.stdout), text(&out.stderr));
-        let out = sh(&w, &s(&hooks.join("TaskStart")), &payload("cline/TaskStart.json", &w.project), &[]);
+        assert!(!hooks.join("TaskStart").exists(), "{dir}: a TaskStart hook's output never reaches the model");
+        // Run as Cline does: the file itself, the event on stdin. A `.env` write as the first
+        // tool call of the task: the state arrives, and nothing stops the task.
+        let env_write = payload("cline/PreToolUse-write-env.json", &w.project);
+        let out = sh(&w, &s(&pre), &env_write, &[]);
+        let first = text(&out.stdout);
+        assert!(!first.contains("\"cancel\":true"), "{dir}: {first}");
         assert!(
-            text(&out.stdout).contains("\"contextModification\":\"msd: phase 3 of 3 (Ship)"),
-            "{dir}: {}",
-            text(&out.stdout)
+            first.contains("\"contextModification\":\"msd: phase 3 of 3 (Ship)"),
+            "{dir}: {first} {}",
+            text(&out.stderr)
         );
+        // Once per task: the next call of the same task adds nothing.
+        let out = sh(&w, &s(&pre), &env_write, &[]);
+        assert_eq!(text(&out.stdout), "", "{dir}");
         let mut un = vec!["uninstall", "-r", "cline"];
         if local {
             un.push("--local");
         }
         Install::in_world(&w).args(&un).run().success();
-        assert!(!guard.exists() && !hooks.join("TaskStart").exists(), "{dir}");
+        assert!(!pre.exists(), "{dir}");
     }
 }
 

@@ -273,6 +273,52 @@ fn init_workflows_without_sections_give_null() {
     assert_eq!(list(&v["paths"]["plans"]).len(), 0);
 }
 
+/// Issue 32 defect 4: `/msd:execute-phase` without a number used to answer `phase: null` and
+/// bounce to progress. The helper picks the phase work waits on, from STATE.md and ROADMAP.md.
+#[test]
+fn init_execute_phase_without_a_number_picks_the_current_phase() {
+    let w = World::new();
+    project(&w);
+    // Phase 2 is done, phase 3 has one plan left, phase 4 is planned and not started.
+    write(&w.project, ".planning/phases/02-setup/02-01-PLAN.md", "plan\n");
+    write(&w.project, ".planning/phases/02-setup/02-01-SUMMARY.md", "sum\n");
+    write(&w.project, ".planning/phases/03-auth-flow/03-01-PLAN.md", "plan\n");
+    write(&w.project, ".planning/phases/03-auth-flow/03-01-SUMMARY.md", "sum\n");
+    write(&w.project, ".planning/phases/03-auth-flow/03-02-PLAN.md", "plan\n");
+    write(&w.project, ".planning/phases/04-billing/04-01-PLAN.md", "plan\n");
+    // STATE.md names phase 4: it has work waiting, so it wins over the roadmap order.
+    write(
+        &w.project,
+        ".planning/STATE.md",
+        "# State\n\n## Current Position\n\nPhase: 4 of 5 (Billing)\nPlan: 0 of 1\n",
+    );
+    let v = ok(&w, "execute-phase", &[]);
+    assert_eq!(v["phase"]["number"], "4");
+    assert_eq!(v["phase"]["dir"], ".planning/phases/04-billing");
+    assert_eq!(v["phase_picked_from"], "STATE.md");
+    assert_eq!(v["args"]["phase"], Value::Null, "args keep what was passed");
+    assert_eq!(list(&v["paths"]["plans"]), [".planning/phases/04-billing/04-01-PLAN.md"]);
+    // STATE.md names a finished phase: the first phase in ROADMAP.md order with a plan left.
+    write(&w.project, ".planning/STATE.md", "# State\n\n## Current Position\n\n- **Phase:** 2 of 5 (Setup)\n");
+    let v = ok(&w, "execute-phase", &["--wave", "1"]);
+    assert_eq!(v["phase"]["number"], "3");
+    assert_eq!(v["phase"]["name"], "Auth Flow");
+    assert_eq!(v["phase_picked_from"], "ROADMAP.md");
+    assert_eq!(list(&v["paths"]["summaries"]), [".planning/phases/03-auth-flow/03-01-SUMMARY.md"]);
+    // A number passed is the phase, picked by nobody.
+    let v = ok(&w, "execute-phase", &["2"]);
+    assert_eq!(v["phase"]["number"], "2");
+    assert_eq!(v["phase_picked_from"], Value::Null);
+    // Other workflows do not pick: plan-phase chooses in its own text.
+    assert_eq!(ok(&w, "plan-phase", &[])["phase"], Value::Null);
+    // Nothing waiting: null, and the workflow routes to progress.
+    write(&w.project, ".planning/phases/03-auth-flow/03-02-SUMMARY.md", "sum\n");
+    write(&w.project, ".planning/phases/04-billing/04-01-SUMMARY.md", "sum\n");
+    let v = ok(&w, "execute-phase", &[]);
+    assert_eq!(v["phase"], Value::Null);
+    assert_eq!(v["phase_picked_from"], Value::Null);
+}
+
 #[test]
 fn init_errors_have_distinct_exit_codes() {
     let w = World::new();

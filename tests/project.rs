@@ -172,7 +172,11 @@ fn project_a_version_outside_the_requirement_refuses_with_its_own_exit_code() {
     );
     Install::in_world(&w).arg("check").run().code(6);
     // The help's exit code table names it.
-    Install::in_world(&w).arg("--help").run().success().stdout_has("  6  this msd-install's version is outside");
+    Install::in_world(&w)
+        .arg("--help")
+        .run()
+        .success()
+        .stdout_has("  6  this msd-install's version is not one the target accepts");
 }
 
 #[test]

@@ -370,3 +370,47 @@ fn safety_content_input_gaps() {
     std::fs::write(&cmd, &body).unwrap();
     Install::in_world(&w).content(&c).args(["--runtimes", &s(&rt)]).run().success();
 }
+
+/// Issue 31 (the survey reads every managed path): a FIFO where msd-install manages a file is
+/// refused, named, without opening it; 0.3.5 opened it and waited forever (install, verify,
+/// uninstall, status). Each run gets 60 seconds.
+#[cfg(unix)]
+#[test]
+fn safety_a_fifo_at_a_managed_path_is_refused_not_waited_on() {
+    use std::os::unix::fs::FileTypeExt;
+    let w = World::new();
+    Install::in_world(&w).arg("--quiet").run().success();
+    let home = w.home.join(".claude");
+    let rel = "msd-core/references/rules.md";
+    let managed = if home.join(rel).exists() {
+        home.join(rel)
+    } else {
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(home.join("msd-core/msd-file-manifest.json")).unwrap()).unwrap();
+        home.join(m["files"][0]["path"].as_str().unwrap())
+    };
+    std::fs::remove_file(&managed).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&managed).status().unwrap().success());
+    for args in [&[][..], &["verify"][..], &["uninstall"][..], &["status"][..]] {
+        let mut cmd = w.spawnable("msd-install");
+        cmd.args(args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(60) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("msd-install {args:?} waited on the FIFO");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(status.code(), Some(4), "{args:?}: {stderr}");
+        assert!(stderr.contains("is a FIFO, where msd-install manages a file"), "{args:?}: {stderr}");
+    }
+    assert!(std::fs::symlink_metadata(&managed).unwrap().file_type().is_fifo(), "the FIFO is left as it was");
+}

@@ -221,3 +221,18 @@ fn self_update_a_package_managers_binary_gets_its_update_command() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("installed by npm"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn self_update_a_failed_write_keeps_the_old_binaries() {
+    let w = World::new();
+    let bin = binaries(&w);
+    let url = release(&w, "99.0.0", &target(&w, &bin), Flaw::None);
+    // A directory where the new msd_run is staged: the write fails before anything is replaced.
+    std::fs::create_dir_all(bin.join(".msd_run.new/x")).unwrap();
+    let out = run(&w, &bin, &["self-update"], &[("MSD_INSTALL_RELEASE_URL", url)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("the old msd-install and msd_run were kept"), "{stderr}");
+    std::fs::remove_dir_all(bin.join(".msd_run.new")).unwrap();
+    unchanged(&w, &bin);
+}

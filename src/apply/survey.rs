@@ -203,6 +203,7 @@ impl Survey {
                 let new = NewFile { len: f.bytes.len() as u64, sha256: *sha, mode: f.mode, kind: f.kind };
                 let dest = fsx::confined(home, &f.path, how.allow_symlinks)?;
                 let stat = fsx::stat_key(&dest)?;
+                refuse_special(&dest, stat.as_ref())?;
                 let disk = read_against_new(&dest, &f.bytes, &new, recorded.as_ref())?;
                 let class = classify(recorded.as_ref(), &disk);
                 files.push(PathFacts {
@@ -221,6 +222,7 @@ impl Survey {
         {
             for e in m.files.iter().filter(|e| !emitted.contains(&e.path)) {
                 let dest = fsx::confined(home, &e.path, how.allow_symlinks)?;
+                refuse_special(&dest, fsx::stat_key(&dest)?.as_ref())?;
                 let disk = read_recorded(&dest, e, how.keep_edited)?;
                 let class = classify(Some(e), &disk);
                 files.push(PathFacts {
@@ -318,6 +320,106 @@ impl Survey {
     /// The state's and the manifest's paths (msd's metadata, never the user's).
     pub(crate) fn metadata(cap: &Capability, scope: Scope) -> [RelPath; 2] {
         [record::manifest_rel(cap, scope), state::state_rel(cap, scope)]
+    }
+}
+
+/// Refuses a FIFO, a socket or a device where msd-install reads a file (opening a FIFO waits
+/// for a writer forever), from the `lstat` already taken (`stat`): no extra call for a regular
+/// file or a directory (whose read fails with its own message); a symlink (`--allow-symlinks`)
+/// is followed once to see what it names.
+fn refuse_special(dest: &Path, stat: Option<&StatKey>) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        const S_IFMT: i64 = 0o170_000;
+        const S_IFREG: i64 = 0o100_000;
+        const S_IFDIR: i64 = 0o040_000;
+        const S_IFLNK: i64 = 0o120_000;
+        let Some(stat) = stat else { return Ok(()) };
+        let kind = stat.0[7] & S_IFMT;
+        let what = match kind {
+            S_IFREG | S_IFDIR => return Ok(()),
+            S_IFLNK => match fsx::file_kind(dest) {
+                k if k == "a regular file" || k == "a directory" || k == "missing" => return Ok(()),
+                k => k,
+            },
+            _ => fsx::file_kind(dest),
+        };
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{} is {what}, where msd-install manages a file: it was not opened (reading it could wait forever); move it aside and run again",
+                dest.display()
+            ),
+        ))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (dest, stat);
+        Ok(())
+    }
+}
+
+/// The files no manifest lists, found where msd installs: [`Survey::unlisted`].
+#[derive(Debug, Default)]
+pub(crate) struct Unlisted {
+    /// Inside a directory msd owns (the core dir, a `skills/msd-help/` the manifest lists files
+    /// of): not msd's, where only msd's should be (drift).
+    pub(crate) in_ours: Vec<RelPath>,
+    /// The user's own files at msd-like names (`skills/msd-mine/`, `agents/msd-own.md`) that no
+    /// manifest lists: never msd's, never touched.
+    pub(crate) users_own: Vec<RelPath>,
+}
+
+impl Survey {
+    /// The files at the places msd installs to (the core dir, and each artifact directory's
+    /// entries with msd's prefix) that no manifest lists, the manifest and state aside: in a
+    /// directory msd owns, or the user's own. Lists directories (no file is read).
+    pub(crate) fn unlisted(&self, cap: &Capability) -> Result<Unlisted, LifecycleError> {
+        let home = &self.home;
+        let listed: BTreeSet<&str> = self.manifest.iter().flat_map(|m| &m.files).map(|e| e.path.as_str()).collect();
+        let ours = Survey::metadata(cap, self.scope);
+        // Each area with whether msd owns it: the core dir does; an entry at an artifact's prefix
+        // does when the manifest lists it or files under it.
+        let owned =
+            |rel: &str| listed.iter().any(|l| *l == rel || l.strip_prefix(rel).is_some_and(|r| r.starts_with('/')));
+        let mut areas: Vec<(RelPath, bool)> = vec![(cap.core_dir(self.scope).clone(), true)];
+        for spec in cap.layout(self.scope) {
+            let dir = home.join(spec.dest.as_str());
+            let Ok(entries) = fsx::list_dir(&dir) else { continue };
+            for entry in entries {
+                let name = entry.name;
+                if name.starts_with(&spec.prefix)
+                    && let Ok(rel) = RelPath::new(format!("{}/{name}", spec.dest))
+                {
+                    let own = owned(rel.as_str());
+                    areas.push((rel, own));
+                }
+            }
+        }
+        let mut out = Unlisted::default();
+        for (area, own) in areas {
+            let dir = home.join(area.as_str());
+            let files = if fsx::is_dir(&dir) {
+                fsx::list_files(&dir).map_err(lio(&dir))?.into_iter().map(|f| format!("{area}/{f}")).collect()
+            } else if fsx::is_file(&dir) {
+                vec![area.to_string()]
+            } else {
+                Vec::new()
+            };
+            for f in files {
+                let list = if own { &mut out.in_ours } else { &mut out.users_own };
+                if !listed.contains(f.as_str())
+                    && !ours.iter().any(|o| o.as_str() == f)
+                    && let Ok(rel) = RelPath::new(f)
+                    && !list.contains(&rel)
+                {
+                    list.push(rel);
+                }
+            }
+        }
+        out.in_ours.sort();
+        out.users_own.sort();
+        Ok(out)
     }
 }
 

@@ -4,9 +4,9 @@
 //! What no manifest lists is the user's. A file msd did not write inside a directory msd owns
 //! (the core dir, a `skills/msd-help/` the manifest lists files of) is `extra`: drift. A file or
 //! directory that only looks like ours (the user's own `skills/msd-mine/`, `agents/msd-own.md`)
-//! is `user`: reported apart, never drift, never touched.
+//! is `user`: reported apart, never drift, never touched. Both come from the target's survey
+//! ([`Survey::unlisted`]), as the modified and missing files do from its classes.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use msd_core::fs::fsx::{self};
@@ -17,7 +17,7 @@ use serde::Serialize;
 use super::settings_plan::{HookContext, plan_settings};
 use super::surfaces::HookMode;
 use super::survey::{Class, Reading, Survey};
-use super::{ApplyError, LifecycleError, lio, record, state};
+use super::{ApplyError, LifecycleError, record, state};
 use crate::apply::plan::{Action, Plan, SettingsChange};
 use crate::apply::txn::Area;
 use crate::pipeline::target::Target;
@@ -88,47 +88,9 @@ pub(crate) fn verify_surveyed(
             Class::Unchanged | Class::UsersAtOurPath | Class::Created => {}
         }
     }
-    let listed: BTreeSet<&str> = manifest.files.iter().map(|e| e.path.as_str()).collect();
-    let ours = Survey::metadata(cap, target.scope);
-    // Each area with whether msd owns it: the core dir does; an entry at an artifact's prefix
-    // does when the manifest lists it or files under it.
-    let owned = |rel: &str| listed.iter().any(|l| *l == rel || l.strip_prefix(rel).is_some_and(|r| r.starts_with('/')));
-    let mut areas: Vec<(RelPath, bool)> = vec![(cap.core_dir(target.scope).clone(), true)];
-    for spec in cap.layout(target.scope) {
-        let dir = home.join(spec.dest.as_str());
-        let Ok(entries) = fsx::list_dir(&dir) else { continue };
-        for entry in entries {
-            let name = entry.name;
-            if name.starts_with(&spec.prefix)
-                && let Ok(rel) = RelPath::new(format!("{}/{name}", spec.dest))
-            {
-                let own = owned(rel.as_str());
-                areas.push((rel, own));
-            }
-        }
-    }
-    for (area, own) in areas {
-        let dir = home.join(area.as_str());
-        let files = if fsx::is_dir(&dir) {
-            fsx::list_files(&dir).map_err(lio(&dir))?.into_iter().map(|f| format!("{area}/{f}")).collect()
-        } else if dir.is_file() {
-            vec![area.to_string()]
-        } else {
-            Vec::new()
-        };
-        for f in files {
-            let list = if own { &mut r.extra } else { &mut r.user };
-            if !listed.contains(f.as_str())
-                && !ours.iter().any(|o| o.as_str() == f)
-                && let Ok(rel) = RelPath::new(f)
-                && !list.contains(&rel)
-            {
-                list.push(rel);
-            }
-        }
-    }
-    r.extra.sort();
-    r.user.sort();
+    let unlisted = survey.unlisted(cap)?;
+    r.extra = unlisted.in_ours;
+    r.user = unlisted.users_own;
     let mut probe = Plan {
         runtime: cap.id.clone(),
         scope: target.scope,

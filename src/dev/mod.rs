@@ -2,7 +2,8 @@
 //! sources), [`partition`] (the compact-content partition check), [`tokens`] (the token
 //! benchmark), [`scale`] (synthetic content for the install benchmark), [`gitx`] (git, for
 //! base revisions), [`generated`] (the `--check` / `--write` idiom of generated files),
-//! [`references`] (every reference the content makes, checked).
+//! [`references`] (every reference the content makes, checked), [`tools`] (every tool a
+//! command's workflows or an agent's text uses is one it is allowed).
 
 pub(crate) mod attribution;
 pub(crate) mod generated;
@@ -11,3 +12,4 @@ pub(crate) mod partition;
 pub mod references;
 pub(crate) mod scale;
 pub(crate) mod tokens;
+pub(crate) mod tools;

@@ -5,8 +5,12 @@
 # is needed) loads what msd wrote.
 #
 #   tests/real-runtimes/run.sh [ids...] [--scope global|local|both] [--pair A,B] [--keep] [--json]
+#   MSD_RT_LATEST=1 tests/real-runtimes/run.sh    # each CLI's newest version instead of its pin
+#   tests/real-runtimes/run.sh --sessions [ids...] [--scope ...] [--keep]
 #
-# One line per runtime x scope; exit 1 on any failure. See README.md.
+# One line per runtime x scope; exit 1 on any failure. With --sessions, sessions/<id>.sh instead
+# of the probe: one headless session per check against the scripted mock, one line per
+# runtime x scope x check (PASS, FAIL or N/A with the CLI's reason). See README.md.
 set -u
 RT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
@@ -16,10 +20,11 @@ SCOPES=(global local)
 PAIR=
 KEEP=0
 JSON=0
+SESSIONS=0
 IDS=()
 PROBE_TIMEOUT=${MSD_RT_PROBE_TIMEOUT:-1800}
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
   case $1 in
@@ -30,6 +35,7 @@ while [ $# -gt 0 ]; do
     --pair=*) PAIR=${1#--pair=} ;;
     --keep) KEEP=1 ;;
     --json) JSON=1 ;;
+    --sessions) SESSIONS=1 ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
     *) IDS+=("$1") ;;
@@ -42,7 +48,9 @@ if [ -n "$PAIR" ]; then
   [ "${#IDS[@]}" -eq 2 ] || { echo "--pair takes two runtime ids: A,B" >&2; exit 2; }
 fi
 if [ "${#IDS[@]}" -eq 0 ]; then
-  for p in "$RT_ROOT"/probes/*.sh; do [ -e "$p" ] && IDS+=("$(basename "$p" .sh)"); done
+  dir=probes
+  [ "$SESSIONS" = 1 ] && dir=sessions
+  for p in "$RT_ROOT"/$dir/*.sh; do [ -e "$p" ] && IDS+=("$(basename "$p" .sh)"); done
 fi
 [ "${#IDS[@]}" -gt 0 ] || { echo "no probes in $RT_ROOT/probes" >&2; exit 2; }
 
@@ -62,12 +70,19 @@ MSD_RUN_BIN=${MSD_RUN:-$(dirname "$MSD_INSTALL")/msd_run}
 export MSD_RUN_BIN
 
 # Resolve each CLI (npm install into the cache) and its node before any sandbox exists.
-declare -A BIN NODE PIN
+declare -A BIN NODE PIN PINNED MOVED_FAILED
 for id in "${IDS[@]}"; do
   probe="$RT_ROOT/probes/$id.sh"
   [ -f "$probe" ] || { echo "no probe $probe" >&2; exit 2; }
   PIN[$id]=$(rt_probe_pin "$probe")
   [ -n "${PIN[$id]}" ] || { echo "$probe has no '# pin:' line" >&2; exit 2; }
+  PINNED[$id]=${PIN[$id]}
+  if [ "${MSD_RT_LATEST:-0}" = 1 ]; then
+    # The drift run: the newest published version instead of the pin (the pin when the
+    # registry cannot say).
+    PIN[$id]=$(rt_latest_pin "${PIN[$id]}") || PIN[$id]=${PINNED[$id]}
+    echo "real-runtimes: $id ${PINNED[$id]} -> newest ${PIN[$id]}" >&2
+  fi
   BIN[$id]=$(rt_install_pkg "$id" "${PIN[$id]}" "$probe") || BIN[$id]=
   case ${PIN[$id]} in
     # A PyPI package runs on the venv's python, which BIN holds.
@@ -118,10 +133,42 @@ sys.exit(1 if fails else 0)
 PY
 }
 
+# session_verdict <id> <scope> <out>: one line per check of sessions/<id>.sh (session.tsv); a
+# session script that recorded nothing fails as a whole, with its result's failures.
+session_verdict() {
+  python3 - "$@" "$RESULTS" <<'PY'
+import json, os, sys
+rid, scope, out, results = sys.argv[1:5]
+rows = []
+try:
+    for line in open(os.path.join(out, "session.tsv"), encoding="utf-8"):
+        parts = line.rstrip("\n").split("\t", 2)
+        if len(parts) == 3:
+            rows.append(parts)
+except OSError:
+    pass
+if not rows:
+    try:
+        r = json.load(open(os.path.join(out, "result.json")))
+        why = "; ".join(r.get("failures") or []) or "the session script recorded no check"
+    except (OSError, ValueError):
+        why = "the session script recorded no check (see %s/probe.stderr)" % out
+    rows = [["session", "FAIL", why]]
+bad = False
+for check, v, why in rows:
+    print("%-9s%-7s%-11s%-5s %s" % (rid, scope, check, v, why[:300]))
+    bad = bad or v == "FAIL"
+    open(results, "a").write(json.dumps({"runtime": rid, "scope": scope, "check": check,
+                                         "verdict": v, "reason": why}) + "\n")
+sys.exit(1 if bad else 0)
+PY
+}
+
 # run_probe <id> <scope> <sandbox> <out> <label>: executes probes/<id>.sh in the sandbox (the
 # sandbox env is already exported by the caller's subshell).
 run_probe() {
   local id=$1 scope=$2 out=$3 probe="$RT_ROOT/probes/$1.sh" rc
+  [ "$SESSIONS" = 1 ] && probe="$RT_ROOT/sessions/$1.sh"
   mkdir -p "$out"
   (
     export RT_ID=$id RT_SCOPE=$scope RT_BIN_DIR=${BIN[$id]} RT_NODE_DIR=${NODE[$id]} RT_OUT=$out
@@ -179,10 +226,14 @@ one_case() {
   )
   for id in "${ids[@]}"; do
     out="$OUT_BASE/${id}-${scope}${label:+-${label//[:+]/-}}"
+    if [ "$SESSIONS" = 1 ]; then
+      session_verdict "$id" "$scope" "$out" || FAILED=1
+      continue
+    fi
     if [ "$JSON" = 1 ]; then
-      verdict "$id" "$scope" "$label" "$(cat "$out/result.json" 2>/dev/null)" "" >/dev/null || FAILED=1
+      verdict "$id" "$scope" "$label" "$(cat "$out/result.json" 2>/dev/null)" "" >/dev/null || { FAILED=1; MOVED_FAILED[$id]=1; }
     else
-      verdict "$id" "$scope" "$label" "$(cat "$out/result.json" 2>/dev/null)" "" || FAILED=1
+      verdict "$id" "$scope" "$label" "$(cat "$out/result.json" 2>/dev/null)" "" || { FAILED=1; MOVED_FAILED[$id]=1; }
     fi
   done
   [ "$KEEP" = 1 ] || rm -rf "$sb"
@@ -203,6 +254,19 @@ else
 fi
 
 [ "$JSON" = 1 ] && cat "$RESULTS"
+# A failure of the drift run names the runtime and the version that moved (stdout, and the CI
+# job summary when there is one).
+if [ "${MSD_RT_LATEST:-0}" = 1 ]; then
+  for id in "${!MOVED_FAILED[@]}"; do
+    if [ "${PIN[$id]}" = "${PINNED[$id]}" ]; then
+      line="FAILED on the newest version: $id ${PIN[$id]} (the pinned version itself)"
+    else
+      line="MOVED: $id ${PINNED[$id]} -> ${PIN[$id]} fails (update runtimes/$id/capability.json and probes/$id.sh, or record the break)"
+    fi
+    echo "$line"
+    [ -n "${GITHUB_STEP_SUMMARY:-}" ] && echo "- $line" >>"$GITHUB_STEP_SUMMARY"
+  done
+fi
 [ "$KEEP" = 1 ] && echo "sandboxes kept in $SB_BASE" >&2 || rmdir "$SB_BASE" 2>/dev/null
 echo "logs: $OUT_BASE" >&2
 exit $FAILED

@@ -19,6 +19,13 @@
 //! block; worktrees is config `workflow.use_worktrees`; chunked is `--chunked` or config
 //! `workflow.plan_chunked`. Config values count only when they are JSON `true`.
 //!
+//! The current phase: a workflow of [`PICKS_CURRENT_PHASE`] called without a phase number gets
+//! the phase work is waiting on, the way plan-phase picks its own: the phase STATE.md's
+//! `## Current Position` names when it still has a plan without a summary, else the first phase
+//! in ROADMAP.md order that has one; `phase_picked_from` says which file decided (`STATE.md`,
+//! `ROADMAP.md`), and is null when the number was passed or nothing is waiting. `args.phase`
+//! stays what was passed.
+//!
 //! `config` is the installed `templates/config.json` (the defaults) overlaid by the project's
 //! `.planning/config.json`, key by key.
 
@@ -28,7 +35,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::{Answer, RunError, core_dir, read_core};
-use crate::project::{PLANNING, Project, roadmap_phases, slug};
+use crate::project::{PLANNING, PhaseDir, Project, RoadmapPhase, roadmap_phases, slug, state_phase};
 use msd_core::installed::config_keys;
 use msd_core::installed::invocation::{self, Invocation, PhaseNumber};
 use msd_core::installed::section_manifest::{CORE_PATH, SectionManifest};
@@ -142,7 +149,12 @@ pub(crate) fn answer(
     let roadmap = project.read(&p("ROADMAP.md"))?;
     let phases = roadmap.as_deref().map(roadmap_phases).unwrap_or_default();
     let dirs = project.phase_dirs()?;
-    let number = inv.phase.as_ref();
+    let picked = match inv.phase {
+        Some(_) => None,
+        None if PICKS_CURRENT_PHASE.contains(&stem) => current_phase(project, &phases, &dirs)?,
+        None => None,
+    };
+    let number = inv.phase.as_ref().or(picked.as_ref().map(|(n, _)| n));
     let in_roadmap = number.and_then(|n| phases.iter().find(|rp| rp.number.numeric_cmp(n).is_eq()));
 
     let phase = match (number, in_roadmap) {
@@ -242,7 +254,7 @@ pub(crate) fn answer(
     };
 
     let mut args = Map::new();
-    args.insert("phase".into(), number.map_or(Value::Null, |n| Value::String(n.number())));
+    args.insert("phase".into(), inv.phase.as_ref().map_or(Value::Null, |n| Value::String(n.number())));
     args.insert("prd".into(), Value::Null);
     args.insert("wave".into(), Value::Null);
     let declared =
@@ -271,6 +283,7 @@ pub(crate) fn answer(
         // Every path below is relative to this (the project root, found upwards).
         "root": project.root.display().to_string(),
         "phase": phase_json,
+        "phase_picked_from": picked.map(|(_, from)| from),
         "paths": paths,
         "exists": exists,
         "flags": inv.flags,
@@ -278,6 +291,45 @@ pub(crate) fn answer(
         "config": config,
         "section_manifest": section_manifest,
     }))
+}
+
+/// Workflows whose init picks the current phase when no number is passed (module header).
+const PICKS_CURRENT_PHASE: &[&str] = &["execute-phase"];
+
+/// Whether a phase's directory holds a `*-PLAN.md` without its `*-SUMMARY.md`.
+fn has_unexecuted_plan(project: &Project, dirs: &[PhaseDir], n: &PhaseNumber) -> Result<bool, RunError> {
+    for d in dirs.iter().filter(|d| d.number.numeric_cmp(n).is_eq()) {
+        let rel = format!("{PLANNING}/phases/{}", d.name);
+        let summaries = project.files_ending(&rel, "-SUMMARY.md")?;
+        for plan in project.files_ending(&rel, "-PLAN.md")? {
+            let summary = format!("{}-SUMMARY.md", plan.trim_end_matches("-PLAN.md"));
+            if !summaries.contains(&summary) {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// The phase work waits on, and the file that named it (module header).
+fn current_phase(
+    project: &Project,
+    phases: &[RoadmapPhase],
+    dirs: &[PhaseDir],
+) -> Result<Option<(PhaseNumber, &'static str)>, RunError> {
+    let state = project.read(&format!("{PLANNING}/STATE.md"))?;
+    if let Some(n) = state.as_deref().and_then(state_phase)
+        && phases.iter().any(|rp| rp.number.numeric_cmp(&n).is_eq())
+        && has_unexecuted_plan(project, dirs, &n)?
+    {
+        return Ok(Some((n, "STATE.md")));
+    }
+    for rp in phases {
+        if has_unexecuted_plan(project, dirs, &rp.number)? {
+            return Ok(Some((rp.number.clone(), "ROADMAP.md")));
+        }
+    }
+    Ok(None)
 }
 
 struct PhaseInfo {

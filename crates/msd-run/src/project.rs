@@ -128,6 +128,29 @@ pub(crate) fn roadmap_phases(text: &str) -> Vec<RoadmapPhase> {
     out.into_iter().map(|(p, _)| p).collect()
 }
 
+/// The phase STATE.md's `## Current Position` names (`Phase: 3 of 8 (Auth)`, `**Phase:** 3`,
+/// `Phase 3 of 8`), `None` when the section or the line is absent. The first line of the section
+/// that starts with `Phase` (after list and bold markers) decides.
+pub(crate) fn state_phase(text: &str) -> Option<PhaseNumber> {
+    let mut in_position = false;
+    for raw in text.lines() {
+        if let Some((level, title)) = heading_level(raw) {
+            in_position = level == 2 && title.eq_ignore_ascii_case("Current Position");
+            continue;
+        }
+        if !in_position {
+            continue;
+        }
+        let t = raw.trim();
+        let t = ["- ", "* ", "+ "].iter().find_map(|m| t.strip_prefix(m)).unwrap_or(t).trim_start_matches('*');
+        let Some(rest) = t.strip_prefix("Phase") else { continue };
+        let rest = rest.trim_start_matches([':', '*', ' ', '\t']);
+        let token: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        return PhaseNumber::parse(token.trim_end_matches('.'));
+    }
+    None
+}
+
 /// The directory slug of a phase name.
 pub(crate) fn slug(name: &str) -> String {
     let mut s = String::new();
@@ -402,6 +425,17 @@ mod tests {
             ]
         );
         assert_eq!(p[0].line, 5);
+    }
+
+    #[test]
+    fn project_state_phase_reads_the_current_position() {
+        let state = |pos: &str| format!("# State\n\n## Current Position\n\n{pos}\n\n## Session Continuity\n");
+        let n = |t: &str| state_phase(t).map(|p| p.number());
+        assert_eq!(n(&state("Phase: 3 of 8 (Auth Flow)\nPlan: 1 of 2")).as_deref(), Some("3"));
+        assert_eq!(n(&state("- **Phase:** 04.1 of 9")).as_deref(), Some("4.1"));
+        assert_eq!(n(&state("Phase 3.")).as_deref(), Some("3"));
+        assert_eq!(n(&state("Plan: 1 of 2")), None, "no phase line");
+        assert_eq!(n("# State\n\nPhase: 3\n"), None, "outside Current Position");
     }
 
     #[test]

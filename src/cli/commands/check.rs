@@ -10,13 +10,17 @@
 //! emits the content for every runtime and scope, hands the content text, the installed core
 //! trees and the profiles file to [`crate::dev::references`], prints every finding as
 //! file:line with its fix, and fails (exit 1) when there is one.
+//!
+//! `msd-install check tools [--content DIR] [--json]`: hands the content text to
+//! [`crate::dev::tools`], prints every command or agent that uses a tool it is not allowed, with
+//! the use and its fix, and fails (exit 1) when there is one.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use std::collections::BTreeSet;
 
-use crate::cli::args::{CheckArgs, CheckWhat, PartitionArgs, ReferencesArgs};
+use crate::cli::args::{CheckArgs, CheckWhat, PartitionArgs, ReferencesArgs, ToolsArgs};
 use crate::cli::error::Error;
 use crate::dev::gitx::{GitError, Repo};
 use crate::dev::partition::{self, Base, Check, GATE_PATH, Snapshot, TRAILER_KEY};
@@ -34,6 +38,45 @@ pub(crate) fn run(args: &CheckArgs) -> Result<(), Error> {
         None => super::project_check::run(args.project.project.as_deref(), args.project.json),
         Some(CheckWhat::Partition(a)) => partition(a),
         Some(CheckWhat::References(a)) => check_references(a),
+        Some(CheckWhat::Tools(a)) => check_tools(a),
+    }
+}
+
+fn check_tools(a: &ToolsArgs) -> Result<(), Error> {
+    let tree = match &a.content {
+        Some(dir) => Tree::from_dir(dir)?,
+        None => pipeline::load_content(&Default::default())?.tree,
+    };
+    let files: BTreeMap<String, String> = tree
+        .files
+        .iter()
+        .filter_map(|(p, b)| std::str::from_utf8(b).ok().map(|t| (p.to_string(), t.to_string())))
+        .collect();
+    let findings = crate::dev::tools::check(&files);
+    let commands = files.keys().filter(|p| p.starts_with("commands/msd/")).count();
+    let agents = files.keys().filter(|p| p.starts_with("agents/")).count();
+    if a.json {
+        let doc = serde_json::json!({
+            "ok": findings.is_empty(),
+            "commands": commands,
+            "agents": agents,
+            "findings": findings,
+        });
+        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
+    } else {
+        let mut out = String::new();
+        for f in &findings {
+            out.push_str(&format!("{f}\n"));
+        }
+        if findings.is_empty() {
+            out.push_str(&format!("ok: {commands} command(s) and {agents} agent(s) have the tools they use\n"));
+        }
+        crate::cli::output::print(out);
+    }
+    if findings.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::CheckFailed(format!("{} tool(s) used without being allowed", findings.len())))
     }
 }
 

@@ -13,9 +13,7 @@ use msd_core::manifest::capability::Scope;
 
 /// Runs `emit`.
 pub(crate) fn run(args: &EmitArgs) -> Result<(), Error> {
-    if let Some(dir) = &args.plugin {
-        return super::plugin::run(args, dir);
-    }
+    // `--plugin` runs `commands::plugin` (dispatched in `cli::main`).
     let (Some(runtime), Some(out_arg)) = (&args.runtime, &args.out) else {
         unreachable!("clap requires --runtime and --out without --plugin")
     };

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::{env_for, human_bytes, normalize_ids, out, sources};
-use crate::apply::plan::{Action, Plan, PlanError};
+use crate::apply::plan::{Action, Plan};
 use crate::apply::record::FileManifest;
 use crate::apply::txn::Recovery;
 use crate::apply::{self, InstallOptions, TargetRun};
@@ -100,7 +100,7 @@ fn execute(args: &InstallArgs, preview: bool, following: &project::Plan) -> Resu
     let mut previous = Vec::new();
     for rt in runtimes.iter().copied() {
         let target = pipeline::target::resolve(&rt.capability, scope, t.place.config_dir.as_deref(), &env)?;
-        let before = installed_version(rt, &target)?;
+        let before = installed_version(rt, &target);
         if let Some(v) = &before
             && !args.allow_downgrade
             && version::compare(v, version::VERSION) == Some(std::cmp::Ordering::Greater)
@@ -247,10 +247,10 @@ fn execute(args: &InstallArgs, preview: bool, following: &project::Plan) -> Resu
 }
 
 /// The msd-install version that wrote the install at `target`, from its file manifest; `None`
-/// where nothing is installed.
-fn installed_version(rt: &pipeline::load::LoadedRuntime, target: &Target) -> Result<Option<String>, Error> {
-    let m = FileManifest::read(&target.home, &rt.capability, target.scope).map_err(PlanError::from)?;
-    Ok(m.map(|m| m.tool_version))
+/// where nothing is installed, or where the manifest cannot be read: the install itself then
+/// reports what is wrong with the target, as it always has.
+fn installed_version(rt: &pipeline::load::LoadedRuntime, target: &Target) -> Option<String> {
+    FileManifest::read(&target.home, &rt.capability, target.scope).ok().flatten().map(|m| m.tool_version)
 }
 
 /// The command a new user begins with (`new-project`; else `help`), when the installed content
@@ -304,7 +304,7 @@ fn notes(r: &TargetRun, runtimes: &[&pipeline::load::LoadedRuntime]) -> Vec<Stri
     runtimes
         .iter()
         .filter(|rt| rt.capability.id == r.plan.runtime)
-        .flat_map(|rt| rt.capability.notes(r.plan.scope))
+        .flat_map(|rt| rt.capability.sunset.iter().map(|s| s.notice.as_str()).chain(rt.capability.notes(r.plan.scope)))
         .map(|n| n.replace("{{home}}", &home))
         .collect()
 }

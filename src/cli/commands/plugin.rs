@@ -39,7 +39,8 @@ fn write_json(path: &Path, doc: &Value) -> Result<(), Error> {
 }
 
 /// Runs `emit --plugin DIR`.
-pub(crate) fn run(args: &EmitArgs, dir: &Path) -> Result<(), Error> {
+pub(crate) fn run(args: &EmitArgs) -> Result<(), Error> {
+    let dir = args.plugin.as_deref().expect("dispatched for --plugin");
     let src = sources(&args.sources);
     let runtimes = pipeline::load_runtimes(&src)?;
     let id = args.runtime.clone().map_or_else(|| pipeline::primary(&runtimes), Ok)?;

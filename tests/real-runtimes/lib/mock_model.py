@@ -15,6 +15,16 @@ call of that tool instead; with several --tool-call/--tool-args pairs, a request
 carries k tool results is answered with the k-th call (a scripted sequence). Every request is appended to FILE as one JSON line
 {"t", "method", "path", "headers", "body"}. Exits by itself after --max-seconds or after
 --max-requests requests.
+
+With --script FILE (the session tier) the mock plays a script instead: FILE holds
+{"turns": [...], "sub_marker": TEXT, "sub_reply": TEXT, "ignore_markers": [TEXT...]}; each turn is {"tool": NAME or [NAMES], "args": {...}}
+(a call of that tool, the first of NAMES the request offers; a "{{last.KEY}}" string in the
+arguments is KEY of the last tool result) or {"text": ...} (a final answer). A request of the main conversation that
+already carries k tool results is answered with turn k (past the end: the final --reply); a
+request that holds sub_marker (a line of a subagent's prompt) is a subagent's and is answered with
+sub_reply; one that holds any of "ignore_markers" (a CLI's own side agents, such as a memory
+extractor) gets a short text and role "other". Each record then also holds "role" (main/sub/other), "tool_results" (the text of every tool
+result the request carries, in order) and "answer" (the turn given).
 """
 import argparse
 import gzip
@@ -49,7 +59,20 @@ def tools_offered(body):
         for d in t.get("functionDeclarations") or t.get("function_declarations") or []:
             if isinstance(d, dict) and "name" in d:
                 names.append(d["name"])
+        # A namespace of tools (Codex's multi_agent_v1: spawn_agent, ...).
+        for d in t.get("tools") or []:
+            if isinstance(d, dict) and "name" in d:
+                names.append(d["name"])
     return names
+
+
+def tool_namespace(body, name):
+    """The namespace a tool of the request sits in (Responses API `type: namespace`), or None."""
+    for t in (body or {}).get("tools") or []:
+        if isinstance(t, dict) and t.get("type") == "namespace":
+            if any(isinstance(d, dict) and d.get("name") == name for d in t.get("tools") or []):
+                return t.get("name")
+    return None
 
 
 def has_tool_result(body):
@@ -65,6 +88,81 @@ def count_tool_results(body):
 
 
 CALL = {"name": None, "args": "{}"}
+SCRIPT = None
+
+
+def tool_results(body):
+    """The text of every tool result a request carries, in order, whatever the protocol."""
+    out = []
+
+    def text_of(v):
+        if isinstance(v, str):
+            return v
+        if isinstance(v, list):
+            return "\n".join(text_of(x) for x in v)
+        if isinstance(v, dict):
+            for k in ("text", "output", "content", "response", "result", "error"):
+                if k in v:
+                    return text_of(v[k])
+        return json.dumps(v)
+
+    def walk(v):
+        if isinstance(v, dict):
+            t = v.get("type")
+            if t == "tool_result" or t == "function_call_output" or v.get("role") == "tool":
+                out.append(text_of(v.get("content", v.get("output"))))
+                return
+            if "functionResponse" in v:
+                out.append(text_of(v["functionResponse"].get("response")))
+                return
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    walk(body)
+    return out
+
+
+def fill(v, results):
+    """A turn's arguments with "{{last.KEY}}" strings replaced by KEY of the last tool result
+    (parsed as JSON): Codex's wait_agent needs the id spawn_agent returned."""
+    if isinstance(v, dict):
+        return {k: fill(x, results) for k, x in v.items()}
+    if isinstance(v, list):
+        return [fill(x, results) for x in v]
+    if isinstance(v, str) and v.startswith("{{last.") and v.endswith("}}") and results:
+        try:
+            return json.loads(results[-1]).get(v[7:-2], v)
+        except (ValueError, AttributeError):
+            return v
+    return v
+
+
+def scripted(body):
+    """(role, call-or-None, text) for a request under --script."""
+    s = json.dumps(body) if not isinstance(body, str) else body
+    for other in SCRIPT.get("ignore_markers", []):
+        if other in s:
+            return "other", None, "MOCK: nothing to add."
+    marker = SCRIPT.get("sub_marker")
+    if marker and marker in s:
+        return "sub", None, SCRIPT.get("sub_reply", "SUB-DONE")
+    k = len(tool_results(body))
+    turns = SCRIPT.get("turns", [])
+    if k < len(turns):
+        t = turns[k]
+        if "tool" in t:
+            offered = tools_offered(body)
+            names = t["tool"] if isinstance(t["tool"], list) else [t["tool"]]
+            for name in names:
+                if name in offered:
+                    args = fill(t.get("args", {}), tool_results(body))
+                    return "main", {"name": name, "args": json.dumps(args)}, None
+            return "main", None, "MOCK: no tool %s offered (offered: %s)" % ("/".join(names), ", ".join(offered))
+        return "main", None, t.get("text", ARGS.reply)
+    return "main", None, ARGS.reply
 
 
 def want_tool(body):
@@ -72,6 +170,8 @@ def want_tool(body):
     --tool-times requests that offer the tool and carry no tool result yet. With several
     --tool-call/--tool-args pairs: a request that already carries k tool results gets the k-th
     call (a scripted sequence within one conversation)."""
+    if SCRIPT is not None:
+        return body.get("_mock_call") if isinstance(body, dict) else None
     calls = ARGS.tool_call or []
     if not calls:
         return None
@@ -94,6 +194,10 @@ def want_tool(body):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    reply_text = None
+
+    def text(self):
+        return self.reply_text if self.reply_text is not None else ARGS.reply
 
     def log_message(self, fmt, *a):
         sys.stderr.write("mock: " + (fmt % a) + "\n")
@@ -119,6 +223,10 @@ class Handler(BaseHTTPRequestHandler):
         rec = {"t": time.time(), "method": self.command, "path": self.path,
                "headers": {k: v for k, v in self.headers.items() if k.lower() in KEEP_HEADERS},
                "body": body}
+        if SCRIPT is not None and isinstance(body, dict) and self.command == "POST":
+            role, call, text = scripted(body)
+            rec.update(role=role, tool_results=tool_results(body), answer=call or {"text": text})
+            self.script_answer = (call, text)
         with LOCK:
             STATE["n"] += 1
             n = STATE["n"]
@@ -166,7 +274,11 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         body = self._body()
+        self.script_answer = None
         self._record(body)
+        if self.script_answer is not None and isinstance(body, dict):
+            # Carried to want_tool() and reply_text() of this request only (not recorded).
+            body["_mock_call"], self.reply_text = self.script_answer
         path = self.path.split("?")[0]
         stream = isinstance(body, dict) and bool(body.get("stream"))
         if path.endswith("/count_tokens"):
@@ -203,7 +315,7 @@ class Handler(BaseHTTPRequestHandler):
                      "name": tool["name"], "input": json.loads(tool["args"])}
             stop = "tool_use"
         else:
-            block = {"type": "text", "text": ARGS.reply}
+            block = {"type": "text", "text": self.text()}
             stop = "end_turn"
         if not stream:
             return self._send(200, {"id": mid, "type": "message", "role": "assistant", "model": model,
@@ -215,7 +327,7 @@ class Handler(BaseHTTPRequestHandler):
             delta = {"type": "input_json_delta", "partial_json": tool["args"]}
         else:
             start_block["text"] = ""
-            delta = {"type": "text_delta", "text": ARGS.reply}
+            delta = {"type": "text_delta", "text": self.text()}
         self._sse([
             ("message_start", {"type": "message_start", "message": {
                 "id": mid, "type": "message", "role": "assistant", "model": model, "content": [],
@@ -240,7 +352,7 @@ class Handler(BaseHTTPRequestHandler):
             msg = {"role": "assistant", "content": None, "tool_calls": [call]}
             finish = "tool_calls"
         else:
-            msg = {"role": "assistant", "content": ARGS.reply}
+            msg = {"role": "assistant", "content": self.text()}
             finish = "stop"
         if not stream:
             return self._send(200, {"id": cid, "object": "chat.completion", "created": int(time.time()),
@@ -263,10 +375,13 @@ class Handler(BaseHTTPRequestHandler):
             item = {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:16], "status": "completed",
                     "call_id": "call_" + uuid.uuid4().hex[:16], "name": tool["name"],
                     "arguments": tool["args"]}
+            ns = tool_namespace(body, tool["name"])
+            if ns:
+                item["namespace"] = ns
         else:
             item = {"type": "message", "id": "msg_" + uuid.uuid4().hex[:16], "status": "completed",
                     "role": "assistant",
-                    "content": [{"type": "output_text", "text": ARGS.reply, "annotations": []}]}
+                    "content": [{"type": "output_text", "text": self.text(), "annotations": []}]}
         usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
                  "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}
         resp = {"id": rid, "object": "response", "created_at": int(time.time()), "status": "completed",
@@ -291,13 +406,13 @@ class Handler(BaseHTTPRequestHandler):
                                                     "part": part}),
                    ("response.output_text.delta", {"type": "response.output_text.delta", "sequence_number": 4,
                                                    "item_id": item["id"], "output_index": 0, "content_index": 0,
-                                                   "delta": ARGS.reply}),
+                                                   "delta": self.text()}),
                    ("response.output_text.done", {"type": "response.output_text.done", "sequence_number": 5,
                                                   "item_id": item["id"], "output_index": 0, "content_index": 0,
-                                                  "text": ARGS.reply}),
+                                                  "text": self.text()}),
                    ("response.content_part.done", {"type": "response.content_part.done", "sequence_number": 6,
                                                    "item_id": item["id"], "output_index": 0, "content_index": 0,
-                                                   "part": dict(part, text=ARGS.reply)}),
+                                                   "part": dict(part, text=self.text())}),
                    ("response.output_item.done", {"type": "response.output_item.done", "sequence_number": 7,
                                                   "output_index": 0, "item": item})]
         ev.append(("response.completed", {"type": "response.completed", "sequence_number": 8, "response": resp}))
@@ -309,7 +424,7 @@ class Handler(BaseHTTPRequestHandler):
         if tool:
             part = {"functionCall": {"name": tool["name"], "args": json.loads(tool["args"])}}
         else:
-            part = {"text": ARGS.reply}
+            part = {"text": self.text()}
         resp = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP",
                                 "index": 0}],
                 "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
@@ -322,7 +437,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-    global ARGS, SERVER
+    global ARGS, SERVER, SCRIPT
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--record", required=True)
@@ -334,7 +449,11 @@ def main():
     ap.add_argument("--tool-args", action="append", default=[],
                     help="JSON arguments of the matching --tool-call")
     ap.add_argument("--tool-times", type=int, default=1)
+    ap.add_argument("--script", help="JSON file: a session script (see the module doc)")
     ARGS = ap.parse_args()
+    if ARGS.script:
+        with open(ARGS.script, encoding="utf-8") as f:
+            SCRIPT = json.load(f)
     for a in ARGS.tool_args:
         json.loads(a)
     open(ARGS.record, "a").close()

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Cline sessions (run.sh --sessions cline): `cline --json "<prompt>"` (one task, Cline's own
+# default approvals), the openai-compatible provider pointed at the scripted mock by
+# `cline auth`. Tools: run_commands, write_to_file. msd installs no agents and no status line
+# for Cline, and registers no guard there (a Cline hook can only stop the whole task).
+set -u
+. "$RT_LIB/common.sh"
+. "$RT_LIB/session.sh"
+
+SS_SHELL='["run_commands", "execute_command"]'
+SS_WRITE='["write_to_file", "editor"]'
+SS_AGENT='[]'
+ss_shell_args() { python3 -c 'import json,sys; print(json.dumps({"commands": [sys.argv[1]], "command": sys.argv[1], "requires_approval": False}))' "$1"; }
+ss_write_args() { python3 -c 'import json,sys; print(json.dumps({"path": sys.argv[1], "absolutePath": sys.argv[2], "content": sys.argv[3]}))' "$1" "$PROJECT/$1" "$2"; }
+ss_agent_args() { echo '{}'; }
+ss_cli() {
+  rt_timeout 60 cline auth -p openai -k sk-test -m mock-model -b "$MOCK_URL/v1" </dev/null >"$RT_OUT/$1.auth" 2>&1
+  (cd "$PROJECT" && rt_timeout 200 cline --json "$2" </dev/null >"$RT_OUT/$1.out" 2>"$RT_OUT/$1.err")
+}
+ss_planner_tools() { :; }
+ss_statusline_cmd() { :; }
+
+ss_na guard "Cline 3.0.65 cannot refuse one tool call from a hook (cancel: true stops the whole task: @cline/cli-linux-x64@3.0.65:bin/cline@108201047), so msd registers no guard on Cline and its install note says so"
+ss_na subagent "msd installs no agents for Cline (runtimes/cline has no agents artifact)"
+ss_na statusline "msd registers no status line for Cline: the Cline CLI has no status-line command"
+ss_main
+# Cline leaves a hub daemon running for the project (`cline --cline-hub-daemon --cwd <project>`):
+# end the ones of this sandbox.
+for pid in $(pgrep -f -- "--cline-hub-daemon --cwd $PROJECT" 2>/dev/null); do kill "$pid" 2>/dev/null; done

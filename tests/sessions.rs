@@ -1,0 +1,243 @@
+//! What a real session needs from an install (issue 33), checked on disk: the CLI may run the
+//! installed helper without asking (an allow rule for exactly that helper, global and local,
+//! gone after uninstall), the guard refuses one tool call without ending the session, and an
+//! agent declares only tools its runtime has. The real CLIs prove the same in the session tier
+//! (`tests/real-runtimes/run.sh --sessions`).
+
+use std::path::Path;
+
+use crate::support::{Install, World};
+
+/// The first helper command line an installed workflow tells the model to run: the text from
+/// the helper reference up to the end of the line or the closing backtick.
+fn helper_line(core: &Path, helper_ref: &str) -> String {
+    let dir = core.join("workflows");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for line in text.lines() {
+            if let Some(at) = line.find(&format!("{helper_ref} query ")) {
+                let rest = &line[at..];
+                let end = rest.find(['`', '"', ')']).unwrap_or(rest.len());
+                return rest[..end].trim_end().to_string();
+            }
+        }
+    }
+    panic!("no workflow under {} runs `{helper_ref} query`", dir.display());
+}
+
+/// Gemini CLI's `commandPrefix` test (bundle/chunk-JDPZ4CE3.js:290382): the command starts with
+/// the prefix, followed by a space, a quote or its end.
+fn gemini_prefix_matches(prefix: &str, command: &str) -> bool {
+    command.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '"']))
+}
+
+/// Qwen Code's `matchesCommandPattern` for `<literal> *` (chunks/chunk-47C3HPMW.js:2453): the
+/// literal alone, or followed by a space.
+fn qwen_rule_matches(rule: &str, command: &str) -> bool {
+    let Some(inner) = rule.strip_prefix("run_shell_command(").and_then(|r| r.strip_suffix(')')) else { return false };
+    let Some(lit) = inner.strip_suffix(" *") else {
+        return command == inner || command.starts_with(&format!("{inner} "));
+    };
+    !lit.contains('*') && (command == lit || command.starts_with(&format!("{lit} ")))
+}
+
+fn toml_rules(path: &Path) -> Vec<toml_edit::Table> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let doc: toml_edit::DocumentMut = text.parse().unwrap();
+    doc.get("rule").and_then(|r| r.as_array_of_tables()).map(|a| a.iter().cloned().collect()).unwrap_or_default()
+}
+
+#[test]
+fn sessions_gemini_allows_exactly_the_installed_helper() {
+    // Without an allow rule a headless Gemini session in the default or auto-edit mode is
+    // offered no shell tool, and an interactive one asks at every helper call. Not
+    // `tools.allowed`: that also denies every other shell command (runtimes/gemini cites it).
+    let w = World::new();
+    let user_rule = "# mine\n[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"git status\"\ndecision = \"allow\"\npriority = 10\n";
+    std::fs::create_dir_all(w.home.join(".gemini/policies")).unwrap();
+    std::fs::write(w.home.join(".gemini/policies/msd.toml"), user_rule).unwrap();
+    Install::in_world(&w).runtime("gemini").run().success();
+    let policies = w.home.join(".gemini/policies/msd.toml");
+    let helper_ref = w.home.join(".gemini/msd-core/bin/msd_run").display().to_string();
+    let line = helper_line(&w.home.join(".gemini/msd-core"), &helper_ref);
+    let ours: Vec<_> = toml_rules(&policies)
+        .into_iter()
+        .filter(|r| r.get("commandPrefix").and_then(|v| v.as_str()) != Some("git status"))
+        .collect();
+    assert_eq!(ours.len(), 1, "{}: {ours:?}", policies.display());
+    let r = &ours[0];
+    assert_eq!(r.get("toolName").and_then(|v| v.as_str()), Some("run_shell_command"));
+    assert_eq!(r.get("decision").and_then(|v| v.as_str()), Some("allow"));
+    let prefix = r.get("commandPrefix").and_then(|v| v.as_str()).unwrap();
+    assert_eq!(prefix, helper_ref, "the rule names exactly the installed helper");
+    assert!(gemini_prefix_matches(prefix, &line), "{prefix:?} does not allow the workflow's `{line}`");
+    assert!(!gemini_prefix_matches(prefix, &format!("{helper_ref}x query")), "only the helper itself");
+    let p = r.get("priority").and_then(|v| v.as_integer()).unwrap();
+    assert!((0..=999).contains(&p), "Gemini refuses a priority outside 0-999");
+    // No settings `tools.allowed` (it would deny the user's other shell commands).
+    let settings = std::fs::read_to_string(w.home.join(".gemini/settings.json")).unwrap();
+    assert!(!settings.contains("\"allowed\""), "{settings}");
+    // Gemini CLI 0.61.0 loads no project policies: a local install writes none and says what
+    // the user can do instead.
+    Install::in_world(&w).runtime("gemini").local().run().success().stdout_has("loads no project policies");
+    assert!(!w.project.join(".gemini/policies").exists());
+    Install::in_world(&w).uninstall().runtime("gemini").run().success();
+    assert_eq!(std::fs::read_to_string(&policies).unwrap(), user_rule);
+}
+
+#[test]
+fn sessions_qwen_allows_exactly_the_installed_helper_global_and_local() {
+    // Qwen Code's `permissions.allow` takes `<tool>(<prefix> *)` rules; headless, only a rule naming
+    // `run_shell_command` (not `Bash`) keeps the shell tool offered (runtimes/qwen cites both).
+    let w = World::new();
+    std::fs::create_dir_all(w.home.join(".qwen")).unwrap();
+    let user = "{\n  \"permissions\": { \"allow\": [\"Bash(git status)\"], \"deny\": [\"Bash(rm *)\"] }\n}\n";
+    std::fs::write(w.home.join(".qwen/settings.json"), user).unwrap();
+    Install::in_world(&w).runtime("qwen").run().success();
+    Install::in_world(&w).runtime("qwen").local().run().success();
+    for (settings, core, helper_ref) in [
+        (
+            w.home.join(".qwen/settings.json"),
+            w.home.join(".qwen/msd-core"),
+            w.home.join(".qwen/msd-core/bin/msd_run").display().to_string(),
+        ),
+        (
+            w.project.join(".qwen/settings.json"),
+            w.project.join(".qwen/msd-core"),
+            "./.qwen/msd-core/bin/msd_run".to_string(),
+        ),
+    ] {
+        let line = helper_line(&core, &helper_ref);
+        let cfg: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+        let allow: Vec<&str> =
+            cfg["permissions"]["allow"].as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
+        let ours: Vec<_> = allow.iter().filter(|r| **r != "Bash(git status)").collect();
+        assert_eq!(ours, [&format!("run_shell_command({helper_ref} *)").as_str()], "{}: {cfg}", settings.display());
+        assert!(qwen_rule_matches(ours[0], &line), "{} does not allow the workflow's `{line}`", ours[0]);
+        assert!(!qwen_rule_matches(ours[0], &format!("{helper_ref}x query")), "only the helper itself");
+    }
+    Install::in_world(&w).uninstall().runtime("qwen").run().success();
+    Install::in_world(&w).uninstall().runtime("qwen").local().run().success();
+    let after: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(w.home.join(".qwen/settings.json")).unwrap()).unwrap();
+    assert_eq!(after["permissions"]["allow"], serde_json::json!(["Bash(git status)"]), "{after}");
+    assert_eq!(after["permissions"]["deny"], serde_json::json!(["Bash(rm *)"]), "{after}");
+}
+
+/// The `tools:` of every agent file in `dir`, by file name.
+fn agent_tools(dir: &Path) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let (fm, _) = msd_core::markup::frontmatter::split(&p.display().to_string(), &text).unwrap();
+        let Some(tools) = fm.and_then(|f| f.get_list("tools")) else { continue };
+        out.push((p.file_name().unwrap().to_string_lossy().into_owned(), tools));
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn sessions_claude_agents_declare_only_tools_claude_code_has() {
+    // Claude Code 2.1.332 has no Glob or Grep (runtimes/claude cites the binary): an agent that
+    // names them gets neither; the manifest's tool table makes them Bash, whose find and grep
+    // replace them.
+    let w = World::new();
+    Install::in_world(&w).runtime("claude").run().success();
+    Install::in_world(&w).runtime("claude").local().run().success();
+    for dir in [w.home.join(".claude/agents"), w.project.join(".claude/agents")] {
+        let agents = agent_tools(&dir);
+        assert!(agents.len() > 10, "{}: {agents:?}", dir.display());
+        for (name, tools) in &agents {
+            for gone in ["Grep", "Glob"] {
+                assert!(!tools.iter().any(|t| t == gone), "{}/{name} declares {gone}: {tools:?}", dir.display());
+            }
+            let mut seen = tools.clone();
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), tools.len(), "{name}: a tool twice: {tools:?}");
+        }
+        let planner = agents.iter().find(|(n, _)| n == "msd-planner.md").expect("msd-planner");
+        assert!(planner.1.iter().any(|t| t == "Bash"), "{planner:?}");
+    }
+}
+
+#[test]
+fn sessions_qwen_local_status_line_runs_without_qwen_project_dir() {
+    // Qwen runs the status-line command in the launch directory without QWEN_PROJECT_DIR (a
+    // hook-only variable; runtimes/qwen cites both), so `"$QWEN_PROJECT_DIR"/.qwen/...` ran
+    // `/.qwen/msd-core/bin/msd_run` (the session tier: not found).
+    let w = World::new();
+    std::fs::create_dir_all(w.project.join(".planning")).unwrap();
+    std::fs::write(
+        w.project.join(".planning/STATE.md"),
+        "# Project State\n\n## Current Position\n\nPhase: 2 of 5 (Build)\nStatus: Executing\n",
+    )
+    .unwrap();
+    Install::in_world(&w).runtime("qwen").local().run().success();
+    let cfg: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(w.project.join(".qwen/settings.json")).unwrap()).unwrap();
+    let cmd = cfg["ui"]["statusLine"]["command"].as_str().expect("a status-line command").to_string();
+    let sub = w.project.join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    for dir in [w.project.clone(), sub] {
+        let mut c = std::process::Command::new("sh");
+        w.isolate(&mut c);
+        c.arg("-c").arg(&cmd).current_dir(&dir).env_remove("QWEN_PROJECT_DIR");
+        c.stdin(std::process::Stdio::piped());
+        let mut child = c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        std::io::Write::write_all(
+            &mut child.stdin.take().unwrap(),
+            br#"{"session_id":"s-1","model":{"display_name":"m"}}"#,
+        )
+        .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let line = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            line.contains("phase 2 of 5"),
+            "from {}: {line:?} {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn sessions_kilo_allows_exactly_the_installed_helper_global_and_local() {
+    // Kilo asks before every bash command without a rule, and `kilo run` rejects what it would
+    // ask (the session tier: `permission requested: bash (...msd_run query ...); auto-rejecting`).
+    let w = World::new();
+    let dir = w.home.join(".config/kilo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let user = "{\n  \"theme\": \"dark\",\n  \"permission\": { \"bash\": { \"git *\": \"allow\" } }\n}\n";
+    std::fs::write(dir.join("kilo.json"), user).unwrap();
+    Install::in_world(&w).runtime("kilo").run().success();
+    Install::in_world(&w).runtime("kilo").local().run().success();
+    for (file, core, helper_ref) in [
+        (dir.join("kilo.json"), dir.join("msd-core"), dir.join("msd-core/bin/msd_run").display().to_string()),
+        (
+            w.project.join(".kilo/kilo.json"),
+            w.project.join(".kilo/msd-core"),
+            "./.kilo/msd-core/bin/msd_run".to_string(),
+        ),
+    ] {
+        let line = helper_line(&core, &helper_ref);
+        let cfg: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let bash = cfg["permission"]["bash"].as_object().unwrap_or_else(|| panic!("{}: {cfg}", file.display()));
+        let ours: Vec<_> = bash.iter().filter(|(k, _)| k.as_str() != "git *").collect();
+        assert_eq!(ours.len(), 1, "{}: {cfg}", file.display());
+        let (pattern, v) = ours[0];
+        assert_eq!(v, "allow");
+        assert_eq!(pattern, &format!("{helper_ref} *"), "exactly the installed helper");
+        // Kilo's wildcard: a trailing ` *` is the literal alone or followed by a space.
+        let lit = pattern.strip_suffix(" *").unwrap();
+        assert!(line == lit || line.starts_with(&format!("{lit} ")), "{pattern} does not allow `{line}`");
+    }
+    Install::in_world(&w).uninstall().runtime("kilo").run().success();
+    Install::in_world(&w).uninstall().runtime("kilo").local().run().success();
+    assert_eq!(std::fs::read_to_string(dir.join("kilo.json")).unwrap(), user);
+    assert!(!w.project.join(".kilo/kilo.json").exists());
+}
