@@ -752,14 +752,14 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
         _ => {}
     }
     if let Some(local) = &cap.local {
-        if local.dir != "." {
-            if let Err(e) = RelPath::new(local.dir.clone()) {
-                errs.push(err(
-                    &[Seg::Key("local"), Seg::Key("dir")],
-                    format!("local dir: {e}"),
-                    "use a relative directory such as `.claude`, or `.`",
-                ));
-            }
+        if local.dir != "."
+            && let Err(e) = RelPath::new(local.dir.clone())
+        {
+            errs.push(err(
+                &[Seg::Key("local"), Seg::Key("dir")],
+                format!("local dir: {e}"),
+                "use a relative directory such as `.claude`, or `.`",
+            ));
         }
     } else if !cap.artifacts.local.is_empty() {
         errs.push(err(
