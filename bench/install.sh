@@ -16,6 +16,9 @@
 # directory (`--content DIR`); `x / x1` compares it with generated x1 (same shape, same loading).
 # `install / floor` is the ratio of the two medians; `paired` the median of each install's ratio
 # to the copy run right after it, which holds when the disk changes speed within a row.
+# `install CPU` and `floor CPU` are the medians of the user+system CPU milliseconds each run spent
+# (every thread of it): stable where wall times are not on a loaded machine, and they show what
+# the install computes that the copy does not (hashing, composing, converting).
 # Also timed: a no-change re-run of the same `--all` (the fast path: see src/apply/fast.rs), and
 # the peak memory (max RSS, and the peak heap where heaptrack is installed) of `--all`, of
 # `-r claude` and of `--all` over the largest generated content against the largest single
@@ -37,7 +40,7 @@ while [ $# -gt 0 ]; do
     --scale) scale="$2"; shift 2 ;;
     --fs) fss="$2"; shift 2 ;;
     --bin) bindir="$2"; shift 2 ;;
-    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
