@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
     --scale) scale="$2"; shift 2 ;;
     --fs) fss="$2"; shift 2 ;;
     --bin) bindir="$2"; shift 2 ;;
-    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
