@@ -50,7 +50,7 @@ MSD_FLAGS=" --adopt --all --allow-downgrade --allow-symlinks --dry-run --force-s
   --portable-hooks -g --global -l --local -q --quiet -v --verbose -y --yes "
 MSD_VALUED=" --color --content --profile --project --runtimes -c --config-dir -r --runtime "
 MSD_SUBCOMMANDS=" install uninstall verify status diff recover runtimes emit schema completions man
-  self-update init-project gen check bench attribution inventory "
+  self-update init-project gen check bench attribution inventory doctor migrate "
 
 dry_run=0
 from_source=0

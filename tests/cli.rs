@@ -59,7 +59,7 @@ fn cli_runtime_ids_are_case_insensitive_and_a_typo_gets_a_suggestion() {
     let r = Install::in_world(&w).args(["-r", "Claud"]).dry_run().run().code(2).stderr_has("did you mean `claude`?");
     let err = r.stderr();
     let hint = err.lines().find(|l| l.starts_with("hint:")).unwrap();
-    assert!(hint.contains("opencode, qwen"), "the rest on one line: {err}");
+    assert!(hint.contains("opencode, pi, qwen"), "the rest on one line: {err}");
     Install::in_world(&w).args(["-r", "zzzz"]).dry_run().run().stderr_lacks("did you mean");
     let doc = Install::in_world(&w).args(["-r", "CLAUDE"]).dry_run().json().run().success().json();
     assert_eq!(doc["runtimes"][0]["runtime"], "claude");

@@ -13,7 +13,7 @@ fn install_with<'w>(w: &'w World, dir: &std::path::Path) -> Ran<'w> {
 }
 
 #[test]
-fn manifests_ship_all_eighteen_runtimes() {
+fn manifests_ship_all_nineteen_runtimes() {
     let w = World::new();
     let doc = Install::in_world(&w).arg("runtimes").json().run().success().json();
     assert_eq!(doc["schema_version"], 1, "runtimes --json is an object with a schema version");
@@ -38,6 +38,7 @@ fn manifests_ship_all_eighteen_runtimes() {
         "kimi-code",
         "hermes",
         "zcode",
+        "pi",
     ];
     want.sort();
     assert_eq!(ids, want);

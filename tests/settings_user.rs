@@ -297,16 +297,17 @@ fn settings_user_hermes_merge_key_hooks_keep_running() {
 }
 
 /// Issue 31, defect 2.7: a Hermes `config.yaml` that starts with a byte order mark is edited
-/// (0.3.5 refused it as "multi-document"), the mark kept, and given back byte for byte.
+/// (0.3.5 refused it: "multi-document", or "not a block mapping"), the mark kept, and given back
+/// byte for byte after the user added to it, its `hooks: {}` too.
 #[test]
 fn settings_user_hermes_config_with_a_bom_is_accepted_and_kept() {
     let c = repo().join("content");
-    let yaml = "\u{feff}model:\n  default: claude # mine\nhooks:\n  post_tool_call:\n  - command: ~/bin/audit.sh\n";
+    // Hermes' default `hooks: {}`, which msd opens into a block and closes again.
+    let yaml = "\u{feff}model:\n  default: claude # mine\nhooks: {}\n";
     let (w, file) = hermes_world(yaml);
     Install::in_world(&w).runtime("hermes").content(&c).run().success();
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.starts_with("\u{feff}model:\n") && text.contains("msd_run hook guard"), "{text:?}");
-    assert!(text.contains("  - command: ~/bin/audit.sh\n"), "{text:?}");
     let edited = format!("{text}user_key: {MARK}\n");
     std::fs::write(&file, &edited).unwrap();
     Install::in_world(&w).runtime("hermes").content(&c).run().success();

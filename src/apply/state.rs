@@ -119,6 +119,21 @@ pub(crate) struct SurfaceLedger {
     /// the file still holds exactly that.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub written_sha256: Option<msd_core::fs::digest::Sha256>,
+    /// The user's lines that held an empty inline value (`hooks: {}` in YAML) and that we
+    /// opened into a block to add under: each is put back as it was once its block is empty
+    /// again, so that uninstall leaves the user's bytes and not just their meaning.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opened: Vec<OpenedLine>,
+}
+
+/// A user's line we opened into a block ([`SurfaceLedger::opened`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct OpenedLine {
+    /// The key path of the key on that line.
+    pub at: Vec<String>,
+    /// The line as the user had it.
+    pub line: String,
 }
 
 /// One entry we own.

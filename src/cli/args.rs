@@ -87,6 +87,16 @@ pub(crate) enum Command {
     Status(StatusArgs),
     /// The unified diff of every file an install would change, your edits included.
     Diff(DiffArgs),
+    /// Does msd work in my runtimes, on this machine? Per runtime x scope with an install (or
+    /// each -r): the CLI on PATH and its version against the tested range, what the CLI lists
+    /// as loaded against what msd wrote, every msd hook run with a sample event, the helper
+    /// against the content, copies that shadow msd's. Exit 0 only when nothing is wrong.
+    Doctor(DoctorArgs),
+    /// Move an install from one runtime to another (`--from gemini --to antigravity`): the same
+    /// scope and profile; files you edited stay with copies in a backup directory. Install of
+    /// the new one, then uninstall of the old one, each atomic; run it again to finish one that
+    /// was stopped.
+    Migrate(MigrateArgs),
     /// Print the JSON Schema of a document: runtimes/<id>/capability.json (the default) or the
     /// --json output of a command.
     Schema(SchemaArgs),
@@ -597,6 +607,44 @@ pub(crate) struct StatusArgs {
     pub output: OutputArgs,
 }
 
+/// `migrate` options.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct MigrateArgs {
+    /// The runtime whose install moves.
+    #[arg(long, value_name = "ID")]
+    pub from: String,
+    /// The runtime it moves to.
+    #[arg(long, value_name = "ID")]
+    pub to: String,
+    /// Where.
+    #[command(flatten)]
+    pub place: PlaceArgs,
+    /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
+    #[arg(long = "runtimes", value_name = "DIR")]
+    pub runtimes_dir: Option<PathBuf>,
+    /// Write through symlinked directories inside the homes.
+    #[arg(long)]
+    pub allow_symlinks: bool,
+}
+
+/// `doctor` options.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct DoctorArgs {
+    /// Check this runtime (repeat for several) [default: every runtime with an install].
+    #[arg(short = 'r', long = "runtime", value_name = "ID")]
+    pub runtime: Vec<String>,
+    /// The project whose local installs to check [default: the nearest parent with .git or
+    /// .planning/, else the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
+    #[arg(long = "runtimes", value_name = "DIR")]
+    pub runtimes_dir: Option<PathBuf>,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
 /// `diff` options.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct DiffArgs {
@@ -634,6 +682,8 @@ pub(crate) enum SchemaKind {
     Version,
     /// `msd-install status --json`.
     Status,
+    /// `msd-install doctor --json`.
+    Doctor,
     /// `msd-install runtimes --json`.
     Runtimes,
     /// `msd-install [install] --json`.

@@ -21,6 +21,7 @@ pub(crate) fn render(kind: SchemaKind) -> Result<String, crate::cli::error::Erro
         SchemaKind::Check => pretty(schemars::schema_for!(crate::cli::commands::project_check::CheckDoc)),
         SchemaKind::Version => pretty(schemars::schema_for!(crate::cli::version::VersionDoc)),
         SchemaKind::Status => pretty(schemars::schema_for!(crate::cli::commands::status::StatusDoc)),
+        SchemaKind::Doctor => pretty(schemars::schema_for!(crate::cli::commands::doctor::DoctorDoc)),
         SchemaKind::Runtimes => pretty(schemars::schema_for!(crate::cli::commands::runtimes::RuntimesDoc)),
         SchemaKind::InstallResult => include_str!("schemas/install-result.json").trim_end().to_string(),
         SchemaKind::Verify => include_str!("schemas/verify.json").trim_end().to_string(),

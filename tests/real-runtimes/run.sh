@@ -5,6 +5,7 @@
 # is needed) loads what msd wrote.
 #
 #   tests/real-runtimes/run.sh [ids...] [--scope global|local|both] [--pair A,B] [--keep] [--json]
+#   MSD_RT_LATEST=1 tests/real-runtimes/run.sh    # each CLI's newest version instead of its pin
 #   tests/real-runtimes/run.sh --sessions [ids...] [--scope ...] [--keep]
 #
 # One line per runtime x scope; exit 1 on any failure. With --sessions, sessions/<id>.sh instead
@@ -69,12 +70,19 @@ MSD_RUN_BIN=${MSD_RUN:-$(dirname "$MSD_INSTALL")/msd_run}
 export MSD_RUN_BIN
 
 # Resolve each CLI (npm install into the cache) and its node before any sandbox exists.
-declare -A BIN NODE PIN
+declare -A BIN NODE PIN PINNED MOVED_FAILED
 for id in "${IDS[@]}"; do
   probe="$RT_ROOT/probes/$id.sh"
   [ -f "$probe" ] || { echo "no probe $probe" >&2; exit 2; }
   PIN[$id]=$(rt_probe_pin "$probe")
   [ -n "${PIN[$id]}" ] || { echo "$probe has no '# pin:' line" >&2; exit 2; }
+  PINNED[$id]=${PIN[$id]}
+  if [ "${MSD_RT_LATEST:-0}" = 1 ]; then
+    # The drift run: the newest published version instead of the pin (the pin when the
+    # registry cannot say).
+    PIN[$id]=$(rt_latest_pin "${PIN[$id]}") || PIN[$id]=${PINNED[$id]}
+    echo "real-runtimes: $id ${PINNED[$id]} -> newest ${PIN[$id]}" >&2
+  fi
   BIN[$id]=$(rt_install_pkg "$id" "${PIN[$id]}" "$probe") || BIN[$id]=
   case ${PIN[$id]} in
     # A PyPI package runs on the venv's python, which BIN holds.
@@ -223,9 +231,9 @@ one_case() {
       continue
     fi
     if [ "$JSON" = 1 ]; then
-      verdict "$id" "$scope" "$label" "$(cat "$out/result.json" 2>/dev/null)" "" >/dev/null || FAILED=1
+      verdict "$id" "$scope" "$label" "$(cat "$out/result.json" 2>/dev/null)" "" >/dev/null || { FAILED=1; MOVED_FAILED[$id]=1; }
     else
-      verdict "$id" "$scope" "$label" "$(cat "$out/result.json" 2>/dev/null)" "" || FAILED=1
+      verdict "$id" "$scope" "$label" "$(cat "$out/result.json" 2>/dev/null)" "" || { FAILED=1; MOVED_FAILED[$id]=1; }
     fi
   done
   [ "$KEEP" = 1 ] || rm -rf "$sb"
@@ -246,6 +254,19 @@ else
 fi
 
 [ "$JSON" = 1 ] && cat "$RESULTS"
+# A failure of the drift run names the runtime and the version that moved (stdout, and the CI
+# job summary when there is one).
+if [ "${MSD_RT_LATEST:-0}" = 1 ]; then
+  for id in "${!MOVED_FAILED[@]}"; do
+    if [ "${PIN[$id]}" = "${PINNED[$id]}" ]; then
+      line="FAILED on the newest version: $id ${PIN[$id]} (the pinned version itself)"
+    else
+      line="MOVED: $id ${PINNED[$id]} -> ${PIN[$id]} fails (update runtimes/$id/capability.json and probes/$id.sh, or record the break)"
+    fi
+    echo "$line"
+    [ -n "${GITHUB_STEP_SUMMARY:-}" ] && echo "- $line" >>"$GITHUB_STEP_SUMMARY"
+  done
+fi
 [ "$KEEP" = 1 ] && echo "sandboxes kept in $SB_BASE" >&2 || rmdir "$SB_BASE" 2>/dev/null
 echo "logs: $OUT_BASE" >&2
 exit $FAILED

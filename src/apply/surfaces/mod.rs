@@ -27,7 +27,7 @@ use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::surfaces::{EntryKind, EntrySpec, STATUSLINE_ID, SurfaceFormat, SurfaceSpec};
 use serde_json::Value;
 
-use crate::apply::state::{LedgerEntry, SurfaceLedger};
+use crate::apply::state::{LedgerEntry, OpenedLine, SurfaceLedger};
 use crate::pipeline::synth::helper_path;
 use crate::pipeline::target::Target;
 
@@ -402,6 +402,12 @@ trait Doc {
     fn is_empty_container(&self, path: &[String]) -> bool;
     /// Whether the whole document is an empty table/object without comments.
     fn is_blank(&self) -> bool;
+    /// The user's lines this edit opened into blocks (key path, line as it was), taken out.
+    fn take_opened(&mut self) -> Vec<(Vec<String>, String)> {
+        Vec::new()
+    }
+    /// Puts `line` back as the key at `path`, whose block is empty.
+    fn close(&mut self, _path: &[String], _line: &str) {}
     /// The text.
     fn render(&self) -> String;
 }
@@ -437,6 +443,7 @@ fn merge(
             entries: BTreeMap::new(),
             before: None,
             written_sha256: None,
+            opened: prev.opened.clone(),
         },
     };
     for w in want {
@@ -447,6 +454,7 @@ fn merge(
     }
     m.drop_stale();
     m.prune_containers();
+    m.close_opened();
     Ok(m.finish(before, file_absent))
 }
 
@@ -644,6 +652,25 @@ impl Merge<'_> {
             } else if self.doc.is_empty_container(&c) && !needed {
                 self.doc.remove_key(&c);
                 self.ledger.containers.retain(|x| x != &c);
+            }
+        }
+    }
+
+    /// The user's lines we opened into blocks (now or before) whose blocks are empty again are
+    /// put back as they were.
+    fn close_opened(&mut self) {
+        for (at, line) in self.doc.take_opened() {
+            if !self.ledger.opened.iter().any(|o| o.at == at) {
+                self.ledger.opened.push(OpenedLine { at, line });
+            }
+        }
+        for o in self.ledger.opened.clone() {
+            let needed = self.ledger.entries.values().any(|e| e.at.starts_with(&o.at));
+            if self.doc.get(&o.at).is_none() {
+                self.ledger.opened.retain(|x| x.at != o.at);
+            } else if !needed && self.doc.is_empty_container(&o.at) {
+                self.doc.close(&o.at, &o.line);
+                self.ledger.opened.retain(|x| x.at != o.at);
             }
         }
     }

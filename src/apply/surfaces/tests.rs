@@ -477,7 +477,9 @@ mod sequences {
                 "{\n  // user-start: my settings\n  \"hooks\": { \"SessionStart\": [ {\"command\": \"echo hi\"}, ] },\n}\n"
             }
             "toml" => "# user-start\nmodel = \"o3\"\n\n[features]\nother = 1\n",
-            "yaml" => "# user-start\nmodel:\n  default: claude\nhooks:\n  SessionStart:\n  - command: echo hi\n",
+            "yaml" => {
+                "# user-start\nmodel:\n  default: claude\nfeatures: {}\nhooks:\n  SessionStart:\n  - command: echo hi\n"
+            }
             _ => "# user-start\nBe brief.\n",
         }
     }
@@ -580,7 +582,7 @@ mod sequences {
 #[test]
 fn surfaces_a_byte_order_mark_is_kept() {
     for (format, entries, text, edit) in [
-        ("yaml", HOOK, "\u{feff}# mine\nmodel: x\n", "later: 1\n"),
+        ("yaml", HOOK, "\u{feff}# mine\nhooks: {} # Hermes' default\n", "later: 1\n"),
         ("toml", KEY, "\u{feff}# mine\n[features]\nother = 1\n", "[later]\nx = 1\n"),
         ("json", HOOK, "\u{feff}{\"a\": 1}\n", ""),
     ] {

@@ -30,6 +30,8 @@ pub(super) struct YamlDoc {
     value: Value,
     /// Why the text no longer parses, after an edit.
     broken: Option<String>,
+    /// The user's lines opened into blocks by this edit (key path, line as it was).
+    opened: Vec<(Vec<String>, String)>,
 }
 
 /// The YAML text parsed to JSON as the runtime reads it, merge keys applied (an empty document
@@ -140,6 +142,7 @@ impl YamlDoc {
             newline: src.is_empty() || src.ends_with('\n'),
             value,
             broken: None,
+            opened: Vec::new(),
         })
     }
 
@@ -223,6 +226,7 @@ impl YamlDoc {
             ));
         }
         let comment = v.split_once(" #").map(|(_, c)| format!(" #{c}")).unwrap_or_default();
+        self.opened.push((path.to_vec(), self.lines[i].clone()));
         self.lines[i] = format!("{}{}:{comment}", " ".repeat(ind), plain_key(k));
         Ok(())
     }
@@ -412,6 +416,19 @@ impl Doc for YamlDoc {
 
     fn is_blank(&self) -> bool {
         self.lines.iter().all(|l| l.trim().is_empty())
+    }
+
+    fn take_opened(&mut self) -> Vec<(Vec<String>, String)> {
+        std::mem::take(&mut self.opened)
+    }
+
+    fn close(&mut self, path: &[String], line: &str) {
+        if let Some((Some(i), _, from, to)) = self.find(path)
+            && self.block_indent(from, to).is_none()
+        {
+            self.lines[i] = line.to_string();
+            self.reparse();
+        }
     }
 
     fn render(&self) -> String {

@@ -304,7 +304,7 @@ fn notes(r: &TargetRun, runtimes: &[&pipeline::load::LoadedRuntime]) -> Vec<Stri
     runtimes
         .iter()
         .filter(|rt| rt.capability.id == r.plan.runtime)
-        .flat_map(|rt| rt.capability.notes(r.plan.scope))
+        .flat_map(|rt| rt.capability.sunset.iter().map(|s| s.notice.as_str()).chain(rt.capability.notes(r.plan.scope)))
         .map(|n| n.replace("{{home}}", &home))
         .collect()
 }

@@ -29,6 +29,13 @@ pub(crate) struct RuntimeRow {
     pub title: String,
     /// Support tier (`primary`, ...).
     pub tier: String,
+    /// `sunset` when the runtime's maker ended it, else the tier.
+    pub status: String,
+    /// What the real-runtime tier proved (package, version range, date); absent when no CLI of
+    /// the runtime can be tested here.
+    pub tested: Option<msd_core::manifest::capability::Tested>,
+    /// The sunset notice, naming the successor.
+    pub notice: Option<String>,
     /// The global home as it resolves now.
     pub global_home: PathBuf,
     /// How it was found: `{"from": "env", "name": "CLAUDE_CONFIG_DIR"}`, `{"from": "default"}`, ...
@@ -62,6 +69,9 @@ pub(crate) fn run(args: &ListArgs) -> Result<(), Error> {
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_string))
                     .unwrap_or_default(),
+                status: c.status().to_string(),
+                tested: c.tested.clone(),
+                notice: c.sunset.as_ref().map(|s| s.notice.clone()),
                 global_home: home,
                 home_source: serde_json::to_value(source).expect("json"),
                 home_kind: serde_json::to_value(c.home.kind).expect("json"),
@@ -78,19 +88,28 @@ pub(crate) fn run(args: &ListArgs) -> Result<(), Error> {
         return Ok(());
     }
     let list = |k: &[String]| if k.is_empty() { "-".to_string() } else { k.join(",") };
-    let cells: Vec<[String; 5]> = rows
+    let cells: Vec<[String; 7]> = rows
         .iter()
         .map(|r| {
             [
                 r.id.clone(),
                 r.title.clone(),
+                r.status.clone(),
+                r.tested.as_ref().map_or_else(|| "-".into(), |t| format!("{} {} ({})", t.package, t.range(), t.date)),
                 r.global_home.display().to_string(),
                 r.local_dir.clone().unwrap_or_else(|| "-".into()),
                 format!("{} / {}", list(&r.global_kinds), list(&r.local_kinds)),
             ]
         })
         .collect();
-    let header = ["ID", "TITLE", "GLOBAL HOME (resolved now)", "LOCAL DIR", "ARTIFACTS (global / local)"];
-    print(&table(&header, &cells, |_, c| c.to_string()));
+    let header =
+        ["ID", "TITLE", "STATUS", "TESTED", "GLOBAL HOME (resolved now)", "LOCAL DIR", "ARTIFACTS (global / local)"];
+    let mut text = table(&header, &cells, |_, c| c.to_string());
+    for r in &rows {
+        if let Some(n) = &r.notice {
+            text.push_str(&format!("{}: {n}\n", r.id));
+        }
+    }
+    print(&text);
     Ok(())
 }

@@ -64,6 +64,8 @@ pub(crate) struct StatusRow {
     pub interrupted: bool,
     /// When the file manifest was last written (UTC, `YYYY-MM-DDTHH:MM:SSZ`).
     pub installed_at: Option<String>,
+    /// The runtime's sunset notice, naming its successor (from its manifest).
+    pub notice: Option<String>,
 }
 
 /// Runs `status`.
@@ -103,13 +105,16 @@ pub(crate) fn collect(args: &StatusArgs) -> Result<StatusDoc, Error> {
             let (manifest, state) = survey.map_or((None, None), |s| (s.manifest, s.state));
             let Some(m) = manifest else {
                 if v.interrupted {
-                    installs.push(row(cap.id.clone(), &t, None, None, &v));
+                    let mut r = row(cap.id.clone(), &t, None, None, &v);
+                    r.notice = cap.sunset.as_ref().map(|s| s.notice.clone());
+                    installs.push(r);
                 }
                 continue;
             };
             let at = fsx::modified(&t.home.join(record::manifest_rel(cap, scope).as_str())).ok();
             let mut r = row(cap.id.clone(), &t, Some(&m), state.as_ref(), &v);
             r.installed_at = at.map(iso8601);
+            r.notice = cap.sunset.as_ref().map(|s| s.notice.clone());
             installs.push(r);
         }
     }
@@ -146,6 +151,7 @@ fn row(
         clean: v.ok,
         interrupted: v.interrupted,
         installed_at: None,
+        notice: None,
     }
 }
 
@@ -209,6 +215,12 @@ fn render(doc: &StatusDoc) -> String {
         5 => paint.red(cell),
         _ => cell.to_string(),
     });
+    let mut noted = std::collections::BTreeSet::new();
+    for r in &doc.installs {
+        if let Some(n) = r.notice.as_ref().filter(|_| noted.insert(r.runtime.clone())) {
+            text.push_str(&format!("note: {}: {n}\n", r.runtime));
+        }
+    }
     text.push_str(&format!("project: {} (found by {})\n", doc.project.display(), doc.project_found_by));
     for r in doc.installs.iter().filter(|r| r.older_than_binary) {
         let local = if r.scope == "local" { " --local" } else { "" };

@@ -63,7 +63,7 @@ RT_HOME_VARS=(CLAUDE_CONFIG_DIR CLAUDE_PROJECT_DIR OPENCODE_CONFIG_DIR OPENCODE_
   OPENAI_API_KEY OPENAI_BASE_URL GOOGLE_GEMINI_BASE_URL KIMI_CONFIG_DIR KIMI_CODE_HOME
   CURSOR_CONFIG_DIR WINDSURF_CONFIG_DIR TRAE_CONFIG_DIR HERMES_HOME ZCODE_CONFIG_DIR
   ANTIGRAVITY_CONFIG_DIR CODEBUDDY_CONFIG_DIR GITHUB_TOKEN GH_TOKEN COPILOT_GITHUB_TOKEN
-  AUGMENT_SESSION_AUTH)
+  AUGMENT_SESSION_AUTH PI_CODING_AGENT_DIR PI_CODING_AGENT_SESSION_DIR PI_OFFLINE)
 
 : "${MSD_RT_CACHE:=${HOME}/.cache/msd-real-runtimes}"
 export MSD_RT_CACHE
@@ -133,6 +133,22 @@ rt_install_pkg() {
     printf '%s\n' "$pin" >"$dir/.pinned"
   fi
   printf '%s\n' "$dir/node_modules/.bin"
+}
+
+# rt_latest_pin <pin>: the same package at its newest published version (npm view, or the PyPI
+# JSON API for a `pypi:` pin); fails when the registry cannot say.
+rt_latest_pin() {
+  local pin=$1 pkg ver
+  case $pin in
+    pypi:*)
+      pkg=${pin#pypi:}; pkg=${pkg%%==*}
+      ver=$(python3 -c 'import json,sys,urllib.request; print(json.load(urllib.request.urlopen("https://pypi.org/pypi/%s/json" % sys.argv[1], timeout=30))["info"]["version"])' "$pkg") || return 1
+      [ -n "$ver" ] && printf 'pypi:%s==%s\n' "$pkg" "$ver" ;;
+    *)
+      pkg=${pin%@*}
+      ver=$(npm view "$pkg" version 2>/dev/null) || return 1
+      [ -n "$ver" ] && printf '%s@%s\n' "$pkg" "$ver" ;;
+  esac
 }
 
 # rt_node_dir <major>: the directory of the node binary to put first on PATH.

@@ -92,6 +92,19 @@ pub struct Capability {
     /// gets each answer once. Written to `<core>/runtime.json` for `msd_run hook`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hook_hosts: Vec<HookHost>,
+    /// What the real-runtime tier proved against the runtime's own CLI: its package, the version
+    /// range that passed and when (`tests/real-runtimes`); `msd-install runtimes` shows it and
+    /// `msd-install doctor` checks the CLI on this machine against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tested: Option<Tested>,
+    /// The runtime's maker ended it (or its consumer edition): msd still installs it, and says
+    /// so at install, in `runtimes` and in `status`, naming the successor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sunset: Option<Sunset>,
+    /// Directories of other tools the runtime reads too (`~/.agents/skills`): a file there with
+    /// the name of one msd wrote shadows or duplicates it; `msd-install doctor` reports it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_reads: Vec<AlsoReads>,
     /// The public sources this manifest follows, one fact each: `package@version:path:line`
     /// of the runtime's packaged tool (or `@<byte offset>` in a single binary), or the URL of
     /// its documentation. Not interpreted; kept next to the data it backs.
@@ -115,6 +128,108 @@ pub struct HookHost {
     /// The host's source for each fact (`package@version:path@offset`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<String>,
+}
+
+/// What the real-runtime tier proved (see [`Capability::tested`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Tested {
+    /// The package the tier installs: an npm name, or `pypi:<name>`.
+    pub package: String,
+    /// The executable the package puts on PATH (`gemini`); absent when the tier drives a
+    /// library rather than a CLI (then no version on this machine can be checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cli: Option<String>,
+    /// Arguments that make the CLI print its version (the first `N.N.N` of its output is read).
+    #[serde(default = "default_version_args")]
+    pub version_args: Vec<String>,
+    /// The oldest version that passed (`N.N.N`).
+    pub min: String,
+    /// The newest version that passed (`N.N.N`).
+    pub max: String,
+    /// When the tier last passed on `max` (`YYYY-MM-DD`).
+    pub date: String,
+    /// An offline call of the CLI that lists what it loaded (run in the project, stdin given,
+    /// no model): every name msd wrote of `kinds` must appear in its output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listing: Option<Listing>,
+}
+
+fn default_version_args() -> Vec<String> {
+    vec!["--version".to_string()]
+}
+
+/// An offline listing call of a runtime's CLI (see [`Tested::listing`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Listing {
+    /// Arguments after the CLI's name.
+    pub args: Vec<String>,
+    /// Text written to its stdin (then closed).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stdin: String,
+    /// The artifact kinds whose names the output lists.
+    pub kinds: Vec<ArtifactKind>,
+    /// Where the fact comes from (`package@version:path:line`).
+    pub source: String,
+}
+
+impl Tested {
+    /// Whether `version` (`N.N.N`, anything after ignored) lies in `min..=max`; `None` when it
+    /// does not parse.
+    pub fn contains(&self, version: &str) -> Option<bool> {
+        let v = parse_version(version)?;
+        Some(parse_version(&self.min)? <= v && v <= parse_version(&self.max)?)
+    }
+
+    /// `min` or `min-max`.
+    pub fn range(&self) -> String {
+        if self.min == self.max { self.min.clone() } else { format!("{}-{}", self.min, self.max) }
+    }
+}
+
+/// The first `N.N.N` (digits and dots, three parts) of `text`, as numbers.
+pub fn parse_version(text: &str) -> Option<[u64; 3]> {
+    text.split(|c: char| !(c.is_ascii_digit() || c == '.')).find_map(|w| {
+        let parts: Vec<&str> = w.trim_matches('.').split('.').collect();
+        if parts.len() < 3 {
+            return None;
+        }
+        let n = |i: usize| parts[i].parse::<u64>().ok();
+        Some([n(0)?, n(1)?, n(2)?])
+    })
+}
+
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10 && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
+}
+
+/// Directories a runtime reads besides its own (see [`Capability::also_reads`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AlsoReads {
+    /// What it reads there: `skills` (`<dir>/<name>/SKILL.md`) or `commands` (`<dir>/<name>.md`).
+    pub kind: ArtifactKind,
+    /// The directories: `~/<path>` under the user's home, or a path relative to the project.
+    pub dirs: Vec<String>,
+    /// The runtime's source for it (`package@version:path:line` or a URL).
+    pub source: String,
+}
+
+/// A runtime's end (see [`Capability::sunset`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Sunset {
+    /// When it ended (`YYYY-MM-DD`).
+    pub date: String,
+    /// The runtime id that replaces it, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub successor: Option<String>,
+    /// What the user is told (at install, in `runtimes` and `status`).
+    pub notice: String,
+    /// The public source of the fact.
+    pub source: String,
 }
 
 /// A note the install summary prints for a runtime.
@@ -159,6 +274,19 @@ impl McpTools {
 }
 
 impl Capability {
+    /// `sunset` when the manifest says so, else the tier (`primary`, `supported`,
+    /// `experimental`).
+    pub fn status(&self) -> &'static str {
+        if self.sunset.is_some() {
+            return "sunset";
+        }
+        match self.tier {
+            SupportTier::Primary => "primary",
+            SupportTier::Supported => "supported",
+            SupportTier::Experimental => "experimental",
+        }
+    }
+
     /// The shell that runs this runtime's command strings on `os`.
     pub fn command_shell(&self, os: crate::shell::Os) -> crate::shell::Shell {
         match os {
@@ -746,6 +874,57 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
             "write e.g. \"mcp_{server}_{tool}\"",
         ));
     }
+    if let Some(t) = &cap.tested {
+        let at = |key: &'static str| [Seg::Key("tested"), Seg::Key(key)];
+        for (key, v) in [("min", &t.min), ("max", &t.max)] {
+            if parse_version(v).is_none() || v.bytes().any(|b| !(b.is_ascii_digit() || b == b'.')) {
+                return Err(err(&at(key), format!("tested.{key} `{v}` is not a version"), "write N.N.N"));
+            }
+        }
+        if t.contains(&t.min) != Some(true) {
+            return Err(err(
+                &at("min"),
+                format!("tested range {}..{} is empty", t.min, t.max),
+                "min is the oldest version that passed, max the newest",
+            ));
+        }
+        if !is_date(&t.date) {
+            return Err(err(&at("date"), format!("tested.date `{}` is not a date", t.date), "write YYYY-MM-DD"));
+        }
+        if let Some(cli) = &t.cli
+            && (cli.is_empty() || cli.contains(['/', '\\', ' ']))
+        {
+            return Err(err(&at("cli"), format!("tested.cli `{cli}` is not a command name"), "name the executable"));
+        }
+        if t.listing.is_some() && t.cli.is_none() {
+            return Err(err(&at("listing"), "a listing needs `cli`".into(), "name the executable the listing runs"));
+        }
+    }
+    for (i, a) in cap.also_reads.iter().enumerate() {
+        let bad = a.dirs.iter().find(|d| {
+            let rel = d.strip_prefix("~/").unwrap_or(d);
+            RelPath::new(rel.to_string()).is_err()
+        });
+        if a.dirs.is_empty() || bad.is_some() || !matches!(a.kind, ArtifactKind::Skills | ArtifactKind::Commands) {
+            return Err(err(
+                &[Seg::Key("also_reads"), Seg::Index(i)],
+                format!(
+                    "also_reads: `{}` is not a relative or `~/` directory of skills or commands",
+                    bad.map_or("", |s| s)
+                ),
+                "write e.g. {\"kind\": \"skills\", \"dirs\": [\"~/.agents/skills\"], \"source\": ...}",
+            ));
+        }
+    }
+    if let Some(s) = &cap.sunset
+        && !is_date(&s.date)
+    {
+        return Err(err(
+            &[Seg::Key("sunset"), Seg::Key("date")],
+            format!("sunset.date `{}` is not a date", s.date),
+            "write YYYY-MM-DD",
+        ));
+    }
     crate::manifest::resolver::validate(file, text, &cap.resolvers)?;
     crate::manifest::surfaces::validate(&cap.settings).map_err(|m| {
         err(&[Seg::Key("settings")], m, "see `msd-install schema` for settings surfaces and their entry kinds")
@@ -781,6 +960,17 @@ pub fn validate_set(caps: &[(String, Capability)]) -> Result<(), ManifestError> 
     }
     crate::manifest::resolver::validate_set(caps.iter().map(|(f, c)| (f.as_str(), &c.resolvers[..])))?;
     for (file, cap) in caps {
+        if let Some(next) = cap.sunset.as_ref().and_then(|s| s.successor.as_ref())
+            && !caps.iter().any(|(_, c)| &c.id == next && c.sunset.is_none())
+        {
+            return Err(ManifestError {
+                file: file.clone(),
+                line: 1,
+                col: 1,
+                message: format!("sunset.successor `{next}` is no runtime of this set, or is sunset too"),
+                hint: "name the id of a runtime that replaces it".into(),
+            });
+        }
         for host in &cap.hook_hosts {
             validate_hook_host(file, host, caps)?;
         }

@@ -1,0 +1,694 @@
+//! `msd-install doctor`: does msd work in my runtimes, on this machine?
+//!
+//! For each runtime x scope with an msd install (or each runtime named with `-r`) it checks what
+//! a user otherwise finds out mid-session: the runtime's CLI on PATH and whether its version is
+//! inside the range the real-runtime tier proved (`tested` in the manifest); what the CLI itself
+//! lists as loaded, where the manifest names an offline listing call, against the names msd
+//! wrote; every hook msd registered, run the way the runtime runs it (its shell, a sample event
+//! on stdin) with the answer checked; the helper's version against the installed content's;
+//! copies that shadow msd's in directories the runtime reads too (`also_reads`); missing files
+//! and settings entries (as `verify` counts them). One line per finding with what to do;
+//! `--json` is [`DoctorDoc`]. Exit 0 only when no finding is a problem: a CLI that is not on
+//! this machine leaves checks undone (reported) and is not a problem by itself.
+//!
+//! Reads only: it runs the runtime's CLI and msd's hooks, which write nothing msd owns.
+
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::{env, normalize_ids, print, project_root};
+use crate::apply;
+use crate::apply::record::FileManifest;
+use crate::apply::state::InstallState;
+use crate::cli::args::DoctorArgs;
+use crate::cli::error::Error;
+use crate::pipeline;
+use crate::pipeline::Sources;
+use crate::pipeline::load::LoadedRuntime;
+use crate::pipeline::target::{self, Environment, Target};
+use msd_core::fs::fsx;
+use msd_core::manifest::capability::{ArtifactKind, Capability, Scope, parse_version};
+use msd_core::shell::Os;
+
+/// How long one CLI call, listing or hook may take.
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a hook may take (the runtimes' own defaults are 10-60 s; msd's hooks answer in ms).
+const HOOK_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// `doctor --json`.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub(crate) struct DoctorDoc {
+    /// The version of this document's shape.
+    pub schema_version: u32,
+    /// No finding is a problem.
+    pub ok: bool,
+    /// The project whose local installs were looked at.
+    pub project: PathBuf,
+    /// One entry per runtime x scope checked.
+    pub targets: Vec<DoctorTarget>,
+}
+
+/// One runtime x scope.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub(crate) struct DoctorTarget {
+    /// Runtime id.
+    pub runtime: String,
+    /// `global` or `local`.
+    pub scope: String,
+    /// The home.
+    pub home: PathBuf,
+    /// Whether msd is installed there.
+    pub installed: bool,
+    /// The runtime's CLI on this machine.
+    pub cli: Option<CliReport>,
+    /// What was found, one line each.
+    pub findings: Vec<Finding>,
+}
+
+/// The runtime's CLI as found on PATH.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub(crate) struct CliReport {
+    /// The executable's name.
+    pub command: String,
+    /// Where it is on PATH (absent: not on PATH).
+    pub path: Option<PathBuf>,
+    /// The version it printed.
+    pub version: Option<String>,
+    /// The range the tier proved, `min` or `min-max`.
+    pub tested: String,
+    /// Whether `version` is inside `tested`.
+    pub in_range: Option<bool>,
+}
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Level {
+    /// Something is wrong: doctor exits 1.
+    Problem,
+    /// A check that could not be made here (no CLI on PATH, no listing call known).
+    NotChecked,
+    /// Worth knowing, nothing to fix (a sunset runtime).
+    Note,
+}
+
+/// One finding.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub(crate) struct Finding {
+    /// How much it matters.
+    pub level: Level,
+    /// Which check: `install`, `cli`, `listing`, `hook`, `helper`, `shadow`, `files`, `settings`,
+    /// `sunset`.
+    pub check: String,
+    /// What was found.
+    pub message: String,
+    /// What to do.
+    pub hint: String,
+}
+
+fn finding(level: Level, check: &str, message: String, hint: impl Into<String>) -> Finding {
+    Finding { level, check: check.to_string(), message, hint: hint.into() }
+}
+
+/// Runs `doctor`.
+pub(crate) fn run(args: &DoctorArgs) -> Result<(), Error> {
+    let doc = collect(args)?;
+    if args.output.json {
+        print(&format!("{}\n", serde_json::to_string_pretty(&doc).expect("json")));
+    } else if !args.output.quiet {
+        print(&render(&doc));
+    }
+    if doc.ok { Ok(()) } else { Err(Error::CheckFailed(String::new())) }
+}
+
+fn collect(args: &DoctorArgs) -> Result<DoctorDoc, Error> {
+    let runtimes = pipeline::load_runtimes(&Sources { content: None, runtimes: args.runtimes_dir.clone() })?;
+    let env = env()?;
+    let root = project_root(args.project.as_deref(), &env.cwd);
+    let named = normalize_ids(&args.runtime);
+    let chosen: Vec<&LoadedRuntime> =
+        if named.is_empty() { runtimes.iter().collect() } else { pipeline::select(&runtimes, &named, false)? };
+    let mut targets = Vec::new();
+    for rt in chosen {
+        let cap = &rt.capability;
+        let mut found = false;
+        for scope in [Scope::Global, Scope::Local] {
+            if scope == Scope::Local && cap.local.is_none() {
+                continue;
+            }
+            let mut senv = env.clone();
+            if scope == Scope::Local {
+                senv.cwd = root.dir.clone();
+            }
+            let Ok(t) = target::resolve(cap, scope, None, &senv) else { continue };
+            let manifest = FileManifest::read(&t.home, cap, scope).map_err(apply::plan::PlanError::from)?;
+            let Some(m) = manifest else { continue };
+            found = true;
+            targets.push(check_target(cap, &t, &m, &senv, &root.dir)?);
+        }
+        if !found && !named.is_empty() {
+            let (home, _) = target::global_home(cap, None, &env);
+            targets.push(DoctorTarget {
+                runtime: cap.id.clone(),
+                scope: "global".into(),
+                home,
+                installed: false,
+                cli: None,
+                findings: vec![finding(
+                    Level::Problem,
+                    "install",
+                    format!("msd is not installed for {} (global, or local in {})", cap.title, root.dir.display()),
+                    format!("`msd-install -r {}` installs it (add --local for this project)", cap.id),
+                )],
+            });
+        }
+    }
+    let ok = targets.iter().all(|t| t.findings.iter().all(|f| f.level != Level::Problem));
+    Ok(DoctorDoc { schema_version: crate::cli::versioned::SCHEMA_VERSION, ok, project: root.dir, targets })
+}
+
+fn check_target(
+    cap: &Capability,
+    t: &Target,
+    m: &FileManifest,
+    env: &Environment,
+    project: &Path,
+) -> Result<DoctorTarget, Error> {
+    let mut findings = Vec::new();
+    let reinstall =
+        format!("`msd-install -r {}{}` writes it again", cap.id, if t.scope == Scope::Local { " --local" } else { "" });
+    if let Some(s) = &cap.sunset {
+        findings.push(finding(Level::Note, "sunset", s.notice.clone(), "see `msd-install runtimes`"));
+    }
+
+    // Files and settings entries, as `verify` counts them.
+    let v = apply::verify(cap, t, false, &env.home)?;
+    if !v.missing.is_empty() {
+        findings.push(finding(
+            Level::Problem,
+            "files",
+            format!("{} file(s) msd wrote are gone (first: {})", v.missing.len(), v.missing[0]),
+            reinstall.clone(),
+        ));
+    }
+    if !v.settings.is_empty() {
+        findings.push(finding(
+            Level::Problem,
+            "settings",
+            format!("msd's entries in {} settings file(s) are missing or changed", v.settings.len()),
+            format!("`msd-install verify -r {}` shows them; {reinstall}", cap.id),
+        ));
+    }
+
+    // The helper against the installed content.
+    let core = t.home.join(cap.core_dir(t.scope).as_str());
+    let helper_rel = format!("{}/{}", cap.core_dir(t.scope), crate::pipeline::synth::helper_path(Os::HOST));
+    if m.files.iter().any(|f| f.path.as_str() == helper_rel) {
+        let helper = t.home.join(&helper_rel);
+        let content = fsx::read_to_string(&core.join("VERSION")).map(|s| s.trim().to_string()).unwrap_or_default();
+        match call(Command::new(&helper).arg("--version"), "", CALL_TIMEOUT) {
+            Err(e) => findings.push(finding(
+                Level::Problem,
+                "helper",
+                format!("the helper {} does not run ({e}): installed workflows and hooks call it", helper.display()),
+                reinstall.clone(),
+            )),
+            Ok(out) => match parse_version(&out.stdout) {
+                Some(v) if format!("{}.{}.{}", v[0], v[1], v[2]) == content => {}
+                _ => findings.push(finding(
+                    Level::Problem,
+                    "helper",
+                    format!(
+                        "the helper says `{}` but the installed content is {content}",
+                        out.stdout.trim().lines().next().unwrap_or("")
+                    ),
+                    reinstall.clone(),
+                )),
+            },
+        }
+    }
+
+    // The CLI, its version and what it loads.
+    let cli = check_cli(cap, t, m, env, project, &mut findings);
+
+    // Hooks, run the way the runtime runs them.
+    check_hooks(cap, t, env, project, &reinstall, &mut findings);
+
+    // Copies that shadow msd's.
+    for a in &cap.also_reads {
+        let names = written_names(cap, t.scope, m, a.kind);
+        for dir in &a.dirs {
+            let base = match dir.strip_prefix("~/") {
+                Some(rel) => env.home.join(rel),
+                None => project.join(dir),
+            };
+            let copies: Vec<&String> = names
+                .iter()
+                .filter(|name| {
+                    let p = match a.kind {
+                        ArtifactKind::Skills => base.join(name),
+                        _ => base.join(format!("{name}.md")),
+                    };
+                    fsx::exists(&p) && !is_inside(&p, &t.home)
+                })
+                .collect();
+            if copies.is_empty() {
+                continue;
+            }
+            let first: Vec<&str> = copies.iter().take(3).map(|s| s.as_str()).collect();
+            findings.push(finding(
+                Level::Problem,
+                "shadow",
+                format!(
+                    "{} holds {} {} with the names msd wrote ({}{}): {} reads {dir} too and sees each twice",
+                    base.display(),
+                    copies.len(),
+                    a.kind.as_str(),
+                    first.join(", "),
+                    if copies.len() > first.len() { ", ..." } else { "" },
+                    cap.title
+                ),
+                "remove those copies; when another runtime's msd install wrote them, keep one of the two installs",
+            ));
+        }
+    }
+    Ok(DoctorTarget {
+        runtime: cap.id.clone(),
+        scope: t.scope.as_str().to_string(),
+        home: t.home.clone(),
+        installed: true,
+        cli,
+        findings,
+    })
+}
+
+fn check_cli(
+    cap: &Capability,
+    t: &Target,
+    m: &FileManifest,
+    env: &Environment,
+    project: &Path,
+    findings: &mut Vec<Finding>,
+) -> Option<CliReport> {
+    let Some(tested) = &cap.tested else {
+        findings.push(finding(
+            Level::NotChecked,
+            "cli",
+            format!(
+                "no CLI of {} is tested by msd's real-runtime tier: its version and what it loads were not checked",
+                cap.title
+            ),
+            "see `msd-install runtimes` (TESTED)",
+        ));
+        return None;
+    };
+    let Some(command) = &tested.cli else {
+        findings.push(finding(
+            Level::NotChecked,
+            "cli",
+            format!(
+                "{} is tested through {}, not a CLI: no version on this machine was checked",
+                cap.title, tested.package
+            ),
+            "nothing to do",
+        ));
+        return None;
+    };
+    let mut report =
+        CliReport { command: command.clone(), path: None, version: None, tested: tested.range(), in_range: None };
+    let Some(path) = on_path(command, env) else {
+        findings.push(finding(
+            Level::NotChecked,
+            "cli",
+            format!("`{command}` is not on PATH: its version and what it loads were not checked"),
+            format!(
+                "install {} ({}) to check them, or ignore this if you do not use it here",
+                tested.package,
+                tested.range()
+            ),
+        ));
+        return Some(report);
+    };
+    report.path = Some(path.clone());
+    match call(Command::new(&path).args(&tested.version_args).current_dir(project), "", CALL_TIMEOUT) {
+        Err(e) => findings.push(finding(
+            Level::Problem,
+            "cli",
+            format!("`{command} {}` failed: {e}", tested.version_args.join(" ")),
+            format!("check the {command} install"),
+        )),
+        Ok(out) => {
+            let text = format!("{}{}", out.stdout, out.stderr);
+            match parse_version(&text) {
+                None => findings.push(finding(
+                    Level::Problem,
+                    "cli",
+                    format!("`{command} {}` printed no version", tested.version_args.join(" ")),
+                    format!("check the {command} install"),
+                )),
+                Some(v) => {
+                    let version = format!("{}.{}.{}", v[0], v[1], v[2]);
+                    let inside = tested.contains(&version);
+                    if inside == Some(false) {
+                        findings.push(finding(
+                            Level::Problem,
+                            "cli",
+                            format!(
+                                "{command} {version} is outside the range msd was tested with ({} {}, {}): its layout or hooks may have moved",
+                                tested.package,
+                                tested.range(),
+                                tested.date
+                            ),
+                            format!(
+                                "use {}@{} or check for a newer msd-install; report what breaks",
+                                tested.package, tested.max
+                            ),
+                        ));
+                    }
+                    report.version = Some(version);
+                    report.in_range = inside;
+                }
+            }
+        }
+    }
+    match &tested.listing {
+        None => findings.push(finding(
+            Level::NotChecked,
+            "listing",
+            format!("{command} has no offline listing msd knows: what it loaded was not compared with what msd wrote"),
+            "nothing to do",
+        )),
+        Some(l) => match call(Command::new(&path).args(&l.args).current_dir(project), &l.stdin, CALL_TIMEOUT) {
+            Err(e) => findings.push(finding(
+                Level::Problem,
+                "listing",
+                format!("`{command} {}` failed: {e}", l.args.join(" ")),
+                format!("run it in {} and read its errors", project.display()),
+            )),
+            Ok(out) => {
+                for kind in &l.kinds {
+                    let names = written_names(cap, t.scope, m, *kind);
+                    let missing: Vec<&String> = names.iter().filter(|n| !has_token(&out.stdout, n)).collect();
+                    if !missing.is_empty() {
+                        let first: Vec<&str> = missing.iter().take(5).map(|s| s.as_str()).collect();
+                        findings.push(finding(
+                            Level::Problem,
+                            "listing",
+                            format!(
+                                "{command} did not load {} of the {} {} msd wrote ({})",
+                                missing.len(),
+                                names.len(),
+                                kind.as_str(),
+                                first.join(", ")
+                            ),
+                            format!(
+                                "start {command} in {} and read its warnings; `msd-install verify -r {}` shows changed files",
+                                project.display(),
+                                cap.id
+                            ),
+                        ));
+                    }
+                }
+            }
+        },
+    }
+    Some(report)
+}
+
+/// Every hook command msd registered in the settings files of `t`, as the file holds it now,
+/// run with a sample event.
+fn check_hooks(
+    cap: &Capability,
+    t: &Target,
+    env: &Environment,
+    project: &Path,
+    reinstall: &str,
+    findings: &mut Vec<Finding>,
+) {
+    let Ok(Some(state)) = InstallState::read(&t.home, cap, t.scope) else { return };
+    for (file, ledger) in &state.settings {
+        let path = t.home.join(file.as_str());
+        let current: Option<serde_json::Value> =
+            fsx::read_to_string(&path).ok().and_then(|s| serde_json::from_str(&s).ok());
+        for (id, entry) in ledger.entries.iter().filter(|(id, _)| id.starts_with("hook:")) {
+            let mut ours = Vec::new();
+            commands(&entry.value, None, &mut ours);
+            // What the runtime runs: the file's command at the entry's place (the user may have
+            // changed it), matched by the `msd_run ...` words after the helper.
+            let mut theirs = Vec::new();
+            if let Some(v) = &current {
+                let mut at = v;
+                for k in &entry.at {
+                    at = at.get(k).unwrap_or(&serde_json::Value::Null);
+                }
+                commands(at, None, &mut theirs);
+            }
+            for cmd in ours {
+                let run = if current.is_none() || theirs.contains(&cmd) {
+                    Some(cmd.clone())
+                } else {
+                    let tail = cmd.split("msd_run").nth(1).map(str::trim);
+                    theirs.iter().find(|c| tail.is_some_and(|tl| c.trim_end().ends_with(tl))).cloned()
+                };
+                let Some(run) = run else {
+                    findings.push(finding(
+                        Level::Problem,
+                        "hook",
+                        format!("msd's hook `{id}` is no longer in {}", path.display()),
+                        reinstall.to_string(),
+                    ));
+                    continue;
+                };
+                if cfg!(windows) {
+                    findings.push(finding(
+                        Level::NotChecked,
+                        "hook",
+                        format!("hook `{id}` was not run (doctor runs hooks on Unix only)"),
+                        "nothing to do",
+                    ));
+                    continue;
+                }
+                let mut c = Command::new("sh");
+                c.arg("-c").arg(&run).current_dir(project).env("HOME", &env.home);
+                for var in project_dir_vars(&run) {
+                    c.env(var, project);
+                }
+                let event = serde_json::json!({
+                    "session_id": "msd-doctor",
+                    "cwd": project,
+                    "hook_event_name": "SessionStart",
+                    "tool_name": "Read",
+                    "tool_input": {"file_path": project.join("README.md")},
+                    "transcript_path": "",
+                });
+                match call(&mut c, &format!("{event}\n"), HOOK_TIMEOUT) {
+                    Ok(out) if out.code == Some(0) && answer_parses(&out.stdout) => {}
+                    Ok(out) => findings.push(finding(
+                        Level::Problem,
+                        "hook",
+                        format!(
+                            "hook `{id}` ({}) answered {}{}: `{run}`",
+                            path.display(),
+                            out.code.map_or_else(|| "no exit code".to_string(), |c| format!("exit {c}")),
+                            tail_of(&out.stderr)
+                        ),
+                        reinstall.to_string(),
+                    )),
+                    Err(e) => findings.push(finding(
+                        Level::Problem,
+                        "hook",
+                        format!("hook `{id}` ({}) did not answer: {e}", path.display()),
+                        reinstall.to_string(),
+                    )),
+                }
+            }
+        }
+    }
+}
+
+/// A hook's stdout is empty, text, or (when it starts with `{`) one JSON value.
+fn answer_parses(stdout: &str) -> bool {
+    let s = stdout.trim();
+    !s.starts_with('{') || serde_json::from_str::<serde_json::Value>(s).is_ok()
+}
+
+fn tail_of(stderr: &str) -> String {
+    let s = stderr.trim();
+    if s.is_empty() {
+        return String::new();
+    }
+    let start = s.char_indices().rev().nth(200).map_or(0, |(i, _)| i);
+    format!(" ({})", s[start..].replace('\n', " "))
+}
+
+/// `$X_PROJECT_DIR` / `${X_PROJECT_DIR}` variables a command names: the runtime sets them to
+/// the project.
+fn project_dir_vars(cmd: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for part in cmd.split('$').skip(1) {
+        let name: String =
+            part.trim_start_matches('{').chars().take_while(|c| c.is_ascii_uppercase() || *c == '_').collect();
+        if name.ends_with("_PROJECT_DIR") {
+            out.insert(name);
+        }
+    }
+    out
+}
+
+/// The shell command strings in a hook entry (`command`, and Copilot's `bash`).
+fn commands(v: &serde_json::Value, key: Option<&str>, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::Object(o) => o.iter().for_each(|(k, x)| commands(x, Some(k), out)),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| commands(x, key, out)),
+        serde_json::Value::String(s) if matches!(key, Some("command" | "bash")) && s.contains("msd_run") => {
+            out.push(s.clone())
+        }
+        _ => {}
+    }
+}
+
+/// The names msd wrote of `kind` in this install: a skill's directory, a command's or agent's
+/// file stem (a nested command is `dir:stem`).
+fn written_names(cap: &Capability, scope: Scope, m: &FileManifest, kind: ArtifactKind) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in cap.layout(scope).iter().filter(|a| a.kind == kind) {
+        let dest = a.dest.as_str().trim_end_matches('/');
+        for f in &m.files {
+            let Some(rest) = (if dest == "." { Some(f.path.as_str()) } else { f.path.as_str().strip_prefix(dest) })
+                .map(|r| r.trim_start_matches('/'))
+            else {
+                continue;
+            };
+            let name = match kind {
+                ArtifactKind::Skills => match rest.strip_suffix("/SKILL.md") {
+                    Some(d) if !d.contains('/') => d.to_string(),
+                    _ => continue,
+                },
+                _ => {
+                    if rest.contains('/') && kind == ArtifactKind::Agents {
+                        continue;
+                    }
+                    let stem = rest.rsplit_once('.').map_or(rest, |(s, _)| s);
+                    let stem = a.suffix.as_deref().and_then(|x| rest.strip_suffix(x)).unwrap_or(stem);
+                    stem.replace('/', ":")
+                }
+            };
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// `name` appears in `text` with no name character on either side.
+fn has_token(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || "_-:.".contains(c);
+    text.match_indices(name).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(word) && !text[i + name.len()..].chars().next().is_some_and(word)
+    })
+}
+
+fn is_inside(p: &Path, home: &Path) -> bool {
+    let canon = |x: &Path| fsx::canonicalize(x).unwrap_or_else(|_| x.to_path_buf());
+    canon(p).starts_with(canon(home))
+}
+
+/// `command` on the PATH of `env` (the first file of that name, as a shell finds it).
+fn on_path(command: &str, env: &Environment) -> Option<PathBuf> {
+    let path = env.vars.get("PATH")?;
+    std::env::split_paths(path).map(|d| d.join(command)).find(|p| fsx::is_file(p))
+}
+
+/// What a call printed.
+struct Output {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `cmd` with `stdin`, killing it after `timeout`.
+fn call(cmd: &mut Command, stdin: &str, timeout: Duration) -> Result<Output, String> {
+    let mut child =
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| e.to_string())?;
+    let mut input = child.stdin.take().expect("piped");
+    let bytes = stdin.as_bytes().to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let mut out = child.stdout.take().expect("piped");
+    let mut err = child.stderr.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = out.read_to_end(&mut s);
+        s
+    });
+    let ereader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = err.read_to_end(&mut s);
+        s
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait().map_err(|e| e.to_string())? {
+            Some(s) => break s,
+            None if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("no answer within {} s", timeout.as_secs()));
+            }
+            None => std::thread::sleep(Duration::from_millis(20)),
+        }
+    };
+    let _ = writer.join();
+    let stdout = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
+    let stderr = String::from_utf8_lossy(&ereader.join().unwrap_or_default()).into_owned();
+    Ok(Output { code: status.code(), stdout, stderr })
+}
+
+fn render(doc: &DoctorDoc) -> String {
+    let mut text = String::new();
+    if doc.targets.is_empty() {
+        text.push_str(&format!(
+            "no msd install found (global homes, and the local dirs of {})\nhint: `msd-install doctor -r <id>` checks one runtime; `msd-install runtimes` lists them\n",
+            doc.project.display()
+        ));
+        return text;
+    }
+    for t in &doc.targets {
+        let cli = t.cli.as_ref().map_or_else(String::new, |c| match (&c.path, &c.version) {
+            (Some(_), Some(v)) => format!(
+                " ({} {v}, tested {}{})",
+                c.command,
+                c.tested,
+                if c.in_range == Some(false) { ", OUTSIDE" } else { "" }
+            ),
+            _ => format!(" ({} not on PATH)", c.command),
+        });
+        let problems = t.findings.iter().filter(|f| f.level == Level::Problem).count();
+        text.push_str(&format!(
+            "{} {}: {}{cli}\n",
+            t.runtime,
+            t.scope,
+            if problems == 0 { "ok".to_string() } else { format!("{problems} problem(s)") }
+        ));
+        for f in &t.findings {
+            let level = match f.level {
+                Level::Problem => "problem",
+                Level::NotChecked => "not checked",
+                Level::Note => "note",
+            };
+            text.push_str(&format!("  {level} [{}]: {}; {}\n", f.check, f.message, f.hint));
+        }
+    }
+    text.push_str(&format!(
+        "{}\n",
+        if doc.ok { "doctor: nothing is wrong" } else { "doctor: problems found (exit 1)" }
+    ));
+    text
+}
