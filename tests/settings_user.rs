@@ -123,6 +123,32 @@ fn settings_user_a_file_replaced_wholesale_is_the_users() {
     }
 }
 
+/// Issue 31, defect 2.1: a user's own file that replaced msd's holds what msd's file also
+/// held: Cursor's `"version": 1`, Hermes' `hooks: {}`. The ledger of msd's first file called
+/// those msd's (it created them), so uninstall took them out of the user's file and reformatted
+/// it. The user's file is theirs whole: uninstall gives it back byte for byte.
+#[test]
+fn settings_user_a_replacing_file_with_keys_msd_also_writes_is_kept_whole() {
+    let shipped = repo().join("content");
+    let cases: &[(&str, &str, &str)] = &[
+        ("cursor", ".cursor/hooks.json", "{\"version\":1,\"hooks\":{\"stop\":[{\"command\":\"echo mine\"}]}}\n"),
+        ("hermes", ".hermes/config.yaml", "model: mine\nhooks: {}\n"),
+    ];
+    for &(rt, rel, text) in cases {
+        let w = World::new();
+        let f = w.home.join(rel);
+        Install::in_world(&w).runtime(rt).content(&shipped).run().success();
+        assert!(holds_msd(&std::fs::read_to_string(&f).unwrap()), "{rt}: install wrote {rel}");
+        std::fs::remove_file(&f).unwrap();
+        std::fs::write(&f, text).unwrap();
+        Install::in_world(&w).runtime(rt).content(&shipped).run().success();
+        assert!(holds_msd(&std::fs::read_to_string(&f).unwrap()), "{rt}: the reinstall added msd's entries");
+        Install::in_world(&w).uninstall().runtime(rt).run().success();
+        let got = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{rt}: {rel} was deleted: {e}"));
+        assert_eq!(got, text, "{rt}: {rel} is not the user's file as they wrote it");
+    }
+}
+
 /// The mode bits and owner of `p`.
 fn meta(p: &Path) -> (u32, u32, u32) {
     let m = std::fs::metadata(p).unwrap();

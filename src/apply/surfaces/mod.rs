@@ -190,6 +190,9 @@ pub(crate) struct Edit {
     /// Entry ids of ours that the user had edited: replaced or removed, so the file is backed up
     /// first (like an edited file).
     pub edited: Vec<String>,
+    /// The user had replaced the file we wrote with one of their own ([`replaced_wholesale`]):
+    /// it was read as theirs, not as ours.
+    pub replaced: bool,
 }
 
 /// Whether `item` is the entry we recorded as `ours`, whatever the user changed in it: equal,
@@ -300,7 +303,7 @@ pub(crate) fn upsert(
     // holds exactly what we last wrote.
     let untouched_since = ledger.written_sha256.is_some()
         && current.map(|c| msd_core::fs::fsx::sha256(c.as_bytes())) == ledger.written_sha256;
-    edit.ledger.before = if ledger.entries.is_empty() && ledger.written_sha256.is_none() {
+    edit.ledger.before = if edit.replaced || (ledger.entries.is_empty() && ledger.written_sha256.is_none()) {
         current.map(str::to_string)
     } else if untouched_since {
         ledger.before.clone()
@@ -429,13 +432,16 @@ fn merge(
     how: How,
 ) -> Result<Edit, SettingsError> {
     let before = doc.render();
+    let fresh = SurfaceLedger { format: prev.format, ..SurfaceLedger::default() };
+    let replaced = replaced_wholesale(doc, prev);
+    let prev = if replaced { &fresh } else { prev };
     let mut m = Merge {
         doc,
         display,
         prev,
         adopt: how.adopt,
         force: how.force,
-        edit: Edit::default(),
+        edit: Edit { replaced, ..Edit::default() },
         ledger: SurfaceLedger {
             format: prev.format,
             created_file: prev.created_file || file_absent,
@@ -456,6 +462,18 @@ fn merge(
     m.prune_containers();
     m.close_opened();
     Ok(m.finish(before, file_absent))
+}
+
+/// Whether the user replaced the file we wrote with one of their own: we wrote items into
+/// arrays and not one of them (nor an edited copy) is left. What the ledger says we created
+/// (the file, its containers) and the keys we set are then the user's as this file holds
+/// them: a `"version": 1` or `hooks: {}` of their own is not ours to remove.
+fn replaced_wholesale(doc: &dyn Doc, prev: &SurfaceLedger) -> bool {
+    let mut items = prev.entries.values().filter(|e| e.kind == EntryKind::ArrayItem).peekable();
+    items.peek().is_some()
+        && items.all(|e| {
+            doc.items(&e.at).map_or(true, |found| !found.iter().any(|x| x == &e.value || same_owner(&e.value, x)))
+        })
 }
 
 /// One merge in progress.
