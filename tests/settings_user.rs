@@ -149,6 +149,26 @@ fn settings_user_a_replacing_file_with_keys_msd_also_writes_is_kept_whole() {
     }
 }
 
+/// The other side of the rule above: a user who takes msd's hooks out of a file msd created but
+/// leaves its status line has not replaced the file; uninstall still takes the status line out.
+#[test]
+fn settings_user_msd_status_line_left_alone_in_its_file_goes_at_uninstall() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let f = w.home.join(".claude/settings.json");
+    Install::in_world(&w).runtime("claude").content(&c).run().success();
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    let o = v.as_object_mut().unwrap();
+    o.remove("hooks");
+    o.remove("permissions");
+    assert!(o.contains_key("statusLine"), "msd's install set the status line: {v}");
+    o.insert("userKey".into(), MARK.into());
+    std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    Install::in_world(&w).uninstall().runtime("claude").run().success();
+    let text = std::fs::read_to_string(&f).unwrap();
+    assert!(text.contains(MARK) && !holds_msd(&text), "{text}");
+}
+
 /// The mode bits and owner of `p`.
 fn meta(p: &Path) -> (u32, u32, u32) {
     let m = std::fs::metadata(p).unwrap();
@@ -304,7 +324,14 @@ fn settings_user_hermes_merge_key_hooks_keep_running() {
     let merged =
         "base: &base\n  pre_tool_call:\n    - matcher: terminal\n      command: ~/bin/no-rm.sh\nhooks:\n  <<: *base\n";
     let (w, file) = hermes_world(merged);
-    Install::in_world(&w).runtime("hermes").content(&c).run().code(3).stderr_has("merge key");
+    // Said as what it is: the file's syntax is fine (0.3.5's hint sent the user to fix it).
+    Install::in_world(&w)
+        .runtime("hermes")
+        .content(&c)
+        .run()
+        .code(3)
+        .stderr_has("merge key")
+        .stderr_has("or what the error names when the syntax is fine");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), merged, "left untouched");
     // A merge bringing another event: ours go beside it, the user's hook still merged in.
     let other = "base: &base\n  post_tool_call:\n    - command: ~/bin/audit.sh\nhooks:\n  <<: *base\n";

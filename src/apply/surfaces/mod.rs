@@ -464,15 +464,30 @@ fn merge(
     Ok(m.finish(before, file_absent))
 }
 
-/// Whether the user replaced the file we wrote with one of their own: we wrote items into
-/// arrays and not one of them (nor an edited copy) is left. What the ledger says we created
-/// (the file, its containers) and the keys we set are then the user's as this file holds
-/// them: a `"version": 1` or `hooks: {}` of their own is not ours to remove.
+/// Whether the user replaced the file we wrote with one of their own: not one of the entries
+/// that name msd (our array items, our keys holding text: a hook's command, the status line)
+/// is left, nor an edited copy of one. What the ledger says we created (the file, its
+/// containers) and the plain keys we set are then the user's as this file holds them: a
+/// `"version": 1` or `hooks: {}` of their own is not ours to remove.
 fn replaced_wholesale(doc: &dyn Doc, prev: &SurfaceLedger) -> bool {
-    let mut items = prev.entries.values().filter(|e| e.kind == EntryKind::ArrayItem).peekable();
-    items.peek().is_some()
-        && items.all(|e| {
-            doc.items(&e.at).map_or(true, |found| !found.iter().any(|x| x == &e.value || same_owner(&e.value, x)))
+    fn has_text(v: &Value) -> bool {
+        match v {
+            Value::String(_) => true,
+            Value::Array(a) => a.iter().any(has_text),
+            Value::Object(o) => o.values().any(has_text),
+            _ => false,
+        }
+    }
+    let found = |ours: &Value, x: &Value| x == ours || same_owner(ours, x);
+    let mut naming = prev
+        .entries
+        .values()
+        .filter(|e| e.kind == EntryKind::ArrayItem || (e.kind == EntryKind::Key && has_text(&e.value)))
+        .peekable();
+    naming.peek().is_some()
+        && naming.all(|e| match e.kind {
+            EntryKind::ArrayItem => doc.items(&e.at).map_or(true, |items| !items.iter().any(|x| found(&e.value, x))),
+            _ => doc.get(&e.at).is_none_or(|x| !found(&e.value, &x)),
         })
 }
 
