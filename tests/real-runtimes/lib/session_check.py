@@ -16,6 +16,9 @@ import json
 import os
 import sys
 
+# One reading of which tools a request offers: the mock model's (it sits beside this file).
+from mock_model import tools_offered as offered
+
 
 def records(path):
     out = []
@@ -43,22 +46,6 @@ def main_results(recs):
         if r["role"] == "main" and len(r["tool_results"]) > len(best):
             best = r["tool_results"]
     return best
-
-
-def offered(body):
-    names = []
-    for t in (body or {}).get("tools") or []:
-        if not isinstance(t, dict):
-            continue
-        if "name" in t:
-            names.append(t["name"])
-        fn = t.get("function")
-        if isinstance(fn, dict) and "name" in fn:
-            names.append(fn["name"])
-        for d in t.get("functionDeclarations") or t.get("function_declarations") or []:
-            if isinstance(d, dict) and "name" in d:
-                names.append(d["name"])
-    return names
 
 
 def main():
