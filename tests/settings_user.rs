@@ -123,6 +123,52 @@ fn settings_user_a_file_replaced_wholesale_is_the_users() {
     }
 }
 
+/// Issue 31, defect 2.1: a user's own file that replaced msd's holds what msd's file also
+/// held: Cursor's `"version": 1`, Hermes' `hooks: {}`. The ledger of msd's first file called
+/// those msd's (it created them), so uninstall took them out of the user's file and reformatted
+/// it. The user's file is theirs whole: uninstall gives it back byte for byte.
+#[test]
+fn settings_user_a_replacing_file_with_keys_msd_also_writes_is_kept_whole() {
+    let shipped = repo().join("content");
+    let cases: &[(&str, &str, &str)] = &[
+        ("cursor", ".cursor/hooks.json", "{\"version\":1,\"hooks\":{\"stop\":[{\"command\":\"echo mine\"}]}}\n"),
+        ("hermes", ".hermes/config.yaml", "model: mine\nhooks: {}\n"),
+    ];
+    for &(rt, rel, text) in cases {
+        let w = World::new();
+        let f = w.home.join(rel);
+        Install::in_world(&w).runtime(rt).content(&shipped).run().success();
+        assert!(holds_msd(&std::fs::read_to_string(&f).unwrap()), "{rt}: install wrote {rel}");
+        std::fs::remove_file(&f).unwrap();
+        std::fs::write(&f, text).unwrap();
+        Install::in_world(&w).runtime(rt).content(&shipped).run().success();
+        assert!(holds_msd(&std::fs::read_to_string(&f).unwrap()), "{rt}: the reinstall added msd's entries");
+        Install::in_world(&w).uninstall().runtime(rt).run().success();
+        let got = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{rt}: {rel} was deleted: {e}"));
+        assert_eq!(got, text, "{rt}: {rel} is not the user's file as they wrote it");
+    }
+}
+
+/// The other side of the rule above: a user who takes msd's hooks out of a file msd created but
+/// leaves its status line has not replaced the file; uninstall still takes the status line out.
+#[test]
+fn settings_user_msd_status_line_left_alone_in_its_file_goes_at_uninstall() {
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    let f = w.home.join(".claude/settings.json");
+    Install::in_world(&w).runtime("claude").content(&c).run().success();
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    let o = v.as_object_mut().unwrap();
+    o.remove("hooks");
+    o.remove("permissions");
+    assert!(o.contains_key("statusLine"), "msd's install set the status line: {v}");
+    o.insert("userKey".into(), MARK.into());
+    std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    Install::in_world(&w).uninstall().runtime("claude").run().success();
+    let text = std::fs::read_to_string(&f).unwrap();
+    assert!(text.contains(MARK) && !holds_msd(&text), "{text}");
+}
+
 /// The mode bits and owner of `p`.
 fn meta(p: &Path) -> (u32, u32, u32) {
     let m = std::fs::metadata(p).unwrap();
@@ -278,7 +324,14 @@ fn settings_user_hermes_merge_key_hooks_keep_running() {
     let merged =
         "base: &base\n  pre_tool_call:\n    - matcher: terminal\n      command: ~/bin/no-rm.sh\nhooks:\n  <<: *base\n";
     let (w, file) = hermes_world(merged);
-    Install::in_world(&w).runtime("hermes").content(&c).run().code(3).stderr_has("merge key");
+    // Said as what it is: the file's syntax is fine (0.3.5's hint sent the user to fix it).
+    Install::in_world(&w)
+        .runtime("hermes")
+        .content(&c)
+        .run()
+        .code(3)
+        .stderr_has("merge key")
+        .stderr_has("or what the error names when the syntax is fine");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), merged, "left untouched");
     // A merge bringing another event: ours go beside it, the user's hook still merged in.
     let other = "base: &base\n  post_tool_call:\n    - command: ~/bin/audit.sh\nhooks:\n  <<: *base\n";

@@ -161,7 +161,7 @@ impl LifecycleError {
             LifecycleError::Locked(fsx::LockError::Io { lock, source, .. }) => lock_io_hint(lock, source),
             LifecycleError::Missing { .. } => "create the parent directory first, or fix the path given by --config-dir or the environment".into(),
             LifecycleError::ReadOnly { .. } => "make the target writable (permissions, immutable flag, read-only mount) and run again; nothing was written".into(),
-            LifecycleError::Settings(_) => "fix the file's syntax (or move it aside) and run again; it was left untouched and nothing was written".into(),
+            LifecycleError::Settings(_) => "fix the file's syntax, or what the error names when the syntax is fine (or move the file aside), and run again; it was left untouched and nothing was written".into(),
             LifecycleError::State(_) => "the install state is damaged; move it aside and run again".into(),
             LifecycleError::Migrate(m) => m.hint(),
             LifecycleError::Txn(t) => t.hint(),

@@ -190,6 +190,9 @@ pub(crate) struct Edit {
     /// Entry ids of ours that the user had edited: replaced or removed, so the file is backed up
     /// first (like an edited file).
     pub edited: Vec<String>,
+    /// The user had replaced the file we wrote with one of their own ([`replaced_wholesale`]):
+    /// it was read as theirs, not as ours.
+    pub replaced: bool,
 }
 
 /// Whether `item` is the entry we recorded as `ours`, whatever the user changed in it: equal,
@@ -300,7 +303,7 @@ pub(crate) fn upsert(
     // holds exactly what we last wrote.
     let untouched_since = ledger.written_sha256.is_some()
         && current.map(|c| msd_core::fs::fsx::sha256(c.as_bytes())) == ledger.written_sha256;
-    edit.ledger.before = if ledger.entries.is_empty() && ledger.written_sha256.is_none() {
+    edit.ledger.before = if edit.replaced || (ledger.entries.is_empty() && ledger.written_sha256.is_none()) {
         current.map(str::to_string)
     } else if untouched_since {
         ledger.before.clone()
@@ -429,13 +432,16 @@ fn merge(
     how: How,
 ) -> Result<Edit, SettingsError> {
     let before = doc.render();
+    let fresh = SurfaceLedger { format: prev.format, ..SurfaceLedger::default() };
+    let replaced = replaced_wholesale(doc, prev);
+    let prev = if replaced { &fresh } else { prev };
     let mut m = Merge {
         doc,
         display,
         prev,
         adopt: how.adopt,
         force: how.force,
-        edit: Edit::default(),
+        edit: Edit { replaced, ..Edit::default() },
         ledger: SurfaceLedger {
             format: prev.format,
             created_file: prev.created_file || file_absent,
@@ -456,6 +462,33 @@ fn merge(
     m.prune_containers();
     m.close_opened();
     Ok(m.finish(before, file_absent))
+}
+
+/// Whether the user replaced the file we wrote with one of their own: not one of the entries
+/// that name msd (our array items, our keys holding text: a hook's command, the status line)
+/// is left, nor an edited copy of one. What the ledger says we created (the file, its
+/// containers) and the plain keys we set are then the user's as this file holds them: a
+/// `"version": 1` or `hooks: {}` of their own is not ours to remove.
+fn replaced_wholesale(doc: &dyn Doc, prev: &SurfaceLedger) -> bool {
+    fn has_text(v: &Value) -> bool {
+        match v {
+            Value::String(_) => true,
+            Value::Array(a) => a.iter().any(has_text),
+            Value::Object(o) => o.values().any(has_text),
+            _ => false,
+        }
+    }
+    let found = |ours: &Value, x: &Value| x == ours || same_owner(ours, x);
+    let mut naming = prev
+        .entries
+        .values()
+        .filter(|e| e.kind == EntryKind::ArrayItem || (e.kind == EntryKind::Key && has_text(&e.value)))
+        .peekable();
+    naming.peek().is_some()
+        && naming.all(|e| match e.kind {
+            EntryKind::ArrayItem => doc.items(&e.at).map_or(true, |items| !items.iter().any(|x| found(&e.value, x))),
+            _ => doc.get(&e.at).is_none_or(|x| !found(&e.value, &x)),
+        })
 }
 
 /// One merge in progress.

@@ -25,11 +25,22 @@ const PHRASES: &[&str] = &[
     "begin system prompt",
 ];
 
-/// Characters that hide text: zero-width ones and bidirectional overrides.
+/// Characters that hide text: zero-width ones (the invisible operators among them),
+/// bidirectional overrides, and the soft hyphen (it splits a phrase for a substring match, not
+/// for a model). Direction marks (U+200E, U+200F) are not: right-to-left text needs them.
 const HIDDEN: &[char] = &[
-    '\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}', '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}',
-    '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}',
+    '\u{00AD}', '\u{180E}', '\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{2061}', '\u{2062}', '\u{2063}',
+    '\u{2064}', '\u{FEFF}', '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}',
+    '\u{2068}', '\u{2069}',
 ];
+
+/// Unicode tag characters: invisible, yet a model reads them as the ASCII they shadow.
+const TAGS: std::ops::RangeInclusive<char> = '\u{E0000}'..='\u{E007F}';
+
+/// Whether `c` hides text ([`HIDDEN`], [`TAGS`]).
+fn hides(c: &char) -> bool {
+    HIDDEN.contains(c) || TAGS.contains(c)
+}
 
 /// What [`finding`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,7 +78,7 @@ pub(crate) fn finding(text: &str) -> Option<Finding> {
     if let Some(p) = PHRASES.iter().find(|p| squashed.contains(*p)) {
         return Some(Finding::Phrase(p));
     }
-    text.chars().find(|c| HIDDEN.contains(c)).map(Finding::Hidden)
+    text.chars().find(hides).map(Finding::Hidden)
 }
 
 /// The decision for writing `texts` into `rel` (relative to the project; `None` outside it).
