@@ -42,7 +42,11 @@ pub fn render(f: &HookFile, helper: &RelPath) -> String {
         })
         .collect();
     let helper = serde_json::Value::from(helper_from(f, helper)).to_string();
-    template(f.format).replacen("__HELPER__", &helper, 1).replacen("__HOOKS__", &serde_json::Value::Object(table).to_string(), 1)
+    template(f.format).replacen("__HELPER__", &helper, 1).replacen(
+        "__HOOKS__",
+        &serde_json::Value::Object(table).to_string(),
+        1,
+    )
 }
 
 #[cfg(test)]

@@ -289,6 +289,13 @@ mod tests {
     }
 
     #[test]
+    fn hook_event_pi_edit_new_text_is_written() {
+        let e = parse(r#"{"hook":"tool_call","input":{"tool":"edit"},"output":{"args":{"path":".planning/STATE.md","edits":[{"oldText":"a","newText":"b"},{"oldText":"c","newText":"d"}]}}}"#).unwrap();
+        assert_eq!((e.tool.as_deref(), e.target()), (Some("edit"), Some(".planning/STATE.md")));
+        assert_eq!(e.written_texts(), ["b", "d"]);
+    }
+
+    #[test]
     fn hook_event_context_usage_from_remaining_or_tokens() {
         let e = parse(r#"{"context_window":{"remaining_percentage":30}}"#).unwrap();
         assert_eq!(e.used_pct, Some(70.0));
