@@ -16,6 +16,9 @@
 # directory (`--content DIR`); `x / x1` compares it with generated x1 (same shape, same loading).
 # `install / floor` is the ratio of the two medians; `paired` the median of each install's ratio
 # to the copy run right after it, which holds when the disk changes speed within a row.
+# `install CPU` and `floor CPU` are the medians of the user+system CPU milliseconds each run spent
+# (every thread of it): stable where wall times are not on a loaded machine, and they show what
+# the install computes that the copy does not (hashing, composing, converting).
 # Also timed: a no-change re-run of the same `--all` (the fast path: see src/apply/fast.rs), and
 # the peak memory (max RSS, and the peak heap where heaptrack is installed) of `--all`, of
 # `-r claude` and of `--all` over the largest generated content against the largest single
@@ -37,7 +40,7 @@ while [ $# -gt 0 ]; do
     --scale) scale="$2"; shift 2 ;;
     --fs) fss="$2"; shift 2 ;;
     --bin) bindir="$2"; shift 2 ;;
-    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -62,6 +65,20 @@ if [ "$(stat -f -c %T "${root[tmpfs]}")" != tmpfs ]; then
   echo "error: /dev/shm is not a tmpfs here" >&2
   exit 2
 fi
+
+# snap_cpu FILE: the CPU time (user and system, in ms) of every child this shell has waited for so
+# far, written to FILE. `times` is a builtin and its redirection forks nothing, so between two
+# snapshots only the commands run in between are counted (getrusage(RUSAGE_CHILDREN): the install
+# and every thread it ran; a copy's `cp`).
+snap_cpu() {
+  times > "$1"
+}
+# cpu_between A B: "user_ms sys_ms" spent between two snap_cpu snapshots.
+cpu_between() {
+  awk 'function ms(t,  m, s) { m = t; sub(/m.*/, "", m); s = t; sub(/^[0-9]+m/, "", s); sub(/s$/, "", s); return (m * 60 + s) * 1000 }
+    FNR == 2 { u[FILENAME == ARGV[1]] = ms($1); k[FILENAME == ARGV[1]] = ms($2) }
+    END { printf "%d %d\n", u[0] - u[1], k[0] - k[1] }' "$1" "$2"
+}
 
 # Median of the numbers on stdin, printed with FORMAT after dividing by SCALE.
 median() { sort -n | awk -v f="$1" -v s="$2" '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf f, m / s}'; }
@@ -94,12 +111,17 @@ bench_content() {
   : > "$work/install.ns"
   : > "$work/copy.ns"
   : > "$work/rerun.ns"
+  : > "$work/install.cpu"
+  : > "$work/copy.cpu"
   for i in $(seq "$runs"); do
     rm -rf "$work/h" && mkdir -p "$work/h" && sync
     t0=$(date +%s%N)
+    snap_cpu "$work/c0"
     install_into "$work/h" "$args"
+    snap_cpu "$work/c1"
     t1=$(date +%s%N)
     echo $((t1 - t0)) >> "$work/install.ns"
+    cpu_between "$work/c0" "$work/c1" >> "$work/install.cpu"
     sync
     t0=$(date +%s%N)
     install_into "$work/h" "$args"
@@ -107,13 +129,21 @@ bench_content() {
     echo $((t1 - t0)) >> "$work/rerun.ns"
     rm -rf "$work/c" && sync
     t0=$(date +%s%N)
+    snap_cpu "$work/c0"
     cp -r "$work/ref" "$work/c"
     [ -n "$flush" ] && sync
+    snap_cpu "$work/c1"
     t1=$(date +%s%N)
     echo $((t1 - t0)) >> "$work/copy.ns"
+    cpu_between "$work/c0" "$work/c1" >> "$work/copy.cpu"
   done
   rm -rf "$work/h" "$work/c"
-  echo "$(median_ms < "$work/install.ns") $(median_ms < "$work/copy.ns") $files $bytes $(median_ms < "$work/rerun.ns") $(paired_ratio "$work/install.ns" "$work/copy.ns")"
+  echo "$(median_ms < "$work/install.ns") $(median_ms < "$work/copy.ns") $files $bytes $(median_ms < "$work/rerun.ns") $(paired_ratio "$work/install.ns" "$work/copy.ns") $(cpu_cell "$work/install.cpu") $(cpu_cell "$work/copy.cpu")"
+}
+
+# cpu_cell FILE: the medians of a file of "user_ms sys_ms" lines, as one table cell "U+S".
+cpu_cell() {
+  echo "$(cut -d' ' -f1 "$1" | median %.0f 1)+$(cut -d' ' -f2 "$1" | median %.0f 1)"
 }
 
 # peak_kib ARGS...: max RSS of one install on tmpfs into a fresh HOME.
@@ -172,19 +202,19 @@ for n in 1 4 8; do
   [ -d "${root[tmpfs]}/content-x$n" ] || "$bin" bench content --scale "$n" --out "${root[tmpfs]}/content-x$n" >/dev/null 2>&1
 done
 echo
-echo "| fs | content | files | MiB | install | floor | install / floor | paired | x / x1 | no-change re-run |"
-echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+echo "| fs | content | files | MiB | install | install CPU | floor | floor CPU | install / floor | paired | x / x1 | no-change re-run |"
+echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 for fs in $fss; do
   floor="cp -r"
   [ "$fs" = disk ] && floor="cp -r && sync"
-  read -r inst copy files bytes rerun paired < <(bench_content "$fs" "")
-  echo "| $fs | shipped | $(thousands "$files") | $((bytes / 1024 / 1024)) | $inst ms | $copy ms ($floor) | $(ratio "$inst" "$copy") | $paired | | $rerun ms |"
+  read -r inst copy files bytes rerun paired icpu ccpu < <(bench_content "$fs" "")
+  echo "| $fs | shipped | $(thousands "$files") | $((bytes / 1024 / 1024)) | $inst ms | $icpu ms | $copy ms ($floor) | $ccpu ms | $(ratio "$inst" "$copy") | $paired | | $rerun ms |"
   base=""
   for n in 1 4 8; do
     [ "$n" -gt "$scale" ] && continue
-    read -r inst copy files bytes rerun paired < <(bench_content "$fs" "--content ${root[tmpfs]}/content-x$n")
+    read -r inst copy files bytes rerun paired icpu ccpu < <(bench_content "$fs" "--content ${root[tmpfs]}/content-x$n")
     [ -z "$base" ] && base="$inst"
-    echo "| $fs | generated x$n | $(thousands "$files") | $((bytes / 1024 / 1024)) | $inst ms | $copy ms ($floor) | $(ratio "$inst" "$copy") | $paired | $(ratio "$inst" "$base") | $rerun ms |"
+    echo "| $fs | generated x$n | $(thousands "$files") | $((bytes / 1024 / 1024)) | $inst ms | $icpu ms | $copy ms ($floor) | $ccpu ms | $(ratio "$inst" "$copy") | $paired | $(ratio "$inst" "$base") | $rerun ms |"
   done
 done
 

@@ -485,17 +485,38 @@ fn compact_installed_gate_and_parts_serve_the_key_off_and_on() {
     assert_eq!(gate_call(&w), "false\n");
     run(&w, &["config-set", "workflow.compact_content", "false"]);
     assert_eq!(gate_call(&w), "false\n");
-    let mut eager_off = spine.len();
     for p in &parts {
         let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         assert!(text.contains("<detail name="), "{}", p.display());
         assert!(!text.lines().any(|l| l.trim_start().starts_with('@')), "no @ line in {}", p.display());
-        eager_off += text.len();
     }
-    // Key on: the call prints true and the spine alone is what the workflow holds.
+    // Key on: the call prints true, nothing is reinstalled, and the spine alone is what the
+    // workflow holds: nothing of a part reaches it (no include of a part, none of a block's text),
+    // so skipping the parts shrinks the context by every byte they hold.
+    let before: Vec<Vec<u8>> = parts.iter().map(|p| std::fs::read(p).unwrap()).collect();
     run(&w, &["config-set", "workflow.compact_content", "true"]);
     assert_eq!(gate_call(&w), "true\n");
-    assert!(spine.len() < eager_off);
+    let spine_on = std::fs::read_to_string(core.join("workflows/plan-phase.md")).unwrap();
+    assert_eq!(spine_on, spine, "turning the key on rewrites no installed file");
+    for (p, bytes) in parts.iter().zip(&before) {
+        assert_eq!(&std::fs::read(p).unwrap(), bytes, "{}", p.display());
+    }
+    assert!(
+        !spine_on.lines().any(|l| l.trim_start().starts_with('@') && l.contains("/detail/")),
+        "the spine includes no part eagerly"
+    );
+    let mut blocks = 0;
+    for p in &parts {
+        let text = std::fs::read_to_string(p).unwrap();
+        for block in text.split("<detail name=").skip(1) {
+            let body = block.split_once('>').map_or("", |(_, b)| b);
+            let first = body.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default();
+            assert!(!first.is_empty(), "a block with a body in {}", p.display());
+            assert!(!spine_on.contains(first), "{}: the spine repeats block text `{first}`", p.display());
+            blocks += 1;
+        }
+    }
+    assert!(blocks >= parts.len(), "every part holds a block");
 }
 
 #[test]

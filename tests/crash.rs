@@ -418,6 +418,36 @@ fn find_empty_dirs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// The kill campaign's seed when `MSD_KILL_SEED` is unset: every CI run draws the same points.
+const KILL_SEED_DEFAULT: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The seed of `MSD_KILL_SEED`: a number as given, `random` a new one from the clock, unset the
+/// fixed default. Anything else is a mistake in the command line: it stops the test.
+fn kill_seed(var: Option<&str>) -> u64 {
+    match var.map(str::trim) {
+        None | Some("") => KILL_SEED_DEFAULT,
+        Some("random") => {
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1
+        }
+        // Zero would stall the xorshift generator on zero.
+        Some(n) => n
+            .parse::<u64>()
+            .ok()
+            .filter(|&n| n != 0)
+            .unwrap_or_else(|| panic!("MSD_KILL_SEED={n}: expected a non-zero number or `random`")),
+    }
+}
+
+#[test]
+fn crash_kill_seed_is_fixed_unless_asked() {
+    assert_eq!(kill_seed(None), KILL_SEED_DEFAULT);
+    assert_eq!(kill_seed(Some("")), KILL_SEED_DEFAULT);
+    assert_eq!(kill_seed(Some("42")), 42);
+    let drawn = kill_seed(Some("random"));
+    assert_ne!(drawn, KILL_SEED_DEFAULT);
+    assert_eq!(drawn & 1, 1, "a drawn seed is odd (never zero)");
+}
+
 /// The kill -9 campaign (issue 15): random points over install, upgrade, uninstall and `--all`,
 /// each stopped by the fault hook (an abort: no destructor, no cleanup, as SIGKILL) or by a real
 /// SIGKILL after a random delay. After each, the next run (recover, then the same command)
@@ -429,13 +459,13 @@ fn find_empty_dirs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 /// form, 200 points or more, is `MSD_KILL_POINTS=200 cargo test --test main crash_kill_campaign
 /// -- --nocapture`, run by the `kill-campaign` job of `.github/workflows/ci.yml` (4 to 7 minutes
 /// on a 2-core machine with the worlds on tmpfs: a quarter of the points are `--all`, which
-/// installs and verifies every runtime); `MSD_KILL_SEED=N` replays one campaign.
+/// installs and verifies every runtime). The points come from a seed: a fixed one by default, so
+/// CI runs the same campaign every time; `MSD_KILL_SEED=N` replays campaign N and
+/// `MSD_KILL_SEED=random` draws a new one (printed, to replay a failure).
 #[test]
 fn crash_kill_campaign() {
     let points: usize = std::env::var("MSD_KILL_POINTS").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
-    let seed: u64 = std::env::var("MSD_KILL_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1
-    });
+    let seed = kill_seed(std::env::var("MSD_KILL_SEED").ok().as_deref());
     println!("kill campaign: {points} points, MSD_KILL_SEED={seed}");
     let mut rng = seed;
     let mut next = move |n: u64| {

@@ -169,3 +169,26 @@ fn manifests_every_runtime_names_the_public_sources_its_layout_follows() {
         );
     }
 }
+
+#[test]
+fn manifests_every_problem_of_a_manifest_is_reported_at_once() {
+    // Three independent mistakes in one manifest: one run names all three, each at its line, so a
+    // maintainer fixes them in one edit instead of one run per mistake.
+    let w = World::new();
+    let dir = runtimes_copy(&w);
+    let path = dir.join("claude/capability.json");
+    let mut doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    doc["command_ref"] = serde_json::json!("/msd-command");
+    doc["caps"] = serde_json::json!([{"glob": "agents/?.md", "max_bytes": 40000, "scopes": ["global"]}]);
+    doc["rewrites"] = serde_json::json!([{"from": "", "to": "x"}]);
+    let text = serde_json::to_string_pretty(&doc).unwrap();
+    std::fs::write(&path, &text).unwrap();
+    let at = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    install_with(&w, &dir)
+        .code(3)
+        .stderr_has("3 problems in")
+        .stderr_has(&format!("capability.json:{}:", at("\"command_ref\"")))
+        .stderr_has("lacks `{stem}`")
+        .stderr_has(&format!("capability.json:{}:", at("agents/?.md")))
+        .stderr_has("a rewrite has an empty `from`");
+}

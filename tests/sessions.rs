@@ -241,3 +241,88 @@ fn sessions_kilo_allows_exactly_the_installed_helper_global_and_local() {
     assert_eq!(std::fs::read_to_string(dir.join("kilo.json")).unwrap(), user);
     assert!(!w.project.join(".kilo/kilo.json").exists());
 }
+
+/// Runs a registered hook command line (`sh -c`) in `cwd` with `event` on stdin: its stdout.
+fn run_hook(w: &World, cmd: &str, cwd: &Path, event: &serde_json::Value) -> String {
+    let mut c = std::process::Command::new("sh");
+    w.isolate(&mut c);
+    c.arg("-c").arg(cmd).current_dir(cwd).env("COPILOT_PROJECT_DIR", &w.project);
+    c.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), event.to_string().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The `bash` lines of Copilot's `preToolUse` hooks in a settings or hook file.
+fn copilot_pre_tool_use(file: &Path) -> Vec<String> {
+    let cfg: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    cfg["hooks"]["preToolUse"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|h| h["bash"].as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn sessions_copilot_lets_exactly_the_installed_helper_run_global_and_local() {
+    // Copilot CLI 1.0.102 has no setting that pre-approves one shell command, and `copilot -p`
+    // refuses every call that needs a prompt (the session tier: `Permission denied because no
+    // interactive user response was available`). msd's preToolUse guard answers
+    // `permissionDecision: allow` for a `bash` call of the installed helper, and for nothing
+    // else (runtimes/copilot cites both).
+    let w = World::new();
+    let dir = w.home.join(".copilot");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mine = r#"{"type":"command","bash":"echo mine","timeoutSec":5}"#;
+    let user = format!("{{\n  \"theme\": \"dim\",\n  \"hooks\": {{ \"preToolUse\": [{mine}] }}\n}}\n");
+    std::fs::write(dir.join("settings.json"), &user).unwrap();
+    let event = |cwd: &Path, tool: &str, args: serde_json::Value| serde_json::json!({"sessionId": "s-1", "timestamp": 1, "cwd": cwd, "toolName": tool, "toolArgs": args});
+    let check = |file: &Path, core: &Path, helper_ref: &str| {
+        // The line the session tier runs: workstreams.md's, which has no argument to fill in.
+        let line = format!("{helper_ref} query init.workstreams");
+        let wf = std::fs::read_to_string(core.join("workflows/workstreams.md")).unwrap();
+        assert!(wf.contains(&line), "workstreams.md no longer runs `{line}`");
+        let ours: Vec<_> = copilot_pre_tool_use(file).into_iter().filter(|c| c.contains("msd_run")).collect();
+        assert_eq!(ours.len(), 1, "{}: {ours:?}", file.display());
+        let guard = &ours[0];
+        let ask = |tool: &str, command: &str| {
+            run_hook(&w, guard, &w.project, &event(&w.project, tool, serde_json::json!({"command": command})))
+        };
+        let allowed = |out: &str| out.contains("\"permissionDecision\":\"allow\"");
+        let out = ask("bash", &line);
+        assert!(allowed(&out), "{}: the workflow's `{line}` is not allowed: {out:?}", file.display());
+        for other in [
+            format!("{line}; touch pwned"),
+            format!("{line} && rm -rf x"),
+            format!("{line} > out.txt"),
+            format!("{line} $(id)"),
+            format!("{line} `id`"),
+            format!("{line}\ntouch pwned"),
+            format!("{helper_ref}x query init.workstreams"),
+            "ls -la".to_string(),
+        ] {
+            let out = ask("bash", &other);
+            assert!(!allowed(&out), "{}: `{other}` must not be allowed: {out:?}", file.display());
+        }
+        assert!(!allowed(&ask("write_bash", &line)), "only the shell tool the manifest names");
+        // The guard still refuses a .env write.
+        let env = event(&w.project, "create", serde_json::json!({"path": w.project.join(".env"), "file_text": "A=1"}));
+        let out = run_hook(&w, guard, &w.project, &env);
+        assert!(out.contains("\"permissionDecision\":\"deny\""), "{out:?}");
+    };
+    Install::in_world(&w).runtime("copilot").run().success();
+    check(&dir.join("settings.json"), &dir.join("msd-core"), &dir.join("msd-core/bin/msd_run").display().to_string());
+    Install::in_world(&w).runtime("copilot").local().run().success();
+    let local = w.project.join(".github/hooks/msd.json");
+    check(&local, &w.project.join(".github/msd-core"), "./.github/msd-core/bin/msd_run");
+    Install::in_world(&w).uninstall().runtime("copilot").local().run().success();
+    Install::in_world(&w).uninstall().runtime("copilot").run().success();
+    assert!(!local.exists());
+    let after: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("settings.json")).unwrap()).unwrap();
+    assert_eq!(
+        after["hooks"]["preToolUse"],
+        serde_json::json!([serde_json::from_str::<serde_json::Value>(mine).unwrap()])
+    );
+    assert_eq!(after["theme"], "dim");
+}

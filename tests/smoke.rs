@@ -90,10 +90,14 @@ proptest! {
         ]
     ) {
         let result = msd_core::manifest::capability::parse("rt/capability.json", &text)
+            .map_err(msd_core::manifest::ManifestErrors::from)
             .and_then(|cap| msd_core::manifest::capability::validate("rt/capability.json", &text, &cap, "windsurf").map(|()| cap));
-        if let Err(e) = result {
-            prop_assert!(e.line <= lines(&text) + 1, "line {} of {}", e.line, lines(&text));
-            prop_assert!(!e.message.is_empty() && !e.hint.is_empty());
+        if let Err(errs) = result {
+            prop_assert!(!errs.0.is_empty());
+            for e in &errs.0 {
+                prop_assert!(e.line <= lines(&text) + 1, "line {} of {}", e.line, lines(&text));
+                prop_assert!(!e.message.is_empty() && !e.hint.is_empty());
+            }
         }
     }
 }

@@ -319,8 +319,10 @@ pub(super) fn record_all(
     if opts.dry_run || opts.inputs.is_none() || disabled() {
         return;
     }
-    // One stat per installed file, after the last commit: the targets are recorded in parallel.
-    runs.par_iter().for_each(|r| {
+    // One stat per installed file, after the last commit, on this thread: a stat of a file just
+    // written is cheap, and a rayon pool started for this alone spun its idle workers in
+    // `sched_yield` longer than the stats took.
+    runs.iter().for_each(|r| {
         let Some(rt) = runtimes.iter().find(|rt| rt.capability.id == r.plan.runtime) else { return };
         let Some(path) = record_path(env, &r.target) else { return };
         let Some(rec) = record_of(r, rt, opts, env) else { return };

@@ -14,7 +14,6 @@
 
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::apply::record::{self, Entry, FileManifest};
@@ -269,13 +268,16 @@ pub fn build(
 }
 
 /// The sha256 of every file of `emissions` (`[emission][file]`), each distinct byte string
-/// hashed once, in parallel: a reference or template that most runtimes get unchanged, or the
+/// hashed once, on the calling thread: an install hashes on its emitter thread while the main
+/// thread writes the previous target (`install::stream`), so the two cores are already busy; a
+/// rayon pool beside them measured more CPU, not less time (its idle workers spun in
+/// `sched_yield`, 867 calls per `--all`). A reference or template that most runtimes get unchanged, or the
 /// helper binary every runtime gets, costs one digest however many trees it goes into. Equal
 /// byte strings are found by length and a few bytes of each end, then compared in full (a
 /// comparison is a fraction of a digest and stops at the first difference).
 pub fn digests(emissions: &[&Emission]) -> Vec<Vec<Sha256>> {
     let (unique, slots) = distinct(emissions);
-    let hashed: Vec<Sha256> = unique.par_iter().map(|b| b.sha256()).collect();
+    let hashed: Vec<Sha256> = unique.iter().map(|b| b.sha256()).collect();
     slots.into_iter().map(|s| s.into_iter().map(|i| hashed[i]).collect()).collect()
 }
 

@@ -37,9 +37,12 @@
 //! operation in this module and in migrations, `N=0` before the first. The crash tests run an
 //! install for every N until one completes. `MSD_INSTALL_FAIL_COMMIT=K` makes the K-th
 //! transaction of the process (0-based) fail with an io error at its commit point, its staged
-//! tree discarded, as a full disk would; the `--all` tests use it. Neither is a user option nor in `--help`.
+//! tree discarded, as a full disk would; the `--all` tests use it. Neither is a user option nor in `--help`,
+//! and both exist only with the `fault-injection` cargo feature, which the test build enables
+//! (the package's dev-dependency on itself): a release binary has neither.
 
 use std::path::{Path, PathBuf};
+#[cfg(feature = "fault-injection")]
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
@@ -49,32 +52,59 @@ use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
 
 /// The environment variable of the fault-injection test hook.
+#[cfg(feature = "fault-injection")]
 pub const FAULT_ENV: &str = "MSD_INSTALL_FAULT_AFTER";
 
 /// The environment variable of the failing-commit test hook.
+#[cfg(feature = "fault-injection")]
 pub const FAIL_COMMIT_ENV: &str = "MSD_INSTALL_FAIL_COMMIT";
 
+#[cfg(feature = "fault-injection")]
 static FAULT_AFTER: AtomicUsize = AtomicUsize::new(usize::MAX);
+#[cfg(feature = "fault-injection")]
 static FAIL_COMMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
+#[cfg(feature = "fault-injection")]
 static COMMITS: AtomicUsize = AtomicUsize::new(0);
+#[cfg(feature = "fault-injection")]
 static FAULT_COUNT: AtomicUsize = AtomicUsize::new(0);
 
-/// Reads the fault-injection hook from the environment (once per process, at start).
+/// Reads the fault-injection hooks from the environment (once per process, at start). Without
+/// the `fault-injection` feature (every build but the tests') there is nothing to read.
 pub fn init_fault_hook() {
-    if let Some(n) = std::env::var(FAULT_ENV).ok().and_then(|v| v.trim().parse::<usize>().ok()) {
-        FAULT_AFTER.store(n, Ordering::SeqCst);
-    }
-    if let Some(k) = std::env::var(FAIL_COMMIT_ENV).ok().and_then(|v| v.trim().parse::<usize>().ok()) {
-        FAIL_COMMIT.store(k, Ordering::SeqCst);
+    #[cfg(feature = "fault-injection")]
+    {
+        if let Some(n) = std::env::var(FAULT_ENV).ok().and_then(|v| v.trim().parse::<usize>().ok()) {
+            FAULT_AFTER.store(n, Ordering::SeqCst);
+        }
+        if let Some(k) = std::env::var(FAIL_COMMIT_ENV).ok().and_then(|v| v.trim().parse::<usize>().ok()) {
+            FAIL_COMMIT.store(k, Ordering::SeqCst);
+        }
     }
 }
 
 /// A point where the writer may be stopped by the test hook: called before each disk operation.
+#[inline]
 pub fn fault_point() {
-    let n = FAULT_COUNT.fetch_add(1, Ordering::SeqCst);
-    if n >= FAULT_AFTER.load(Ordering::SeqCst) {
-        std::process::abort();
+    #[cfg(feature = "fault-injection")]
+    {
+        let n = FAULT_COUNT.fetch_add(1, Ordering::SeqCst);
+        if n >= FAULT_AFTER.load(Ordering::SeqCst) {
+            std::process::abort();
+        }
     }
+}
+
+/// The failing-commit test hook: the injected error of this process's next commit point, if it
+/// is the one `MSD_INSTALL_FAIL_COMMIT` names. Never one without the `fault-injection` feature.
+fn injected_commit_failure() -> Option<std::io::Error> {
+    #[cfg(feature = "fault-injection")]
+    if COMMITS.fetch_add(1, Ordering::SeqCst) == FAIL_COMMIT.load(Ordering::SeqCst) {
+        return Some(std::io::Error::new(
+            std::io::ErrorKind::StorageFull,
+            format!("{FAIL_COMMIT_ENV}: injected failure"),
+        ));
+    }
+    None
 }
 
 /// What one op does.
@@ -414,8 +444,8 @@ pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPoin
     let mut failed = None;
     for (n, p) in todo.iter_mut().enumerate() {
         let jpath = p.area.journal_path();
-        let moved = if COMMITS.fetch_add(1, Ordering::SeqCst) == FAIL_COMMIT.load(Ordering::SeqCst) {
-            Err(std::io::Error::new(std::io::ErrorKind::StorageFull, format!("{FAIL_COMMIT_ENV}: injected failure")))
+        let moved = if let Some(injected) = injected_commit_failure() {
+            Err(injected)
         } else {
             fault_point();
             fsx::rename(&p.area.staged_journal(), &jpath)

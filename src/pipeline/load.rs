@@ -17,7 +17,7 @@ use include_dir::{Dir, include_dir};
 
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
-use msd_core::manifest::capability::{self, Capability, ManifestError};
+use msd_core::manifest::capability::{self, Capability, ManifestError, ManifestErrors};
 use msd_core::manifest::caps::Tiers;
 use msd_core::markup::frontmatter::{self, Frontmatter, FrontmatterError};
 use msd_core::markup::markers::{MarkerError, Section};
@@ -81,6 +81,9 @@ pub enum LoadError {
     /// A manifest problem.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
+    /// Every problem of one manifest beyond its schema.
+    #[error(transparent)]
+    Manifests(#[from] ManifestErrors),
     /// A content problem.
     #[error(transparent)]
     Content(#[from] ContentError),
@@ -100,6 +103,7 @@ impl LoadError {
             }
             LoadError::SymlinkLoop { .. } => Some("point the link at the file it should name, or remove it".into()),
             LoadError::Manifest(m) => Some(m.hint.clone()),
+            LoadError::Manifests(m) => Some(m.hint()),
             LoadError::Content(c) => Some(c.hint.clone()),
         }
     }

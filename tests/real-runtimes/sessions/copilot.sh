@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GitHub Copilot CLI sessions (run.sh --sessions copilot): `copilot -p --allow-tool write` (file
 # edits need no prompt, like Claude's acceptEdits; no --allow-all-tools, so shell commands need
-# the user's approval, which `-p` cannot ask for), the openai provider pointed at the scripted mock
+# the user's approval, which `-p` cannot ask for: the helper runs because msd's preToolUse guard,
+# registered with --allow-helper bash, answers `allow` for it), the openai provider pointed at the scripted mock
 # (COPILOT_PROVIDER_BASE_URL). Local: the folder trusted for the session, as msd's note says.
 # Tools: bash, create, task.
 set -u

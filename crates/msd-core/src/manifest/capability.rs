@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use super::{ManifestError, Scope};
+pub use super::{ManifestError, ManifestErrors, Scope};
 use crate::fs::json::{Seg, locate_path};
 use crate::fs::relpath::RelPath;
 
@@ -690,20 +690,22 @@ fn is_id(s: &str) -> bool {
 }
 
 /// Checks one parsed manifest beyond its schema. `dir_name` is the directory it came from.
-pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Result<(), ManifestError> {
+/// Reports every problem found, in the manifest's line order, not only the first: one edit of a
+/// manifest fixes them all.
+pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Result<(), ManifestErrors> {
+    let mut errs: Vec<ManifestError> = Vec::new();
     let err = |path: &[Seg<'_>], message: String, hint: &str| {
         let (line, col) = locate_path(text, path);
         ManifestError { file: file.to_string(), line, col, message, hint: hint.to_string() }
     };
     if !is_id(&cap.id) {
-        return Err(err(
+        errs.push(err(
             &[Seg::Key("id")],
             format!("invalid runtime id `{}`", cap.id),
             "use lowercase letters, digits and hyphens",
         ));
-    }
-    if cap.id != dir_name {
-        return Err(err(
+    } else if cap.id != dir_name {
+        errs.push(err(
             &[Seg::Key("id")],
             format!("runtime id `{}` does not match its directory `{dir_name}`", cap.id),
             "rename the directory or the id so they agree",
@@ -711,21 +713,21 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     }
     for (i, e) in cap.home.env.iter().enumerate() {
         if e.var.is_empty() || !e.var.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_') {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("home"), Seg::Key("env"), Seg::Index(i), Seg::Key("var")],
                 format!("invalid environment variable name `{}`", e.var),
                 "use UPPER_SNAKE_CASE",
             ));
         }
         if cap.home.kind == HomeKind::DotHome && e.parent {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("home"), Seg::Key("env"), Seg::Index(i), Seg::Key("parent")],
                 format!("home kind `dot-home` takes directory variables, but `{}` has `parent`", e.var),
                 "use kind `xdg` for variables that name a config file",
             ));
         }
         if e.parent && e.join.is_some() {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("home"), Seg::Key("env"), Seg::Index(i)],
                 format!("`{}` has both `parent` and `join`", e.var),
                 "use one of them",
@@ -734,14 +736,14 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     }
     match cap.home.kind {
         HomeKind::DotHome | HomeKind::Xdg if !cap.home.probes.is_empty() => {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("home"), Seg::Key("probes")],
                 "probes are only allowed for `nested` and `agents-root` homes".into(),
                 "remove `probes` or change `kind`",
             ));
         }
         HomeKind::AgentsRoot if cap.home.probes.is_empty() || cap.home.probes.iter().any(|p| p.contains.is_none()) => {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("home"), Seg::Key("probes")],
                 "an `agents-root` home needs probes, each with `contains`".into(),
                 "list the candidate roots and the path that marks the right one",
@@ -750,24 +752,24 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
         _ => {}
     }
     if let Some(local) = &cap.local {
-        if local.dir != "." {
-            RelPath::new(local.dir.clone()).map_err(|e| {
-                err(
-                    &[Seg::Key("local"), Seg::Key("dir")],
-                    format!("local dir: {e}"),
-                    "use a relative directory such as `.claude`, or `.`",
-                )
-            })?;
+        if local.dir != "."
+            && let Err(e) = RelPath::new(local.dir.clone())
+        {
+            errs.push(err(
+                &[Seg::Key("local"), Seg::Key("dir")],
+                format!("local dir: {e}"),
+                "use a relative directory such as `.claude`, or `.`",
+            ));
         }
     } else if !cap.artifacts.local.is_empty() {
-        return Err(err(
+        errs.push(err(
             &[Seg::Key("artifacts"), Seg::Key("local")],
             "a local layout is given but `local` is absent".into(),
             "add `\"local\": {\"dir\": ...}` or remove `artifacts.local`",
         ));
     }
     if !cap.command_ref.contains("{stem}") {
-        return Err(err(
+        errs.push(err(
             &[Seg::Key("command_ref")],
             format!("`command_ref` `{}` lacks `{{stem}}`", cap.command_ref),
             "write e.g. \"/msd-{stem}\"",
@@ -779,7 +781,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
             let at =
                 |key: &'static str| [Seg::Key("artifacts"), Seg::Key(scope.as_str()), Seg::Index(i), Seg::Key(key)];
             if !a.converter.accepts(a.kind) {
-                return Err(err(
+                errs.push(err(
                     &at("converter"),
                     format!(
                         "converter `{:?}` cannot produce {} ({} layout)",
@@ -791,14 +793,14 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
                 ));
             }
             if !seen.insert(a.kind) {
-                return Err(err(
+                errs.push(err(
                     &at("kind"),
                     format!("artifact kind `{}` listed twice in the {} layout", a.kind.as_str(), scope.as_str()),
                     "list each kind once per scope",
                 ));
             }
             if !a.prefix.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
-                return Err(err(
+                errs.push(err(
                     &at("prefix"),
                     format!("invalid prefix `{}`", a.prefix),
                     "use lowercase letters, digits and hyphens",
@@ -806,7 +808,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
             }
             for file in a.adapter.iter().chain(a.stub.as_ref().map(|s| &s.template)) {
                 if RelPath::new(file.clone()).map_or(true, |p| p.as_str().contains('/')) {
-                    return Err(err(
+                    errs.push(err(
                         &at(if a.adapter.as_ref() == Some(file) { "adapter" } else { "stub" }),
                         format!("data file `{file}` must be a plain file name beside the manifest"),
                         "name a file in the runtime's directory",
@@ -814,7 +816,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
                 }
             }
             if (a.converter == Converter::WorkflowStub) != a.stub.is_some() {
-                return Err(err(
+                errs.push(err(
                     &at("stub"),
                     "`stub` goes with the `workflow-stub` converter, and that converter needs it".into(),
                     "add or remove `stub`",
@@ -823,7 +825,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
             if let Some(suffix) = &a.suffix
                 && (!suffix.starts_with('.') || suffix.contains('/'))
             {
-                return Err(err(
+                errs.push(err(
                     &at("suffix"),
                     format!("suffix `{suffix}` must start with `.` and hold no `/`"),
                     "write e.g. \".agent.md\"",
@@ -833,7 +835,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     }
     for (i, r) in cap.rewrites.iter().enumerate() {
         if r.from.is_empty() {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("rewrites"), Seg::Index(i), Seg::Key("from")],
                 "a rewrite has an empty `from`".into(),
                 "remove it or give the text to replace",
@@ -843,22 +845,22 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     if let Some(d) = &cap.description_limit
         && d.max <= d.ellipsis.chars().count()
     {
-        return Err(err(
+        errs.push(err(
             &[Seg::Key("description_limit"), Seg::Key("max")],
             format!("description limit {} leaves no room for the ellipsis", d.max),
             "raise `max`",
         ));
     }
     for (i, c) in cap.caps.iter().enumerate() {
-        crate::manifest::caps::check_glob(&c.glob).map_err(|m| {
-            err(
+        if let Err(m) = crate::manifest::caps::check_glob(&c.glob) {
+            errs.push(err(
                 &[Seg::Key("caps"), Seg::Index(i), Seg::Key("glob")],
                 m,
                 "use `*` within a segment and `**` across segments, relative paths only",
-            )
-        })?;
+            ));
+        }
         if c.scopes.is_empty() {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("caps"), Seg::Index(i), Seg::Key("scopes")],
                 "a cap rule with no scopes guards nothing".into(),
                 "list `global`, `local` or both",
@@ -868,7 +870,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     if let McpTools::Rename(template) = &cap.mcp_tools
         && !template.contains("{tool}")
     {
-        return Err(err(
+        errs.push(err(
             &[Seg::Key("mcp_tools"), Seg::Key("rename")],
             format!("MCP name template `{template}` lacks `{{tool}}`"),
             "write e.g. \"mcp_{server}_{tool}\"",
@@ -876,28 +878,30 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     }
     if let Some(t) = &cap.tested {
         let at = |key: &'static str| [Seg::Key("tested"), Seg::Key(key)];
+        let mut versions = true;
         for (key, v) in [("min", &t.min), ("max", &t.max)] {
             if parse_version(v).is_none() || v.bytes().any(|b| !(b.is_ascii_digit() || b == b'.')) {
-                return Err(err(&at(key), format!("tested.{key} `{v}` is not a version"), "write N.N.N"));
+                errs.push(err(&at(key), format!("tested.{key} `{v}` is not a version"), "write N.N.N"));
+                versions = false;
             }
         }
-        if t.contains(&t.min) != Some(true) {
-            return Err(err(
+        if versions && t.contains(&t.min) != Some(true) {
+            errs.push(err(
                 &at("min"),
                 format!("tested range {}..{} is empty", t.min, t.max),
                 "min is the oldest version that passed, max the newest",
             ));
         }
         if !is_date(&t.date) {
-            return Err(err(&at("date"), format!("tested.date `{}` is not a date", t.date), "write YYYY-MM-DD"));
+            errs.push(err(&at("date"), format!("tested.date `{}` is not a date", t.date), "write YYYY-MM-DD"));
         }
         if let Some(cli) = &t.cli
             && (cli.is_empty() || cli.contains(['/', '\\', ' ']))
         {
-            return Err(err(&at("cli"), format!("tested.cli `{cli}` is not a command name"), "name the executable"));
+            errs.push(err(&at("cli"), format!("tested.cli `{cli}` is not a command name"), "name the executable"));
         }
         if t.listing.is_some() && t.cli.is_none() {
-            return Err(err(&at("listing"), "a listing needs `cli`".into(), "name the executable the listing runs"));
+            errs.push(err(&at("listing"), "a listing needs `cli`".into(), "name the executable the listing runs"));
         }
     }
     for (i, a) in cap.also_reads.iter().enumerate() {
@@ -906,7 +910,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
             RelPath::new(rel.to_string()).is_err()
         });
         if a.dirs.is_empty() || bad.is_some() || !matches!(a.kind, ArtifactKind::Skills | ArtifactKind::Commands) {
-            return Err(err(
+            errs.push(err(
                 &[Seg::Key("also_reads"), Seg::Index(i)],
                 format!(
                     "also_reads: `{}` is not a relative or `~/` directory of skills or commands",
@@ -919,20 +923,32 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     if let Some(s) = &cap.sunset
         && !is_date(&s.date)
     {
-        return Err(err(
+        errs.push(err(
             &[Seg::Key("sunset"), Seg::Key("date")],
             format!("sunset.date `{}` is not a date", s.date),
             "write YYYY-MM-DD",
         ));
     }
-    crate::manifest::resolver::validate(file, text, &cap.resolvers)?;
-    crate::manifest::surfaces::validate(&cap.settings).map_err(|m| {
-        err(&[Seg::Key("settings")], m, "see `msd-install schema` for settings surfaces and their entry kinds")
-    })?;
-    crate::manifest::surfaces::validate_hook_files(&cap.hook_files).map_err(|m| {
-        err(&[Seg::Key("hook_files")], m, "each hook file names a path, its scopes and `msd_run hook` arguments")
-    })?;
-    Ok(())
+    if let Err(e) = crate::manifest::resolver::validate(file, text, &cap.resolvers) {
+        errs.push(e);
+    }
+    if let Err(m) = crate::manifest::surfaces::validate(&cap.settings) {
+        errs.push(err(
+            &[Seg::Key("settings")],
+            m,
+            "see `msd-install schema` for settings surfaces and their entry kinds",
+        ));
+    }
+    if let Err(m) = crate::manifest::surfaces::validate_hook_files(&cap.hook_files) {
+        errs.push(err(
+            &[Seg::Key("hook_files")],
+            m,
+            "each hook file names a path, its scopes and `msd_run hook` arguments",
+        ));
+    }
+    // In the order a reader meets them (a stable sort: problems of one place keep the checks' order).
+    errs.sort_by_key(|e| (e.line, e.col));
+    if errs.is_empty() { Ok(()) } else { Err(ManifestErrors(errs)) }
 }
 
 /// Checks a set of manifests together: unique ids.

@@ -45,3 +45,40 @@ pub struct ManifestError {
     /// What to do about it.
     pub hint: String,
 }
+
+/// Every problem of one manifest (never empty), in the order of its lines. Prints one per line.
+#[derive(Debug)]
+pub struct ManifestErrors(pub Vec<ManifestError>);
+
+impl std::fmt::Display for ManifestErrors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.len() > 1 {
+            writeln!(f, "{} problems in {}:", self.0.len(), self.0[0].file)?;
+        }
+        for (n, e) in self.0.iter().enumerate() {
+            if n > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ManifestErrors {}
+
+impl ManifestErrors {
+    /// What to do: the one hint of a single problem; each problem's hint, by its place, for several.
+    pub fn hint(&self) -> String {
+        match self.0.as_slice() {
+            [one] => one.hint.clone(),
+            all => all.iter().map(|e| format!("{}:{}: {}", e.line, e.col, e.hint)).collect::<Vec<_>>().join("\n"),
+        }
+    }
+}
+
+impl From<ManifestError> for ManifestErrors {
+    fn from(e: ManifestError) -> Self {
+        ManifestErrors(vec![e])
+    }
+}

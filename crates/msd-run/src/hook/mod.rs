@@ -32,6 +32,7 @@ use msd_core::fs::fsx;
 use msd_core::installed::runtime_info::{HookHost, RuntimeInfo};
 use msd_core::installed::update_cache::{self, NoticeShown, UpdateCache};
 
+pub(crate) mod allow_helper;
 pub(crate) mod config_reload;
 pub(crate) mod context_monitor;
 pub(crate) mod event;
@@ -99,6 +100,10 @@ pub struct HookArgs {
     /// front of a headless prompt, which then is no slash command).
     #[arg(long)]
     pub once_per_session: bool,
+    /// guard: answer `allow` when this shell tool's command runs this very helper and nothing
+    /// else (a runtime whose settings cannot pre-approve one command: Copilot CLI). Repeatable.
+    #[arg(long, value_name = "TOOL")]
+    pub allow_helper: Vec<String>,
 }
 
 /// Runs a hook.
@@ -126,6 +131,14 @@ pub(crate) fn run(a: &HookArgs) -> ExitCode {
     let cwd = parsed.as_ref().map(event_cwd).unwrap_or_default();
     // (`decide` stayed silent for the same reasons; asked again only where it matters.)
     let silent = || defers_to_local(&cwd) || parsed.as_ref().is_ok_and(|e| host_answers_here(e, &cwd));
+    if h.guards()
+        && reply == Reply::Pass
+        && let Ok(e) = &parsed
+        && helper_call(e, &a.allow_helper, &cwd)
+        && !silent()
+    {
+        reply = Reply::Allow("msd: the installed msd helper (msd_run), allowed by msd-install".into());
+    }
     if a.watch_config && h == Hook::SessionStart && !silent() {
         let project = project_dir(&cwd);
         let config = fsx::canonicalize(&project).unwrap_or(project).join(".planning/config.json");
@@ -135,6 +148,16 @@ pub(crate) fn run(a: &HookArgs) -> ExitCode {
     let _ = std::io::stdout().write_all(out.stdout.as_bytes());
     let _ = std::io::stderr().write_all(out.stderr.as_bytes());
     ExitCode::from(out.code)
+}
+
+/// Whether `e` is a call of one of the shell `tools` whose command runs this very helper and
+/// nothing else ([`allow_helper::runs_only`]).
+fn helper_call(e: &Event, tools: &[String], cwd: &Path) -> bool {
+    let (Some(tool), Some(command)) = (e.tool.as_deref(), e.input.get("command").and_then(|c| c.as_str())) else {
+        return false;
+    };
+    tools.iter().any(|t| t == tool)
+        && std::env::current_exe().is_ok_and(|exe| allow_helper::runs_only(command, cwd, &exe))
 }
 
 fn read_stdin() -> String {

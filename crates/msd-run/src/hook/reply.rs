@@ -10,7 +10,8 @@
 //! - `gemini`: exit 2 with JSON `decision: deny` (`@google/gemini-cli@0.61.0:
 //!   bundle/chunk-JDPZ4CE3.js:335295`), context as `hookSpecificOutput.additionalContext`;
 //! - `copilot`: JSON `permissionDecision: deny` (`@github/copilot@1.0.102:prebuilds/linux-x64/
-//!   runtime.node@16862331`), context as `additionalContext`;
+//!   runtime.node@16862331`), context as `additionalContext`, and `permissionDecision: allow`
+//!   to run a call unasked (the guard's `--allow-helper`, for the helper's own line only);
 //! - `cline`: JSON `cancel: true` with `errorMessage`, context as `contextModification`
 //!   (`@cline/core@0.0.86:dist/hooks/subprocess.d.ts:16`);
 //! - `opencode` (OpenCode, Kilo, and Pi: the JS plugin or extension shim msd-install writes,
@@ -41,6 +42,9 @@ pub(crate) enum Reply {
     Context(String),
     /// Refuse the tool call, saying why.
     Block(String),
+    /// Let the tool call run without the runtime's approval prompt, saying why. Only Copilot's
+    /// protocol can say so; every other protocol renders it as [`Reply::Pass`].
+    Allow(String),
     /// A line for the runtime's status bar.
     Status(String),
     /// Text for the context (possibly empty) and files the runtime should watch (Claude's
@@ -106,6 +110,10 @@ pub(crate) fn render(reply: &Reply, p: Protocol, event: &str) -> Rendered {
         // dist/cjs/342.js@838801`): pass with an empty object.
         (Reply::Pass, Protocol::Cursor) => ok(line(&serde_json::json!({}))),
         (Reply::Pass, _) => ok(String::new()),
+        (Reply::Allow(r), Protocol::Copilot) => ok(line(&serde_json::json!({
+            "permissionDecision": "allow", "permissionDecisionReason": r
+        }))),
+        (Reply::Allow(_), p) => render(&Reply::Pass, p, event),
         (Reply::Context(c) | Reply::Watch(c, _), Protocol::Cursor) => {
             ok(line(&serde_json::json!({"additional_context": c})))
         }
@@ -174,6 +182,9 @@ mod tests {
         let ctx = render(&Reply::Context("hi".into()), Protocol::Claude, "SessionStart");
         assert!(ctx.stdout.contains("\"hookEventName\":\"SessionStart\""));
         assert_eq!(render(&Reply::Pass, Protocol::Gemini, "x").stdout, "");
+        let a = render(&Reply::Allow("helper".into()), Protocol::Copilot, "preToolUse");
+        assert!(a.stdout.contains("\"permissionDecision\":\"allow\""), "{}", a.stdout);
+        assert_eq!(render(&Reply::Allow("helper".into()), Protocol::Claude, "PreToolUse").stdout, "");
         let cl = render(&b, Protocol::Cline, "PreToolUse");
         assert_eq!((cl.code, cl.stdout.as_str()), (0, "{\"cancel\":true,\"errorMessage\":\"no\"}\n"));
         let oc = render(&b, Protocol::Opencode, "tool.execute.before");
