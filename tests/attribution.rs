@@ -172,11 +172,11 @@ fn attribution_clean_when_nothing_changed() {
     let c = &report["counts"];
     assert_eq!(
         c["excluded"].as_u64().unwrap() as usize,
-        emissions() + 6,
-        "the installed msd_run (one per emission), Cline's hook scripts (2: PreToolUse, global and local) and the OpenCode and Kilo plugins (4) are programs: left out"
+        emissions() + 8,
+        "the installed msd_run (one per emission), Cline's hook scripts (2: PreToolUse, global and local), the OpenCode and Kilo plugins (4) and Pi's extension (2) are programs: left out"
     );
     assert_eq!(
-        c["unchanged"].as_u64().unwrap() as usize + emissions() + 6,
+        c["unchanged"].as_u64().unwrap() as usize + emissions() + 8,
         c["files_current"].as_u64().unwrap() as usize
     );
     assert!(report["moved"].as_array().unwrap().is_empty());
@@ -534,9 +534,19 @@ fn attribution_inventory_matches_the_emitted_tree() {
                     "program" => {
                         let manifest = format!("runtimes/{}/capability.json", key.0);
                         let mut want = vec![manifest.as_str()];
-                        if key.2.ends_with(".js") {
-                            // A JS plugin also comes from its template.
-                            want.push("src/pipeline/convert/js_plugin.js");
+                        // A JS module also comes from its format's template.
+                        let cap: serde_json::Value =
+                            serde_json::from_str(&std::fs::read_to_string(repo().join(&manifest)).unwrap()).unwrap();
+                        let format = cap["hook_files"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .find(|h| h["path"] == key.2.as_str())
+                            .and_then(|h| h["format"].as_str());
+                        match format {
+                            Some("js-plugin") => want.push("src/pipeline/convert/js_plugin.js"),
+                            Some("pi-extension") => want.push("src/pipeline/convert/pi_extension.js"),
+                            _ => {}
                         }
                         assert_eq!(strs(&f["sources"]), want, "{key:?}: a hook file of the manifest");
                         hook_scripts += 1;

@@ -848,6 +848,118 @@ fn hooks_opencode_and_kilo_get_a_plugin_that_runs_the_helper() {
     }
 }
 
+/// Loads an installed Pi extension as Pi's loader does (the module's default export called with
+/// an API whose `on` registers handlers: `@mariozechner/pi-coding-agent@0.73.1:
+/// dist/core/extensions/loader.js:270-279`) in node, and drives its handlers with the events and
+/// context Pi passes (`dist/core/extensions/runner.js:593`, `:700`; `types.d.ts:205-215`): prints
+/// what each did as one JSON object.
+const PI_DRIVER: &str = r#"
+import { pathToFileURL } from "node:url";
+const [extension, project] = process.argv.slice(2);
+const handlers = {};
+(await import(pathToFileURL(extension).href)).default({ on: (name, h) => { handlers[name] = h; } });
+const ctx = { cwd: project, hasUI: false, sessionManager: { getSessionId: () => "ses_pi" } };
+const out = { handlers: Object.keys(handlers).sort() };
+const start = (prompt) => handlers.before_agent_start({ type: "before_agent_start", prompt, images: [], systemPrompt: "base" }, ctx);
+out.first = await start("hi");
+out.second = await start("again");
+const call = (toolName, input) => handlers.tool_call({ type: "tool_call", toolName, toolCallId: "c", input }, ctx);
+out.readEnv = await call("read", { path: ".env" });
+out.writeEnv = await call("write", { path: project + "/.env", content: "A=1" });
+out.editSource = (await call("edit", { path: "src/a.rs", edits: [{ oldText: "a", newText: "b" }] })) ?? "ran";
+out.find = (await call("find", { pattern: "*.rs", path: "src" })) ?? "ran";
+console.log(JSON.stringify(out));
+"#;
+
+#[test]
+fn hooks_pi_gets_an_extension_that_runs_the_helper() {
+    // A home whose path a shell would split or run: the extension names the helper relative to
+    // itself and spawns it without a shell.
+    for local in [false, true] {
+        let what = if local { "pi local" } else { "pi global" };
+        let w = World::with_home("my home's $(touch pwned)");
+        state_md(&w);
+        let dir = if local { w.project.join(".pi") } else { w.home.join(".pi/agent") };
+        let mine = dir.join("extensions/mine.ts");
+        std::fs::create_dir_all(mine.parent().unwrap()).unwrap();
+        let user_ext = "export default function (pi) {} // the user's\n";
+        std::fs::write(&mine, user_ext).unwrap();
+        let mut args = vec!["-r", "pi"];
+        if local {
+            args.push("--local");
+        }
+        Install::in_world(&w).args(&args).run().success();
+        let ext = dir.join("extensions/msd.js");
+        let js = std::fs::read_to_string(&ext).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(js.contains("new URL(\"../msd-core/bin/msd_run\", import.meta.url)"), "{what}: {js}");
+        assert!(!js.contains(&s(&w.home)) && !js.contains("pwned"), "{what}: no path of the home in the extension");
+        let driver = w.tmp.path().join("pi-driver.mjs");
+        std::fs::write(&driver, PI_DRIVER).unwrap();
+        let mut node = std::process::Command::new("node");
+        w.isolate(&mut node);
+        let project = w.project.canonicalize().unwrap();
+        let out = node.arg(&driver).arg(&ext).arg(&project).output().expect("node runs the extension (node on PATH)");
+        assert!(out.status.success(), "{what}: {}", text(&out.stderr));
+        let got: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
+        assert_eq!(got["handlers"], serde_json::json!(["before_agent_start", "tool_call"]), "{what}");
+        for turn in ["first", "second"] {
+            let prompt = got[turn]["systemPrompt"].as_str().unwrap_or_default();
+            assert!(prompt.starts_with("base\n\nmsd: phase 3 of 3 (Ship)"), "{what}: every turn gets the line: {got}");
+        }
+        for call in ["readEnv", "writeEnv"] {
+            assert_eq!(got[call]["block"], true, "{what} {call}: {got}");
+            let reason = got[call]["reason"].as_str().unwrap_or_default();
+            assert!(reason.starts_with("msd: refusing to") && reason.contains(".env"), "{what} {call}: {got}");
+        }
+        assert_eq!((&got["editSource"], &got["find"]), (&"ran".into(), &"ran".into()), "{what}: {got}");
+        assert!(!w.tmp.path().join("pwned").exists() && !w.project.join("pwned").exists(), "{what}");
+        let mut v = vec!["verify", "-r", "pi"];
+        if local {
+            v.push("--local");
+        }
+        Install::in_world(&w).args(&v).run().success();
+        let mut un = vec!["uninstall", "-r", "pi"];
+        if local {
+            un.push("--local");
+        }
+        Install::in_world(&w).args(&un).run().success();
+        assert!(!ext.exists(), "{what}: uninstall removes the extension");
+        assert_eq!(std::fs::read_to_string(&mine).unwrap(), user_ext, "{what}: the user's extension is kept");
+    }
+}
+
+#[test]
+fn hooks_pi_guard_event_for_env_is_blocked() {
+    // The event Pi's extension shim sends for Pi's `read` and `edit` tools (`{path}`,
+    // `{path, edits: [{oldText, newText}]}`): the installed helper blocks a `.env` with exit 2
+    // and JSON `block`, and lets a source edit through.
+    let w = World::new();
+    state_md(&w);
+    Install::in_world(&w).runtime("pi").run().success();
+    let helper = w.home.join(".pi/agent/msd-core/bin/msd_run");
+    let project = w.project.canonicalize().unwrap();
+    let event = |tool: &str, args: serde_json::Value| {
+        serde_json::json!({"directory": project, "worktree": project, "hook": "tool_call", "input": {"tool": tool, "sessionID": "s", "callID": "c"}, "output": {"args": args}}).to_string()
+    };
+    let guard = format!("'{}' hook guard --protocol opencode", s(&helper));
+    for (tool, args) in [
+        ("read", serde_json::json!({"path": ".env"})),
+        ("edit", serde_json::json!({"path": ".env.local", "edits": [{"oldText": "A=1", "newText": "A=2"}]})),
+    ] {
+        let out = sh(&w, &guard, &event(tool, args), &[]);
+        assert_eq!(out.status.code(), Some(2), "{tool}: {}", text(&out.stdout));
+        assert!(text(&out.stdout).starts_with("{\"block\":\"msd: refusing to"), "{tool}: {}", text(&out.stdout));
+    }
+    let ok = sh(
+        &w,
+        &guard,
+        &event("edit", serde_json::json!({"path": "src/a.rs", "edits": [{"oldText": "a", "newText": "b"}]})),
+        &[],
+    );
+    assert_eq!((ok.status.code(), text(&ok.stdout)), (Some(0), String::new()));
+}
+
 #[test]
 fn hooks_opencode_global_plugin_defers_to_a_local_install() {
     // OpenCode loads the plugins of ~/.config/opencode and of .opencode/ in one session: the

@@ -108,8 +108,8 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
             let mut sources = vec![manifest_source.clone()];
             let (text, mode) = match h.format {
                 HookFileFormat::Script => (surfaces::hook_script(h, &helper_at), FileMode::Executable),
-                HookFileFormat::JsPlugin => {
-                    sources.push(js_plugin::TEMPLATE_SOURCE.into());
+                HookFileFormat::JsPlugin | HookFileFormat::PiExtension => {
+                    sources.push(js_plugin::template_source(h.format).into());
                     (js_plugin::render(h, &helper_at), FileMode::Regular)
                 }
             };

@@ -10,8 +10,12 @@
 #     api openai-completions, baseUrl on 127.0.0.1): Pi sends the template's body (no @-file
 #     expansion), the mock answers with a `read` call of the path the body includes, written as
 #     msd wrote it, and the next request must carry the workflow text;
-#  3. global only: PI_CODING_AGENT_DIR moves both msd-install and the CLI.
-# Pi has no subagents and msd registers no Pi extension: agents and hooks are "-".
+#  3. msd's extension (<agent dir>/extensions/msd.js, or <project>/.pi/extensions/msd.js):
+#     `pi -p` against the mock, which asks for a `read` of .env: the session-start line is in the
+#     system prompt of the requests (before_agent_start) and the tool result the model gets is
+#     msd's refusal, not the secret (tool_call returns {block, reason});
+#  4. global only: PI_CODING_AGENT_DIR moves both msd-install and the CLI.
+# Pi has no subagents: agents are "-".
 set -u
 . "$RT_LIB/common.sh"
 
@@ -100,7 +104,32 @@ else
   rt_fail "command file $help missing"
 fi
 
-# 3. PI_CODING_AGENT_DIR moves both msd-install and the CLI (global only).
+# 3. msd's extension: the session-start line and the .env guard in one session.
+pi_ext=$HOME_DIR/extensions/msd.js
+[ -f "$pi_ext" ] || rt_fail "hooks: msd wrote no extension at $pi_ext"
+pi_secret="rt-probe-secret-$$"
+printf 'API_TOKEN=%s\n' "$pi_secret" >"$PROJECT/.env"
+MOCK_TAG=hook rt_mock_start --tool-call read --tool-args '{"path":".env"}' || rt_fail "mock model did not start"
+pi_models "$AGENT_DIR"
+(cd "$PROJECT" && rt_timeout 120 pi --no-session --provider mock --model mock-model -p 'read the .env file') \
+  </dev/null >"$RT_OUT/hook.out" 2>"$RT_OUT/hook.err"
+rt_mock_stop
+if rt_check_hook_context "pi -p, extension before_agent_start" "$RT_OUT/mock-hook.jsonl"; then
+  rt_flag hooks true
+else
+  rt_flag hooks false
+fi
+if grep -aqF -- "$pi_secret" "$RT_OUT/mock-hook.jsonl"; then
+  rt_fail "guard: the model got the secret of $PROJECT/.env (msd's extension did not block the read)"
+elif grep -aqF -- "msd: refusing to read .env" "$RT_OUT/mock-hook.jsonl"; then
+  rt_note "guard: the .env read was refused by msd's extension (tool result: $(grep -aoF -m1 -- 'msd: refusing to read .env' "$RT_OUT/mock-hook.jsonl" | head -n1))"
+else
+  rt_fail "guard: no request after the .env read carries msd's refusal ($(grep -ac . "$RT_OUT/mock-hook.jsonl") requests; pi said: $(tail -c 300 "$RT_OUT/hook.err" | tr '\n' ' '))"
+fi
+rm -f "$PROJECT/.env"
+rt_log_our_warnings "$RT_OUT/hook.err"
+
+# 4. PI_CODING_AGENT_DIR moves both msd-install and the CLI (global only).
 if [ "$RT_SCOPE" = global ]; then
   ALT=$HOME/alt-pi-agent
   mkdir -p "$ALT"

@@ -4,11 +4,13 @@
 # probes/pi.sh does). Pi has no approval mode and no permission prompts (README.md:474, "No
 # permission popups"): its normal mode runs every tool call. Tools: bash, write.
 #
+# msd's hooks in Pi are an extension msd writes (<agent dir>/extensions/msd.js, or
+# <project>/.pi/extensions/msd.js; loaded by dist/core/extensions/loader.js:459-464): its
+# tool_call handler runs the guard and blocks with msd's reason (dist/core/extensions/
+# runner.js:593), its before_agent_start handler appends the session's line to the system prompt
+# (:700). Guard and context are checked as for every runtime.
+#
 # What msd cannot check in Pi, and why (@mariozechner/pi-coding-agent@0.73.1, packaged source):
-#  - Pi's settings have no hook and no status-line key (dist/core/settings-manager.d.ts:57-94);
-#    its only hook points are TypeScript extensions (tool_call: dist/core/extensions/runner.js:597;
-#    before_agent_start: :710), and msd writes none (runtimes/pi install note). So guard and
-#    context are N/A; the guard session still runs and its line says whether .env was written.
 #  - no subagents (README.md:472, "No sub-agents"; runtimes/pi has no agents artifact);
 #  - the footer's status line shows only what extensions set with setStatus
 #    (dist/modes/interactive/components/footer.js:188-196), no command.
@@ -49,20 +51,6 @@ ss_cli() {
 ss_planner_tools() { :; }
 ss_statusline_cmd() { :; }
 
-NO_HOOKS="Pi has no hook settings (no hooks key: $PI_PKG:dist/core/settings-manager.d.ts:57-94), only TypeScript extensions (tool_call: dist/core/extensions/runner.js:597, before_agent_start: :710), and msd registers no Pi extension (runtimes/pi install note)"
-# Guard and context run in ss_main's first session like everywhere else; their lines are written
-# after it, saying first what the session showed.
-SS_NA="guard context"
 ss_na subagent "Pi has no subagents ($PI_PKG:README.md:472, \"No sub-agents\"); msd installs no agents for Pi (runtimes/pi has no agents artifact)"
 ss_na statusline "Pi has no status-line command: no settings key for one ($PI_PKG:dist/core/settings-manager.d.ts:57-94); the footer shows only texts extensions set with setStatus (dist/modes/interactive/components/footer.js:188-196)"
 ss_main
-if [ -f "$PROJECT/.env" ]; then
-  ss_check guard N/A "nothing guards .env in Pi (this session wrote it): $NO_HOOKS"
-else
-  ss_check guard N/A "$NO_HOOKS; .env was not written, Pi said: $(tail -c 200 "$RT_OUT/work.err")"
-fi
-ctx=$(python3 "$RT_LIB/session_check.py" context "$RT_OUT/mock-work.jsonl" "$RT_HOOK_LINE")
-case $ctx in
-  "FAIL no request of the session holds"*) ss_check context N/A "no session-start line reaches the model in Pi (none in this session's requests): $NO_HOOKS" ;;
-  *) ss_verdict context "$ctx" ;;
-esac

@@ -254,12 +254,14 @@ fn collect_strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
 }
 
 /// A hook file msd-install writes whole (an emitted file of the install manifest: install writes
-/// it, uninstall removes it, `verify` checks it), in one of two formats:
+/// it, uninstall removes it, `verify` checks it), in one of three formats:
 /// - `script` (Cline: one executable per event in a hooks directory): `#!/bin/sh` + `exec <the
 ///   helper, found relative to the script> hook <args>`;
 /// - `js-plugin` (OpenCode, Kilo: a JS module their plugin loader imports): a small shim that
 ///   spawns the helper (found relative to the module, no shell) with the event as JSON on stdin
-///   for each hook point of `plugin`, and acts on its reply (`--protocol opencode`).
+///   for each hook point of `plugin`, and acts on its reply (`--protocol opencode`);
+/// - `pi-extension` (Pi: a JS module its extension loader imports, whose default export
+///   registers handlers on Pi's events): the same shim, for Pi's hook points.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HookFile {
@@ -274,7 +276,8 @@ pub struct HookFile {
     /// `script`: the arguments after `msd_run hook` (`guard --protocol cline`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub args: String,
-    /// `js-plugin`: for each hook point the plugin serves, the arguments after `msd_run hook`.
+    /// `js-plugin`, `pi-extension`: for each hook point the module serves, the arguments after
+    /// `msd_run hook`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub plugin: BTreeMap<PluginHook, String>,
     /// Where the file name, its events and its protocol come from.
@@ -295,10 +298,13 @@ pub enum HookFileFormat {
     Script,
     /// A JavaScript plugin module (OpenCode's plugin API) spawning the helper.
     JsPlugin,
+    /// A JavaScript extension module (Pi's extension API) spawning the helper.
+    PiExtension,
 }
 
-/// The hook points of an OpenCode-style JS plugin the shim serves (`@opencode-ai/plugin`'s
-/// `Hooks`; `opencode-linux-x64@1.18.33:bin/opencode@104030106`).
+/// The hook points a JS shim serves: an OpenCode-style plugin's (`@opencode-ai/plugin`'s
+/// `Hooks`; `opencode-linux-x64@1.18.33:bin/opencode@104030106`) and a Pi extension's events
+/// (`@mariozechner/pi-coding-agent@0.73.1:dist/core/extensions/types.d.ts:796`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema)]
 pub enum PluginHook {
     /// Each model request's system prompt: the helper's context is added to it, asked once per
@@ -314,6 +320,14 @@ pub enum PluginHook {
     /// The `file.edited` bus event: the helper's context goes with the next tool output.
     #[serde(rename = "event.file.edited")]
     FileEdited,
+    /// Pi, before a tool runs: a block from the helper is returned as `{block, reason}`
+    /// (`@mariozechner/pi-coding-agent@0.73.1:dist/core/extensions/types.d.ts:714`).
+    #[serde(rename = "tool_call")]
+    PiToolCall,
+    /// Pi, before the agent answers each prompt: the helper's context, asked once per session,
+    /// is appended to that turn's system prompt (`types.d.ts:735`).
+    #[serde(rename = "before_agent_start")]
+    PiBeforeAgentStart,
 }
 
 impl PluginHook {
@@ -324,6 +338,27 @@ impl PluginHook {
             PluginHook::ToolBefore => "tool.execute.before",
             PluginHook::ToolAfter => "tool.execute.after",
             PluginHook::FileEdited => "event.file.edited",
+            PluginHook::PiToolCall => "tool_call",
+            PluginHook::PiBeforeAgentStart => "before_agent_start",
+        }
+    }
+
+    /// The hook file format whose module serves this hook point.
+    pub fn format(self) -> HookFileFormat {
+        match self {
+            PluginHook::PiToolCall | PluginHook::PiBeforeAgentStart => HookFileFormat::PiExtension,
+            _ => HookFileFormat::JsPlugin,
+        }
+    }
+}
+
+impl HookFileFormat {
+    /// The name in manifests.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookFileFormat::Script => "script",
+            HookFileFormat::JsPlugin => "js-plugin",
+            HookFileFormat::PiExtension => "pi-extension",
         }
     }
 }
@@ -351,18 +386,30 @@ pub fn validate_hook_files(files: &[HookFile]) -> Result<(), String> {
         match f.format {
             HookFileFormat::Script => {
                 if !f.plugin.is_empty() {
-                    return Err(format!("hook file `{}`: `plugin` is for the js-plugin format", f.path));
-                }
-                plain_args(&f.path, &f.args)?;
-            }
-            HookFileFormat::JsPlugin => {
-                if !f.args.is_empty() || f.plugin.is_empty() {
                     return Err(format!(
-                        "hook file `{}`: a js-plugin names its hook points in `plugin`, not `args`",
+                        "hook file `{}`: `plugin` is for the js-plugin and pi-extension formats",
                         f.path
                     ));
                 }
-                for args in f.plugin.values() {
+                plain_args(&f.path, &f.args)?;
+            }
+            HookFileFormat::JsPlugin | HookFileFormat::PiExtension => {
+                let format = f.format.as_str();
+                if !f.args.is_empty() || f.plugin.is_empty() {
+                    return Err(format!(
+                        "hook file `{}`: a {format} names its hook points in `plugin`, not `args`",
+                        f.path
+                    ));
+                }
+                for (hook, args) in &f.plugin {
+                    if hook.format() != f.format {
+                        return Err(format!(
+                            "hook file `{}`: `{}` is a hook point of the {} format, not of {format}",
+                            f.path,
+                            hook.as_str(),
+                            hook.format().as_str()
+                        ));
+                    }
                     plain_args(&f.path, args)?;
                 }
             }

@@ -14,7 +14,9 @@
 //! `cursor_version` on every event (`@cursor/sdk@1.0.32:dist/cjs/342.js@832168`), its file tools
 //! as `tool_name: "Write"` with `tool_input: {file_path, content}` (the whole new text, `@890143`)
 //! and `"Read"` with `{file_path}` (`@879651`), no `cwd` but for shell tools (`@864922`), and
-//! `afterFileEdit` with a top-level `file_path` (`@891565`). Sources:
+//! `afterFileEdit` with a top-level `file_path` (`@891565`). Pi (through msd's extension shim,
+//! `src/pipeline/convert/pi_extension.js`) sends OpenCode's shape: its `tool_call` event's
+//! `toolName` as `input.tool` and its `input` as `output.args`. Sources:
 //! `tests/real-runtimes/evidence/hooks.md` of the acceptance tier
 //! (`@anthropic-ai/claude-code@2.1.332:claude@331043646`, `@google/gemini-cli@0.61.0:
 //! bundle/chunk-JDPZ4CE3.js:364049`, `@github/copilot@1.0.102:prebuilds/linux-x64/
@@ -199,7 +201,9 @@ impl Event {
     /// `grep`, `list`; Gemini's `read_file`; Copilot's `view`): the runtimes whose guard hook
     /// sees every tool call (OpenCode and Kilo) get only the `.env` guard for these.
     pub(crate) fn reads_only(&self) -> bool {
-        let reads = ["read", "read_file", "view", "ReadFile", "read_many_files", "glob", "grep", "list", "ls", "lsp"];
+        // Pi's `find` is its glob (`@mariozechner/pi-coding-agent@0.73.1:dist/core/tools/find.js:16`).
+        let reads =
+            ["read", "read_file", "view", "ReadFile", "read_many_files", "glob", "grep", "list", "ls", "lsp", "find"];
         self.tool.as_deref().is_some_and(|t| reads.iter().any(|r| r.eq_ignore_ascii_case(t)))
     }
 
@@ -221,8 +225,10 @@ impl Event {
                 out.push(s);
             }
         }
-        // `edits: [{new_string}]` (Claude's MultiEdit); Kimi's `StrReplaceFile` takes `edit`, one
-        // `{old, new}` or a list of them (`kimi-cli@1.52.0:kimi_cli/tools/file/replace.py:22-35`).
+        // `edits: [{new_string}]` (Claude's MultiEdit; Pi's `edit` takes `edits: [{oldText,
+        // newText}]`, `@mariozechner/pi-coding-agent@0.73.1:dist/core/tools/edit.js:11-22`); Kimi's
+        // `StrReplaceFile` takes `edit`, one `{old, new}` or a list of them
+        // (`kimi-cli@1.52.0:kimi_cli/tools/file/replace.py:22-35`).
         for k in ["edits", "edit"] {
             let edits = match self.input.get(k) {
                 Some(Value::Array(a)) => a.iter().collect::<Vec<_>>(),
@@ -231,7 +237,7 @@ impl Event {
             };
             for e in edits {
                 if let Some(s) =
-                    ["new_string", "newString", "new"].iter().find_map(|k| e.get(*k).and_then(Value::as_str))
+                    ["new_string", "newString", "newText", "new"].iter().find_map(|k| e.get(*k).and_then(Value::as_str))
                 {
                     out.push(s);
                 }
@@ -280,6 +286,13 @@ mod tests {
         assert_eq!(e.targets(), ["a.txt", "src/app.py", ".env", "old.txt"]);
         let e = parse(r#"{"tool_name":"Write","tool_input":{"file_path":"/p/x"}}"#).unwrap();
         assert_eq!(e.targets(), ["/p/x"]);
+    }
+
+    #[test]
+    fn hook_event_pi_edit_new_text_is_written() {
+        let e = parse(r#"{"hook":"tool_call","input":{"tool":"edit"},"output":{"args":{"path":".planning/STATE.md","edits":[{"oldText":"a","newText":"b"},{"oldText":"c","newText":"d"}]}}}"#).unwrap();
+        assert_eq!((e.tool.as_deref(), e.target()), (Some("edit"), Some(".planning/STATE.md")));
+        assert_eq!(e.written_texts(), ["b", "d"]);
     }
 
     #[test]

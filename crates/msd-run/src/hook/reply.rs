@@ -14,7 +14,8 @@
 //!   to run a call unasked (the guard's `--allow-helper`, for the helper's own line only);
 //! - `cline`: JSON `cancel: true` with `errorMessage`, context as `contextModification`
 //!   (`@cline/core@0.0.86:dist/hooks/subprocess.d.ts:16`);
-//! - `opencode` (OpenCode, Kilo: the JS plugin shim msd-install writes, which spawns the helper):
+//! - `opencode` (OpenCode, Kilo, and Pi: the JS plugin or extension shim msd-install writes,
+//!   which spawns the helper; Pi's shim returns the block as `{block: true, reason}`):
 //!   JSON `context` for the shim to add (to the system prompt, or after a tool's output), JSON
 //!   `block` with exit 2 for it to throw in `tool.execute.before`, which fails the tool call
 //!   (`opencode-linux-x64@1.18.33:bin/opencode@96772725`: the hook is awaited before `execute`);
@@ -77,7 +78,7 @@ pub enum Protocol {
     /// Cline: JSON `cancel` blocks, `contextModification` adds context
     /// (`@cline/core@0.0.86:dist/hooks/subprocess.d.ts:16`).
     Cline,
-    /// OpenCode and Kilo, through msd's JS plugin shim: JSON `context`, or `block` and exit 2.
+    /// OpenCode and Kilo (and Pi), through msd's JS shims: JSON `context`, or `block` and exit 2.
     Opencode,
     /// Cursor: JSON `permission: deny` blocks, `additional_context` adds context, `{}` passes
     /// (`@cursor/sdk@1.0.32:dist/cjs/342.js@29664`).

@@ -277,6 +277,9 @@ fn hook_guard_reads_get_the_env_guard_only() {
     let (wt, outside) = linked_worktree(d.path());
     let e = |tool: &str, f: &Path| serde_json::json!({"directory": wt, "hook": "tool.execute.before", "input": {"tool": tool, "sessionID": "s"}, "output": {"args": {"filePath": f}}});
     check(&decide(Hook::Guard, event::parse(&e("read", &outside).to_string()), &dirs(d.path())), &Want::Pass, "read");
+    // Pi's `find` (its glob) searches a directory: a read (`{pattern, path}`).
+    let find = serde_json::json!({"directory": wt, "hook": "tool_call", "input": {"tool": "find", "sessionID": "s"}, "output": {"args": {"pattern": "*.rs", "path": outside}}});
+    check(&decide(Hook::Guard, event::parse(&find.to_string()), &dirs(d.path())), &Want::Pass, "pi find");
     check(
         &decide(Hook::Guard, event::parse(&e("write", &outside).to_string()), &dirs(d.path())),
         &Want::Block("git worktree"),
