@@ -178,15 +178,8 @@ pub fn write_atomic(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()>
 /// replaces (a user's `.gitignore` of mode 664 stays 664); a new file gets `0o644`. When `dest`
 /// is a symlink, the file it points to is replaced and the link stays a link.
 pub fn write_atomic_keeping_mode(dest: &Path, bytes: &[u8]) -> io::Result<()> {
-    let resolved;
-    let dest = if is_symlink(dest) {
-        resolved = std::fs::canonicalize(dest).map_err(|e| {
-            io::Error::new(e.kind(), format!("{} is a symlink to a file that does not exist: {e}", dest.display()))
-        })?;
-        resolved.as_path()
-    } else {
-        dest
-    };
+    let target = write_target(dest)?;
+    let dest = target.as_path();
     #[cfg(unix)]
     let bits = {
         use std::os::unix::fs::PermissionsExt;
