@@ -109,7 +109,7 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
             let (text, mode) = match h.format {
                 HookFileFormat::Script => (surfaces::hook_script(h, &helper_at), FileMode::Executable),
                 HookFileFormat::JsPlugin | HookFileFormat::PiExtension => {
-                    sources.push(js_plugin::template_source(h.format).into());
+                    sources.extend(js_plugin::template_sources(h.format).map(String::from));
                     (js_plugin::render(h, &helper_at), FileMode::Regular)
                 }
             };
