@@ -640,6 +640,10 @@ pub(crate) struct DoctorArgs {
     /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
     #[arg(long = "runtimes", value_name = "DIR")]
     pub runtimes_dir: Option<PathBuf>,
+    /// Stop a runtime CLI that has not answered after SECS seconds (its version, its offline
+    /// listing) and report it.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub timeout: u64,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
