@@ -146,19 +146,71 @@ fn doctor_finds_a_cli_outside_the_tested_range() {
 fn doctor_compares_what_the_cli_lists_with_what_msd_wrote() {
     let w = World::new();
     Install::in_world(&w).runtime("pi").arg("-q").run().success();
-    // A CLI that lists every prompt msd wrote (from the disk, as Pi does), then one that lost one.
-    let lists_all = r#"case "$1" in --version) echo 0.73.1 ;; *) cat >/dev/null; for f in "$HOME"/.pi/agent/prompts/*.md; do n=${f##*/}; printf '{"name":"%s","source":"prompt"}\n' "${n%.md}"; done ;; esac"#;
+    // Pi's RPC mode: the request arrives on stdin (held open), the answer is one JSON line
+    // listing every prompt msd wrote (from the disk, as Pi does); the stub then waits for more
+    // requests, as Pi does, and doctor stops it. The offline env of the probe is set.
+    let lists_all = r#"case "$1" in --version) echo 0.73.1 ;; *) read -r req; case "$req" in *get_commands*) ;; *) exit 3 ;; esac; [ "$PI_OFFLINE" = 1 ] || exit 4; printf '{"type":"response","command":"get_commands","success":true,"data":{"commands":['; sep=; for f in "$HOME"/.pi/agent/prompts/*.md; do n=${f##*/}; printf '%s{"name":"%s","source":"prompt"}' "$sep" "${n%.md}"; sep=,; done; printf ']}}\n'; sleep 600 ;; esac"#;
     let stubs = stub(&w, "pi", lists_all);
+    let started = std::time::Instant::now();
     let doc = doctor(&w, Some(&stubs), &[]).success().json();
     assert!(findings(&doc, "pi", "listing").is_empty(), "{:?}", problems(&doc));
-    let loses_help = lists_all.replace("do n=${f##*/}; printf", "do n=${f##*/}; [ \"$n\" = msd-help.md ] || printf");
+    assert!(started.elapsed().as_secs() < 30, "the answer ends the call, not the timeout");
+    // One that lost a prompt, and lists a stray one in msd's namespace.
+    let loses_help =
+        lists_all.replace("do n=${f##*/}; printf", "do n=${f##*/}; [ \"$n\" = msd-help.md ] && n=msd-stray.md; printf");
     assert_ne!(loses_help, lists_all);
     let stubs = stub(&w, "pi", &loses_help);
     let doc = doctor(&w, Some(&stubs), &[]).code(1).json();
-    let l = findings(&doc, "pi", "listing");
-    let written = std::fs::read_dir(w.home.join(".pi/agent/prompts")).unwrap().count();
-    let want = format!("did not load 1 of the {written} commands msd wrote (msd-help)");
-    assert!(l[0]["message"].as_str().unwrap().contains(&want), "{l:?}");
+    let l: Vec<&str> = findings(&doc, "pi", "listing").iter().map(|f| f["message"].as_str().unwrap()).collect();
+    assert_eq!(l.len(), 2, "one finding per missing and per extra name: {l:?}");
+    assert!(l[0].starts_with("pi did not load the command `msd-help` msd wrote"), "{l:?}");
+    assert!(l[1].starts_with("pi loads a command `msd-stray` that no msd install of Pi here wrote"), "{l:?}");
+}
+
+/// `copilot skill list` as the CLI prints it: the skills under ~/.copilot/skills in the
+/// Personal section, `extra` added there, `drop` left out.
+fn copilot_stub(w: &World, drop: &str, extra: &str) -> PathBuf {
+    let body = format!(
+        r#"case "$1" in --version) echo 1.0.102 ;; skill) [ "$COPILOT_OFFLINE" = true ] || exit 5; echo "Builtin skills:"; echo "  msd-builtin  not ours"; echo "Personal skills:"; for d in "$HOME"/.copilot/skills/*/; do n=${{d%/}}; n=${{n##*/}}; [ "$n" = "{drop}" ] || printf '  %s  a skill\n    of two lines\n' "$n"; done; [ -z "{extra}" ] || echo "  {extra}  stray"; echo "Project skills:"; echo "  msd-local  elsewhere" ;; esac"#
+    );
+    stub(w, "copilot", &body)
+}
+
+#[test]
+fn doctor_finds_a_skill_the_cli_did_not_load_and_one_it_loads_that_msd_did_not_write() {
+    let w = World::new();
+    Install::in_world(&w).runtime("copilot").arg("-q").run().success();
+    let doc = doctor(&w, Some(&copilot_stub(&w, "", "")), &[]).success().json();
+    assert!(findings(&doc, "copilot", "listing").is_empty(), "{:?}", problems(&doc));
+    // A planted missing skill, and a stray one: one finding each; the other sections' msd-like
+    // names are not this install's.
+    let doc = doctor(&w, Some(&copilot_stub(&w, "msd-help", "msd-stray")), &[]).code(1).json();
+    let l: Vec<&str> = findings(&doc, "copilot", "listing").iter().map(|f| f["message"].as_str().unwrap()).collect();
+    assert_eq!(l.len(), 2, "{l:?}");
+    assert!(l[0].contains("did not load the skill `msd-help`") && l[0].contains("`copilot skill list`"), "{l:?}");
+    assert!(l[1].contains("loads a skill `msd-stray`"), "{l:?}");
+}
+
+#[test]
+fn doctor_stops_a_cli_listing_that_hangs_and_reports_it() {
+    let w = World::new();
+    Install::in_world(&w).runtime("opencode").arg("-q").run().success();
+    // The version answers; the listing never does (a child process keeps the pipes open too).
+    let stubs = stub(&w, "opencode", "case \"$1\" in --version) echo 1.18.33 ;; *) sleep 600 & sleep 600 ;; esac");
+    let started = std::time::Instant::now();
+    let doc = Install::in_world(&w)
+        .args(["doctor", "--timeout", "2"])
+        .env("PATH", path_with(Some(&stubs)))
+        .json()
+        .run()
+        .code(1)
+        .json();
+    assert!(started.elapsed().as_secs() < 30, "bounded: {:?}", started.elapsed());
+    let l = findings(&doc, "opencode", "listing");
+    assert_eq!(l.len(), 2, "both listing calls time out: {l:?}");
+    let m = l[0]["message"].as_str().unwrap();
+    assert!(m.contains("`opencode debug config` failed: no answer within 2 s"), "{m}");
+    assert!(l[0]["hint"].as_str().unwrap().contains("--timeout"));
 }
 
 #[test]
