@@ -982,15 +982,17 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
                         "write keys, `*` or `*key` separated by `.`",
                     )),
                     (Some(_), None) => {}
-                    (None, Some(t)) if t.indent.chars().any(|c| c != ' ') => {
-                        errs.push(err(
-                            &path,
-                            format!("text listing indent `{}` is not spaces", t.indent),
-                            "items under a heading are indented: write the spaces before a name",
-                        ))
-                    }
+                    (None, Some(t)) if t.indent.chars().any(|c| c != ' ') => errs.push(err(
+                        &path,
+                        format!("text listing indent `{}` is not spaces", t.indent),
+                        "items under a heading are indented: write the spaces before a name",
+                    )),
                     (None, Some(_)) => {}
-                    _ => errs.push(err(&path, "a listed kind needs one of `json` and `text`".into(), "write exactly one")),
+                    _ => errs.push(err(
+                        &path,
+                        "a listed kind needs one of `json` and `text`".into(),
+                        "write exactly one",
+                    )),
                 }
             }
         }
