@@ -239,3 +239,72 @@ fn doctor_json_has_a_published_schema() {
         assert!(doc.get(k.as_str().unwrap()).is_some(), "required `{k}` is in the document");
     }
 }
+
+/// Adds `patch` (a JSON object) into the settings file at `path`, key by key (arrays appended).
+fn plant(path: &Path, patch: serde_json::Value) {
+    fn merge(into: &mut serde_json::Value, patch: &serde_json::Value) {
+        match (into, patch) {
+            (serde_json::Value::Object(a), serde_json::Value::Object(b)) => {
+                for (k, v) in b {
+                    match a.get_mut(k) {
+                        Some(x) => merge(x, v),
+                        None => {
+                            a.insert(k.clone(), v.clone());
+                        }
+                    }
+                }
+            }
+            (serde_json::Value::Array(a), serde_json::Value::Array(b)) => a.extend(b.iter().cloned()),
+            (slot, v) => *slot = v.clone(),
+        }
+    }
+    let mut doc: serde_json::Value =
+        std::fs::read_to_string(path).ok().map_or_else(|| serde_json::json!({}), |t| serde_json::from_str(&t).unwrap());
+    merge(&mut doc, &patch);
+    std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+}
+
+fn conflict_messages(doc: &serde_json::Value, runtime: &str, level: &str) -> Vec<String> {
+    findings(doc, runtime, "conflict")
+        .iter()
+        .filter(|f| f["level"] == level)
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn doctor_finds_settings_of_other_tools_that_conflict_with_msds() {
+    let w = World::new();
+    Install::in_world(&w).runtime("claude").runtime("gemini").arg("-q").run().success();
+    let doc = doctor(&w, None, &[]).success().json();
+    assert!(findings(&doc, "claude", "conflict").is_empty() && findings(&doc, "gemini", "conflict").is_empty());
+    // Claude: a deny rule over the helper (in the project's local settings too: Claude reads the
+    // user's and the project's), and hooks switched off; an unrelated deny rule is fine.
+    let claude = w.home.join(".claude/settings.json");
+    let helper = w.home.join(".claude/msd-core/bin/msd_run");
+    plant(
+        &claude,
+        serde_json::json!({"permissions": {"deny": ["Bash(rm:*)", format!("Bash({}:*)", helper.display())]}, "disableAllHooks": true}),
+    );
+    // Gemini: the shell tool excluded.
+    plant(&w.home.join(".gemini/settings.json"), serde_json::json!({"tools": {"exclude": ["run_shell_command"]}}));
+    // Another tool's guard on the same event and matcher as msd's: a note.
+    plant(
+        &claude,
+        serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Write|Edit|MultiEdit|NotebookEdit", "hooks": [{"type": "command", "command": "other-guard --strict"}]}, {"matcher": "Bash", "hooks": [{"type": "command", "command": "other-bash"}]}]}}),
+    );
+    let doc = doctor(&w, None, &[]).code(1).json();
+    let c = conflict_messages(&doc, "claude", "problem");
+    assert_eq!(c.len(), 2, "{c:?}");
+    assert!(c.iter().any(|m| m.contains(&format!("`Bash({}:*)` in `permissions.deny`", helper.display()))), "{c:?}");
+    assert!(c.iter().any(|m| m.contains("sets `disableAllHooks` to true")), "{c:?}");
+    let g = conflict_messages(&doc, "gemini", "problem");
+    assert_eq!(g.len(), 1, "{g:?}");
+    assert!(g[0].contains("`run_shell_command` in `tools.exclude`"), "{g:?}");
+    let notes = conflict_messages(&doc, "claude", "note");
+    assert_eq!(notes.len(), 1, "only the entry on msd's event and matcher: {notes:?}");
+    assert!(notes[0].contains("`other-guard --strict` on PreToolUse (Write|Edit|MultiEdit|NotebookEdit)"), "{notes:?}");
+    // Doctor reads only.
+    let text = std::fs::read_to_string(&claude).unwrap();
+    assert!(text.contains("disableAllHooks") && text.contains("other-guard"));
+}

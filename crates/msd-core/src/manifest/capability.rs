@@ -105,6 +105,11 @@ pub struct Capability {
     /// the name of one msd wrote shadows or duplicates it; `msd-install doctor` reports it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also_reads: Vec<AlsoReads>,
+    /// Settings of the runtime that, set by the user or another tool, stop what msd installed
+    /// from working (a deny rule covering the helper, hooks switched off): `msd-install doctor`
+    /// reports each one it finds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<Conflict>,
     /// The public sources this manifest follows, one fact each: `package@version:path:line`
     /// of the runtime's packaged tool (or `@<byte offset>` in a single binary), or the URL of
     /// its documentation. Not interpreted; kept next to the data it backs.
@@ -280,6 +285,43 @@ pub struct AlsoReads {
     pub dirs: Vec<String>,
     /// The runtime's source for it (`package@version:path:line` or a URL).
     pub source: String,
+}
+
+/// A setting that conflicts with msd's install (see [`Capability::conflicts`]): found when the
+/// value at `at` in one of `files` is `equals`, or is (or holds) a string that one of `matches`
+/// matches.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Conflict {
+    /// The settings files (JSON or JSONC) the runtime reads it from: `~/<path>` under the
+    /// user's home, or a path relative to the install's home.
+    pub files: Vec<String>,
+    /// The keys to the value.
+    pub at: Vec<String>,
+    /// Patterns of a string value or of an array's strings; `*` matches any text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub matches: Vec<String>,
+    /// The value that conflicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equals: Option<serde_json::Value>,
+    /// What it blocks, for the finding (`the helper msd's workflows and hooks run`).
+    pub blocks: String,
+    /// The runtime's source for it.
+    pub source: String,
+}
+
+/// Whether `text` matches `pattern`, whose `*` matches any text (the rest literally).
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let [first, middle @ .., last] = parts.as_slice() else { return pattern == text };
+    let Some(mut rest) = text.strip_prefix(first) else { return false };
+    for p in middle {
+        match rest.find(p) {
+            Some(i) => rest = &rest[i + p.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 /// A runtime's end (see [`Capability::sunset`]).
@@ -995,6 +1037,15 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
                     )),
                 }
             }
+        }
+    }
+    for (i, c) in cap.conflicts.iter().enumerate() {
+        let at = [Seg::Key("conflicts"), Seg::Index(i)];
+        if c.files.is_empty() || c.at.is_empty() {
+            errs.push(err(&at, "a conflict names no file or no key".into(), "write `files` and `at`"));
+        }
+        if c.matches.is_empty() == c.equals.is_none() {
+            errs.push(err(&at, "a conflict needs one of `matches` and `equals`".into(), "write exactly one"));
         }
     }
     for (i, a) in cap.also_reads.iter().enumerate() {

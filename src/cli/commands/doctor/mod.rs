@@ -14,6 +14,7 @@
 //! Reads only: it runs the runtime's CLI and msd's hooks, which write nothing msd owns.
 
 mod call;
+mod conflicts;
 mod listing;
 
 use std::collections::BTreeSet;
@@ -103,8 +104,8 @@ pub(crate) enum Level {
 pub(crate) struct Finding {
     /// How much it matters.
     pub level: Level,
-    /// Which check: `install`, `cli`, `listing`, `hook`, `helper`, `shadow`, `files`, `settings`,
-    /// `sunset`.
+    /// Which check: `install`, `cli`, `listing`, `hook`, `helper`, `shadow`, `conflict`, `files`,
+    /// `settings`, `sunset`.
     pub check: String,
     /// What was found.
     pub message: String,
@@ -257,6 +258,10 @@ fn check_target(
 
     // Hooks, run the way the runtime runs them.
     check_hooks(cap, t, run, &reinstall, &mut findings);
+
+    // Other entries in the settings files that stop msd's from working.
+    conflicts::check(cap, t, &env.home, &mut findings);
+    conflicts::rival_hooks(cap, t, &mut findings);
 
     // Copies that shadow msd's.
     for a in &cap.also_reads {
