@@ -308,3 +308,55 @@ fn doctor_finds_settings_of_other_tools_that_conflict_with_msds() {
     let text = std::fs::read_to_string(&claude).unwrap();
     assert!(text.contains("disableAllHooks") && text.contains("other-guard"));
 }
+
+#[test]
+fn doctor_finds_a_helper_older_than_the_installed_content() {
+    let w = World::new();
+    Install::in_world(&w).runtime("claude").arg("-q").run().success();
+    // An older helper: it says an older version and otherwise does what the real one does.
+    let helper = w.home.join(".claude/msd-core/bin/msd_run");
+    let real = w.tmp.path().join("msd_run.real");
+    std::fs::rename(&helper, &real).unwrap();
+    std::fs::write(
+        &helper,
+        format!(
+            "#!/bin/sh\ncase \"$1\" in --version) echo 'msd_run 0.3.9' ;; *) exec '{}' \"$@\" ;; esac\n",
+            real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let doc = doctor(&w, None, &[]).code(1).json();
+    let h = findings(&doc, "claude", "helper");
+    assert_eq!(h.len(), 1, "{:?}", problems(&doc));
+    let content = std::fs::read_to_string(w.home.join(".claude/msd-core/VERSION")).unwrap();
+    let want = format!("the helper says `msd_run 0.3.9` but the installed content is {}", content.trim());
+    assert!(h[0]["message"].as_str().unwrap().contains(&want), "{h:?}");
+    // Its hooks still answer: only the version is wrong.
+    assert!(findings(&doc, "claude", "hook").is_empty(), "{:?}", problems(&doc));
+}
+
+#[test]
+fn doctor_runs_each_hook_with_its_event_and_finds_one_that_refuses_a_harmless_call() {
+    let w = World::new();
+    Install::in_world(&w).runtime("claude").arg("-q").run().success();
+    // The guard's entry now answers a refusal whatever it is asked (a tool edited it), and
+    // still names msd's hook at its end.
+    let settings = w.home.join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    let helper = w.home.join(".claude/msd-core/bin/msd_run");
+    let ours = format!("{} hook guard", helper.display());
+    assert!(text.contains(&ours), "{text}");
+    let refusing = text.replacen(
+        &format!("\"{ours}\""),
+        &format!("\"printf '{{\\\"decision\\\":\\\"block\\\",\\\"reason\\\":\\\"no\\\"}}' || {ours}\""),
+        1,
+    );
+    assert_ne!(refusing, text);
+    std::fs::write(&settings, refusing).unwrap();
+    let doc = doctor(&w, None, &[]).code(1).json();
+    let hooks = findings(&doc, "claude", "hook");
+    assert_eq!(hooks.len(), 1, "{hooks:?}");
+    let m = hooks[0]["message"].as_str().unwrap();
+    assert!(m.contains("hook `hook:guard`") && m.contains("refuses a harmless read of"), "{m}");
+}

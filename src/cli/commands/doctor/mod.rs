@@ -543,15 +543,35 @@ fn check_hooks(cap: &Capability, t: &Target, run: &Run<'_>, reinstall: &str, fin
                 for var in project_dir_vars(&run) {
                     c.env(var, project);
                 }
+                // The event the runtime sends there (the entry's key: `PreToolUse`,
+                // `BeforeTool`, `SessionStart`), a harmless read of the project's README, with
+                // the fields of each protocol msd_run reads (Claude's and Gemini's snake_case,
+                // Copilot's camelCase).
+                let readme = project.join("README.md");
                 let event = serde_json::json!({
                     "session_id": "msd-doctor",
+                    "sessionId": "msd-doctor",
+                    "timestamp": 0,
                     "cwd": project,
-                    "hook_event_name": "SessionStart",
+                    "hook_event_name": entry.at.last().map_or("SessionStart", String::as_str),
                     "tool_name": "Read",
-                    "tool_input": {"file_path": project.join("README.md")},
+                    "tool_input": {"file_path": readme},
+                    "toolName": "view",
+                    "toolArgs": serde_json::json!({"path": readme}).to_string(),
                     "transcript_path": "",
                 });
                 match call(&mut c, &format!("{event}\n"), None, hook_timeout) {
+                    Ok(out) if out.code == Some(0) && refuses(&out.stdout) => findings.push(finding(
+                        Level::Problem,
+                        "hook",
+                        format!(
+                            "hook `{id}` ({}) refuses a harmless read of {}: `{}`",
+                            path.display(),
+                            readme.display(),
+                            out.stdout.trim()
+                        ),
+                        format!("`msd-install verify -r {}` shows whether its settings changed; {reinstall}", cap.id),
+                    )),
                     Ok(out) if out.code == Some(0) && answer_parses(&out.stdout) => {}
                     Ok(out) => findings.push(finding(
                         Level::Problem,
@@ -580,6 +600,26 @@ fn check_hooks(cap: &Capability, t: &Target, run: &Run<'_>, reinstall: &str, fin
 fn answer_parses(stdout: &str) -> bool {
     let s = stdout.trim();
     !s.starts_with('{') || serde_json::from_str::<serde_json::Value>(s).is_ok()
+}
+
+/// A hook's JSON answer refuses the call, in any protocol msd_run speaks (`decision: block`,
+/// `permissionDecision: deny`, `permission: deny`, `cancel: true`, `action: block`).
+fn refuses(stdout: &str) -> bool {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(stdout.trim()) else { return false };
+    fn walk(v: &serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Object(o) => o.iter().any(|(k, x)| {
+                matches!(
+                    (k.as_str(), x.as_str()),
+                    ("decision" | "action", Some("block" | "deny"))
+                        | ("permissionDecision" | "permission", Some("deny"))
+                ) || (k == "cancel" && x == &serde_json::Value::Bool(true))
+                    || walk(x)
+            }),
+            _ => false,
+        }
+    }
+    walk(&v)
 }
 
 fn tail_of(stderr: &str) -> String {
