@@ -26,6 +26,7 @@ mod init;
 mod install;
 mod install_sh;
 mod lifecycle;
+mod lints;
 mod manifests;
 mod migrate_cmd;
 mod migrations;
