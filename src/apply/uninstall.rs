@@ -77,7 +77,14 @@ pub fn uninstall(
     if !dry_run {
         migrate::run(home, cap, target.scope, None, allow_symlinks).map_err(LifecycleError::from)?;
     }
-    let how = Reading { emission: None, recorded: true, keep_edited: true, runtime_surfaces: false, allow_symlinks };
+    let how = Reading {
+        emission: None,
+        recorded: true,
+        keep_edited: true,
+        runtime_surfaces: false,
+        allow_symlinks,
+        dirs: &fsx::DirCache::new(),
+    };
     let mut survey = Survey::read(home, cap, target.scope, how)?;
     if !survey.installed() {
         // A run killed after removing the state and before its core dir leaves it empty.

@@ -7,8 +7,8 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use super::known_dirs;
-use super::meta::{StatKey, stat_key};
+use super::dir_cache::{DirCache, Dirs, Knows};
+use super::meta::{StatKey, stat_key_in};
 
 use crate::fs::relpath::RelPath;
 
@@ -69,6 +69,15 @@ impl ConfineError {
 /// The root itself being a symlink counts as a symlink between the two: a user who keeps
 /// `~/.claude` as a link into a dotfiles repo must say so (`--allow-symlinks`).
 pub fn confined(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<PathBuf, ConfineError> {
+    confined_in(None, root, rel, allow_symlinks)
+}
+
+pub(super) fn confined_in(
+    c: Dirs<'_>,
+    root: &Path,
+    rel: &RelPath,
+    allow_symlinks: bool,
+) -> Result<PathBuf, ConfineError> {
     let dest = root.join(rel.as_str());
     if allow_symlinks {
         return Ok(dest);
@@ -76,10 +85,10 @@ pub fn confined(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<Path
     let mut cur = root.to_path_buf();
     let last = dest.clone();
     let check = |p: &Path| -> Result<bool, ConfineError> {
-        if known_dirs::contains(p) {
+        if c.contains(p) {
             return Ok(true);
         }
-        if known_dirs::absent(p) {
+        if c.absent(p) {
             return Ok(false);
         }
         match std::fs::symlink_metadata(p) {
@@ -88,7 +97,7 @@ pub fn confined(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<Path
             }
             Ok(m) => {
                 if m.is_dir() {
-                    known_dirs::insert(p);
+                    c.insert(p);
                 } else if p != last {
                     return Err(ConfineError::NotADirectory { path: p.to_path_buf(), dest: dest.clone() });
                 }
@@ -97,7 +106,7 @@ pub fn confined(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<Path
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 // A missing directory on the way: nothing under it exists either.
                 if p != last {
-                    known_dirs::insert_absent(p);
+                    c.insert_absent(p);
                 }
                 Ok(false)
             }
@@ -119,12 +128,38 @@ pub fn confined(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<Path
 }
 
 /// The [`StatKey`] of `rel` under `root`, its directories checked as [`confined`] checks them
-/// (each one once per process); the file itself is not followed, so a symlink there has a stat of
-/// its own (another mode) rather than an error.
+/// (each one once per [`DirCache`], when one is given); the file itself is not followed, so a
+/// symlink there has a stat of its own (another mode) rather than an error.
 pub fn confined_stat(root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<Option<StatKey>, ConfineError> {
+    confined_stat_in(None, root, rel, allow_symlinks)
+}
+
+pub(super) fn confined_stat_in(
+    c: Dirs<'_>,
+    root: &Path,
+    rel: &RelPath,
+    allow_symlinks: bool,
+) -> Result<Option<StatKey>, ConfineError> {
     let dest = match rel.parent() {
-        Some(dir) => confined(root, &dir, allow_symlinks)?.join(rel.file_name()),
-        None => confined(root, rel, allow_symlinks)?,
+        Some(dir) => confined_in(c, root, &dir, allow_symlinks)?.join(rel.file_name()),
+        None => confined_in(c, root, rel, allow_symlinks)?,
     };
-    stat_key(&dest).map_err(|source| ConfineError::Io { path: dest.clone(), source })
+    stat_key_in(c, &dest).map_err(|source| ConfineError::Io { path: dest.clone(), source })
+}
+
+impl DirCache {
+    /// [`confined`], looking up and remembering directories in this cache.
+    pub fn confined(&self, root: &Path, rel: &RelPath, allow_symlinks: bool) -> Result<PathBuf, ConfineError> {
+        confined_in(Some(self), root, rel, allow_symlinks)
+    }
+
+    /// [`confined_stat`], looking up and remembering directories in this cache.
+    pub fn confined_stat(
+        &self,
+        root: &Path,
+        rel: &RelPath,
+        allow_symlinks: bool,
+    ) -> Result<Option<StatKey>, ConfineError> {
+        confined_stat_in(Some(self), root, rel, allow_symlinks)
+    }
 }

@@ -6,14 +6,13 @@
 use std::io::{self};
 use std::path::{Path, PathBuf};
 
-use super::known_dirs;
+use super::dir_cache::{DirCache, Dirs, Knows};
 use super::walk::list_dir;
 
 /// Creates `dir` (its parent must exist) with mode `0o700`, or checks that an existing one is
 /// private: a directory, not a symlink, owned by this user, with no group or other permissions.
 /// Another user's or a shared directory is refused (`PermissionDenied`), never written into.
 pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
-    known_dirs::appeared(dir);
     let mut builder = std::fs::DirBuilder::new();
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
@@ -63,7 +62,11 @@ pub fn current_uid() -> Option<u32> {
 
 /// Creates a directory and its parents.
 pub fn create_dir_all(dir: &Path) -> io::Result<()> {
-    if known_dirs::contains(dir) {
+    create_dir_all_in(None, dir)
+}
+
+pub(super) fn create_dir_all_in(c: Dirs<'_>, dir: &Path) -> io::Result<()> {
+    if c.contains(dir) {
         return Ok(());
     }
     // A directory `mkdir` just made is one (no look needed); one that was already there is
@@ -75,7 +78,7 @@ pub fn create_dir_all(dir: &Path) -> io::Result<()> {
             let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) else {
                 return Err(io::Error::new(e.kind(), format!("creating {}: {e}", dir.display())));
             };
-            create_dir_all(parent)?;
+            create_dir_all_in(c, parent)?;
             match std::fs::create_dir(dir) {
                 Ok(()) => true,
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
@@ -86,7 +89,7 @@ pub fn create_dir_all(dir: &Path) -> io::Result<()> {
         Err(e) => return Err(io::Error::new(e.kind(), format!("creating {}: {e}", dir.display()))),
     };
     if made || std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
-        known_dirs::insert(dir);
+        c.insert(dir);
     } else if !std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
         return Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
@@ -106,12 +109,16 @@ pub fn remove_file_if_exists(path: &Path) -> io::Result<bool> {
 }
 
 /// Removes `dir` and then each parent up to (not including) `stop`, as long as they are empty.
-pub fn prune_empty_dirs(mut dir: &Path, stop: &Path) {
+pub fn prune_empty_dirs(dir: &Path, stop: &Path) {
+    prune_empty_dirs_in(None, dir, stop)
+}
+
+pub(super) fn prune_empty_dirs_in(c: Dirs<'_>, mut dir: &Path, stop: &Path) {
     while dir != stop && dir.starts_with(stop) {
         if std::fs::remove_dir(dir).is_err() {
             break;
         }
-        known_dirs::forget(dir);
+        c.forget(dir);
         match dir.parent() {
             Some(p) => dir = p,
             None => break,
@@ -121,7 +128,11 @@ pub fn prune_empty_dirs(mut dir: &Path, stop: &Path) {
 
 /// Removes a directory tree; a missing one is not an error.
 pub fn remove_dir_all_if_exists(dir: &Path) -> io::Result<()> {
-    known_dirs::forget(dir);
+    remove_dir_all_if_exists_in(None, dir)
+}
+
+pub(super) fn remove_dir_all_if_exists_in(c: Dirs<'_>, dir: &Path) -> io::Result<()> {
+    c.forget(dir);
     match std::fs::remove_dir_all(dir) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
@@ -131,9 +142,13 @@ pub fn remove_dir_all_if_exists(dir: &Path) -> io::Result<()> {
 
 /// Removes `dir` if it is an empty directory; reports whether it did.
 pub fn remove_dir_if_empty(dir: &Path) -> bool {
+    remove_dir_if_empty_in(None, dir)
+}
+
+pub(super) fn remove_dir_if_empty_in(c: Dirs<'_>, dir: &Path) -> bool {
     let removed = std::fs::remove_dir(dir).is_ok();
     if removed {
-        known_dirs::forget(dir);
+        c.forget(dir);
     }
     removed
 }
@@ -176,4 +191,26 @@ pub fn remove_leftovers(dir: &Path, prefixes: &[&str]) -> io::Result<Vec<String>
         }
     }
     Ok(out)
+}
+
+impl DirCache {
+    /// [`create_dir_all`], looking up and remembering directories in this cache.
+    pub fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        create_dir_all_in(Some(self), dir)
+    }
+
+    /// [`prune_empty_dirs`], looking up and remembering directories in this cache.
+    pub fn prune_empty_dirs(&self, dir: &Path, stop: &Path) {
+        prune_empty_dirs_in(Some(self), dir, stop)
+    }
+
+    /// [`remove_dir_all_if_exists`], looking up and remembering directories in this cache.
+    pub fn remove_dir_all_if_exists(&self, dir: &Path) -> io::Result<()> {
+        remove_dir_all_if_exists_in(Some(self), dir)
+    }
+
+    /// [`remove_dir_if_empty`], looking up and remembering directories in this cache.
+    pub fn remove_dir_if_empty(&self, dir: &Path) -> bool {
+        remove_dir_if_empty_in(Some(self), dir)
+    }
 }

@@ -5,50 +5,15 @@
 use std::io;
 use std::path::Path;
 
-use super::known_dirs;
+use super::dir_cache::{DirCache, Dirs, Knows};
 use super::read::read_if_exists;
 
 use crate::fs::digest::Sha256;
 
-/// The sha256 of `bytes`. Large inputs are remembered by content for the life of the process:
-/// the same helper binary goes into every runtime's tree, and is hashed once (a copy of the
-/// bytes is kept for the comparison; [`sha256_shared`] keeps a shared buffer instead).
+/// The sha256 of `bytes`, computed every time: a caller that meets the same large buffer
+/// again (a reference every runtime gets) keeps a [`crate::fs::bytes::Digests`] of its own.
 pub fn sha256(bytes: &[u8]) -> Sha256 {
-    memo::digest(bytes, || std::sync::Arc::from(bytes))
-}
-
-/// [`sha256`] of a shared buffer: a large one is remembered without a copy.
-pub fn sha256_shared(bytes: &std::sync::Arc<[u8]>) -> Sha256 {
-    memo::digest(bytes, || bytes.clone())
-}
-
-/// The digests of large byte strings, by content.
-mod memo {
-    use std::sync::{Arc, Mutex};
-
-    use crate::fs::digest::Sha256;
-
-    const MIN: usize = 1 << 20;
-    const MAX_ENTRIES: usize = 8;
-    static MEMO: Mutex<Vec<(Arc<[u8]>, Sha256)>> = Mutex::new(Vec::new());
-
-    pub(super) fn digest(bytes: &[u8], keep: impl FnOnce() -> Arc<[u8]>) -> Sha256 {
-        if bytes.len() < MIN {
-            return Sha256::of(bytes);
-        }
-        if let Ok(memo) = MEMO.lock()
-            && let Some((_, h)) = memo.iter().find(|(b, _)| std::ptr::eq(&b[..], bytes) || b[..] == *bytes)
-        {
-            return *h;
-        }
-        let s = Sha256::of(bytes);
-        if let Ok(mut memo) = MEMO.lock()
-            && memo.len() < MAX_ENTRIES
-        {
-            memo.push((keep(), s));
-        }
-        s
-    }
+    Sha256::of(bytes)
 }
 
 /// Lower-case hex of `bytes` (a digest).
@@ -88,7 +53,11 @@ pub(super) fn hash_blocks(
 /// [`sha256_of_file`] of the file at `path`, `None` when there is none (an error for a
 /// directory, as [`read_if_exists`]).
 pub fn sha256_of_file_if_exists(path: &Path) -> io::Result<Option<(Sha256, u64)>> {
-    if path.parent().is_some_and(known_dirs::absent) {
+    sha256_of_file_if_exists_in(None, path)
+}
+
+pub(super) fn sha256_of_file_if_exists_in(c: Dirs<'_>, path: &Path) -> io::Result<Option<(Sha256, u64)>> {
+    if path.parent().is_some_and(|p| c.absent(p)) {
         return Ok(None);
     }
     match sha256_of_file(path) {
@@ -110,4 +79,11 @@ pub fn sha256_of_file(path: &Path) -> io::Result<(Sha256, u64)> {
 /// sha256 of the file at `path`, `None` when it does not exist.
 pub fn sha256_file(path: &Path) -> io::Result<Option<Sha256>> {
     Ok(read_if_exists(path)?.map(|b| sha256(&b)))
+}
+
+impl DirCache {
+    /// [`sha256_of_file_if_exists`], looking up and remembering directories in this cache.
+    pub fn sha256_of_file_if_exists(&self, path: &Path) -> io::Result<Option<(Sha256, u64)>> {
+        sha256_of_file_if_exists_in(Some(self), path)
+    }
 }

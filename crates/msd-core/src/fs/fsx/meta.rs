@@ -6,7 +6,7 @@
 use std::io;
 use std::path::Path;
 
-use super::known_dirs;
+use super::dir_cache::{DirCache, Dirs, Knows};
 
 /// When `path` (not followed through a symlink) was last modified.
 pub fn modified(path: &Path) -> io::Result<std::time::SystemTime> {
@@ -87,10 +87,14 @@ pub fn regular_file_len(path: &Path) -> io::Result<u64> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct StatKey(pub [i64; 8]);
 
-/// The [`StatKey`] of `path`, `None` when nothing is there (a path under a directory known to be
-/// absent is not looked at).
+/// The [`StatKey`] of `path`, `None` when nothing is there (through a [`DirCache`], a path
+/// under a directory it knows to be absent is not looked at).
 pub fn stat_key(path: &Path) -> io::Result<Option<StatKey>> {
-    if path.parent().is_some_and(known_dirs::absent) {
+    stat_key_in(None, path)
+}
+
+pub(super) fn stat_key_in(c: Dirs<'_>, path: &Path) -> io::Result<Option<StatKey>> {
+    if path.parent().is_some_and(|p| c.absent(p)) {
         return Ok(None);
     }
     let m = match std::fs::symlink_metadata(path) {
@@ -119,26 +123,42 @@ pub fn stat_key(path: &Path) -> io::Result<Option<StatKey>> {
     }
 }
 
-/// Whether `dir` is a directory (following symlinks), asked of the disk once per process: the
-/// answer, present or absent, is remembered (see `known_dirs`), and a path under an absent
-/// directory is absent without a look.
+/// Whether `dir` is a directory (following symlinks), asked of the disk. Through a [`DirCache`]
+/// ([`DirCache::dir_exists`]) it is asked once per cache: the answer, present or absent, is
+/// remembered, and a path under an absent directory is absent without a look.
 pub fn dir_exists(dir: &Path) -> bool {
-    if known_dirs::contains(dir) {
+    dir_exists_in(None, dir)
+}
+
+pub(super) fn dir_exists_in(c: Dirs<'_>, dir: &Path) -> bool {
+    if c.contains(dir) {
         return true;
     }
-    if known_dirs::absent(dir) {
+    if c.absent(dir) {
         return false;
     }
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => {
-            known_dirs::insert(dir);
+            c.insert(dir);
             true
         }
         Ok(_) => false,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            known_dirs::insert_absent(dir);
+            c.insert_absent(dir);
             false
         }
         Err(_) => false,
+    }
+}
+
+impl DirCache {
+    /// [`stat_key`], looking up and remembering directories in this cache.
+    pub fn stat_key(&self, path: &Path) -> io::Result<Option<StatKey>> {
+        stat_key_in(Some(self), path)
+    }
+
+    /// [`dir_exists`], looking up and remembering directories in this cache.
+    pub fn dir_exists(&self, dir: &Path) -> bool {
+        dir_exists_in(Some(self), dir)
     }
 }

@@ -20,9 +20,9 @@
 //!   refuses `..`, absolute paths, NUL and (unless allowed) symlinks between root and destination.
 
 pub mod confine;
+mod dir_cache;
 pub mod dirs;
 pub mod hash;
-mod known_dirs;
 pub mod lock;
 pub mod meta;
 pub mod read;
@@ -32,6 +32,7 @@ pub mod walk;
 pub mod write;
 
 pub use confine::*;
+pub use dir_cache::DirCache;
 pub use dirs::*;
 pub use hash::*;
 pub use lock::*;
@@ -48,6 +49,8 @@ mod tests {
     use super::*;
     use std::path::Path;
 
+    use super::dir_cache::Knows;
+
     use crate::fs::relpath::RelPath;
 
     #[test]
@@ -57,41 +60,110 @@ mod tests {
         std::fs::create_dir_all(staged.join("refs")).unwrap();
         let dst = tmp.path().join("home/msd-a");
         std::fs::create_dir_all(tmp.path().join("home")).unwrap();
-        assert!(!dir_exists(&dst.join("refs")), "absent before, and remembered so");
-        assert!(rename_dir_new(&staged, &dst).unwrap());
-        assert!(dir_exists(&dst.join("refs")), "the moved tree is seen");
+        let c = DirCache::new();
+        assert!(!c.dir_exists(&dst.join("refs")), "absent before, and remembered so");
+        assert!(c.rename_dir_new(&staged, &dst).unwrap());
+        assert!(c.dir_exists(&dst.join("refs")), "the moved tree is seen");
     }
 
     #[test]
     fn fsx_absent_directories_are_looked_at_once_and_cleared_by_creation() {
         let t = tempfile::tempdir().unwrap();
+        let c = DirCache::new();
+        let k = Some(&c);
         let gone = t.path().join("gone");
-        assert!(!dir_exists(&gone));
-        assert!(known_dirs::absent(&gone.join("a/b.md")), "under an absent directory");
-        assert!(!known_dirs::absent(&t.path().join("gone-too")), "a sibling is not under it");
-        assert_eq!(read_if_exists(&gone.join("x")).unwrap(), None);
-        // Creating anything under it clears it and its ancestors.
-        write_atomic(&gone.join("a/b.md"), b"x", FileMode::Regular).unwrap();
-        assert!(!known_dirs::absent(&gone.join("a/b.md")) && dir_exists(&gone));
-        assert_eq!(read_if_exists(&gone.join("a/b.md")).unwrap().as_deref(), Some(&b"x"[..]));
+        assert!(!c.dir_exists(&gone));
+        assert!(k.absent(&gone.join("a/b.md")), "under an absent directory");
+        assert!(!k.absent(&t.path().join("gone-too")), "a sibling is not under it");
+        assert_eq!(c.read_if_exists(&gone.join("x")).unwrap(), None);
+        // Creating anything under it through the cache clears it and its ancestors.
+        c.write_new(&gone.join("a/b.md"), b"x", FileMode::Regular).unwrap();
+        assert!(!k.absent(&gone.join("a/b.md")) && c.dir_exists(&gone));
+        assert_eq!(c.read_if_exists(&gone.join("a/b.md")).unwrap().as_deref(), Some(&b"x"[..]));
         // confined() records a missing component, and a rename into it clears it.
         let other = t.path().join("other");
         let rel = RelPath::new("d/e/f.md").unwrap();
-        confined(&other, &rel, false).unwrap();
-        assert!(known_dirs::absent(&other.join("d")));
+        c.confined(&other, &rel, false).unwrap();
+        assert!(k.absent(&other.join("d")));
         std::fs::create_dir(t.path().join("src")).unwrap();
-        rename(&t.path().join("src"), &other.join("d")).unwrap();
-        assert!(!known_dirs::absent(&other.join("d")) && dir_exists(&other.join("d")));
+        c.rename(&t.path().join("src"), &other.join("d")).unwrap();
+        assert!(!k.absent(&other.join("d")) && c.dir_exists(&other.join("d")));
     }
 
     #[test]
     fn fsx_forgetting_a_directory_forgets_exactly_its_subtree() {
+        let c = DirCache::new();
+        let k = Some(&c);
         for d in ["/k/a", "/k/a/b", "/k/a/b/c", "/k/ab", "/k/b"] {
-            known_dirs::insert(Path::new(d));
+            k.insert(Path::new(d));
         }
-        known_dirs::forget(Path::new("/k/a"));
+        k.forget(Path::new("/k/a"));
         for (d, known) in [("/k/a", false), ("/k/a/b", false), ("/k/a/b/c", false), ("/k/ab", true), ("/k/b", true)] {
-            assert_eq!(known_dirs::contains(Path::new(d)), known, "{d}");
+            assert_eq!(k.contains(Path::new(d)), known, "{d}");
         }
+    }
+
+    /// Whether a call touches the disk depends only on what its caller passes: a first run (with
+    /// a cache of its own) learns that a directory is missing and makes another; the user then
+    /// adds a file where it found nothing and removes what it made. A second run in the same
+    /// process, by plain calls or with a fresh cache, sees the disk as it is: the user's file is
+    /// read (not taken as absent, which would let an install overwrite it unbacked) and the
+    /// directories are made again (not taken as there, which would fail the write).
+    #[test]
+    fn fsx_a_second_run_sees_the_disk_not_what_a_first_run_learned() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        let mine = home.join("agents/a.md");
+        let helper = b"the same bytes in every tree";
+        let first = DirCache::new();
+        first.confined(&home, &RelPath::new("agents/a.md").unwrap(), false).unwrap();
+        assert_eq!(first.read_if_exists(&mine).unwrap(), None);
+        assert!(!first.dir_exists(&home.join("agents")));
+        first.create_dir_all(&home.join("skills/x")).unwrap();
+        let shared = SharedWrites::default();
+        let at = home.join("bin/helper");
+        assert!(
+            !shared.write_new(&first, &at, Source::Bytes(helper), &sha256(helper), FileMode::Regular, &at).unwrap()
+        );
+        // Between the runs, by hand.
+        std::fs::create_dir(home.join("agents")).unwrap();
+        std::fs::write(&mine, b"mine").unwrap();
+        std::fs::remove_dir_all(home.join("skills")).unwrap();
+
+        // The plain calls remember nothing.
+        assert_eq!(read_if_exists(&mine).unwrap().as_deref(), Some(&b"mine"[..]));
+        assert!(sha256_of_file_if_exists(&mine).unwrap().is_some());
+        assert!(stat_key(&mine).unwrap().is_some());
+        assert!(dir_exists(&home.join("agents")));
+        write_atomic(&home.join("skills/x/f.md"), b"x", FileMode::Regular).unwrap();
+        std::fs::remove_dir_all(home.join("skills")).unwrap();
+        // A fresh cache knows nothing of the first run's.
+        let second = DirCache::new();
+        assert_eq!(second.read_if_exists(&mine).unwrap().as_deref(), Some(&b"mine"[..]));
+        assert!(second.confined_stat(&home, &RelPath::new("agents/a.md").unwrap(), false).unwrap().is_some());
+        second.write_new(&home.join("skills/x/g.md"), b"x", FileMode::Regular).unwrap();
+        // Nor does a fresh set of shared writes: the second target gets a file of its own, not
+        // a link to the first one's.
+        let other = t.path().join("other/bin/helper");
+        let fresh = SharedWrites::default();
+        assert!(
+            !fresh
+                .write_new(&second, &other, Source::Bytes(helper), &sha256(helper), FileMode::Regular, &other)
+                .unwrap()
+        );
+        assert!(
+            shared
+                .write_new(
+                    &second,
+                    &t.path().join("third"),
+                    Source::Bytes(helper),
+                    &sha256(helper),
+                    FileMode::Regular,
+                    &t.path().join("third")
+                )
+                .unwrap(),
+            "the first run's set still links"
+        );
     }
 }

@@ -6,7 +6,7 @@
 use std::io::{self};
 use std::path::{Path, PathBuf};
 
-use super::known_dirs;
+use super::dir_cache::{DirCache, Dirs, Knows};
 use super::meta::file_kind;
 
 /// Reads a whole file.
@@ -16,7 +16,11 @@ pub fn read(path: &Path) -> io::Result<Vec<u8>> {
 
 /// Reads a whole file, `None` when it does not exist.
 pub fn read_if_exists(path: &Path) -> io::Result<Option<Vec<u8>>> {
-    if path.parent().is_some_and(known_dirs::absent) {
+    read_if_exists_in(None, path)
+}
+
+pub(super) fn read_if_exists_in(c: Dirs<'_>, path: &Path) -> io::Result<Option<Vec<u8>>> {
+    if path.parent().is_some_and(|p| c.absent(p)) {
         return Ok(None);
     }
     match std::fs::read(path) {
@@ -99,4 +103,11 @@ pub fn read_regular_if_exists(path: &Path, max: u64) -> io::Result<Option<Bounde
 /// What the symlink at `path` points to, as written in the link.
 pub fn read_link(path: &Path) -> io::Result<PathBuf> {
     fs_err::read_link(path)
+}
+
+impl DirCache {
+    /// [`read_if_exists`], looking up and remembering directories in this cache.
+    pub fn read_if_exists(&self, path: &Path) -> io::Result<Option<Vec<u8>>> {
+        read_if_exists_in(Some(self), path)
+    }
 }

@@ -1,7 +1,7 @@
-//! Atomic writes and moves of whole files: a temp file in the destination's directory, its mode set,
-//! fsync, rename; renames (atomic, no-replace, across filesystems by an atomic copy);
-//! and [`replace_in_place`], which keeps what the user set on the file it replaces (mode,
-//! owner, a symlink).
+//! Atomic writes and moves of whole files: a temp file in the destination's directory, its mode
+//! set, fsync, rename; renames (atomic, no-replace, across filesystems by an atomic copy); and
+//! [`replace_in_place`], which keeps what the user set on the file it replaces (mode, owner, a
+//! symlink).
 //!
 //! Invariant: a reader sees the old bytes or the new bytes, never a half-written file.
 
@@ -10,8 +10,8 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::dirs::create_dir_all;
-use super::known_dirs;
+use super::dir_cache::{DirCache, Dirs, Knows};
+use super::dirs::{create_dir_all, create_dir_all_in};
 use super::sync::flushed;
 
 /// Unix permission bits of an emitted file.
@@ -141,6 +141,10 @@ pub fn write_target(path: &Path) -> io::Result<PathBuf> {
 /// With nothing at `dest`, `staged` is moved there as it is. `staged` is gone afterwards. A
 /// reader sees the old bytes or the new ones, never a mix.
 pub fn replace_in_place(staged: &Path, dest: &Path) -> io::Result<()> {
+    replace_in_place_in(None, staged, dest)
+}
+
+pub(super) fn replace_in_place_in(c: Dirs<'_>, staged: &Path, dest: &Path) -> io::Result<()> {
     let target = write_target(dest)?;
     let meta = match std::fs::metadata(&target) {
         Ok(m) => Some(m),
@@ -152,7 +156,7 @@ pub fn replace_in_place(staged: &Path, dest: &Path) -> io::Result<()> {
             let f = fs_err::OpenOptions::new().read(true).open(staged)?;
             keep_meta(f.file(), m).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dest.display())))?;
         }
-        return rename(staged, dest);
+        return rename_in(c, staged, dest);
     }
     let dir = target.parent().ok_or_else(|| {
         io::Error::new(io::ErrorKind::InvalidInput, format!("no parent directory: {}", target.display()))
@@ -172,7 +176,7 @@ pub fn replace_in_place(staged: &Path, dest: &Path) -> io::Result<()> {
     flushed();
     tmp.persist(&target)
         .map_err(|e| io::Error::new(e.error.kind(), format!("renaming into {}: {}", target.display(), e.error)))?;
-    known_dirs::forget(staged);
+    c.forget(staged);
     fs_err::remove_file(staged)
 }
 
@@ -201,13 +205,17 @@ fn keep_meta(f: &std::fs::File, like: &std::fs::Metadata) -> io::Result<()> {
 /// the two are on different filesystems (a mount point, or a link allowed by `--allow-symlinks`),
 /// falls back to an atomic copy into `dst`'s directory and removes `src`.
 pub fn rename(src: &Path, dst: &Path) -> io::Result<()> {
+    rename_in(None, src, dst)
+}
+
+pub(super) fn rename_in(c: Dirs<'_>, src: &Path, dst: &Path) -> io::Result<()> {
     if let Some(dir) = dst.parent() {
-        create_dir_all(dir)?;
+        create_dir_all_in(c, dir)?;
     }
     // A moved directory is no longer where it was, and the target may have been replaced.
-    known_dirs::forget(src);
-    known_dirs::forget(dst);
-    known_dirs::appeared(dst);
+    c.forget(src);
+    c.forget(dst);
+    c.appeared(dst);
     match std::fs::rename(src, dst) {
         Ok(()) => Ok(()),
         Err(e) if e.raw_os_error() == Some(EXDEV) => {
@@ -224,12 +232,16 @@ pub fn rename(src: &Path, dst: &Path) -> io::Result<()> {
 /// is at `dst`, `src` is gone, or the filesystem cannot (another device, no such flag, not
 /// Linux); the caller then looks at `dst` and moves it with [`rename`].
 pub fn rename_new(src: &Path, dst: &Path) -> io::Result<bool> {
+    rename_new_in(None, src, dst)
+}
+
+pub(super) fn rename_new_in(c: Dirs<'_>, src: &Path, dst: &Path) -> io::Result<bool> {
     #[cfg(target_os = "linux")]
     {
         if let Some(dir) = dst.parent() {
-            create_dir_all(dir)?;
+            create_dir_all_in(c, dir)?;
         }
-        known_dirs::appeared(dst);
+        c.appeared(dst);
         use rustix::fs::{CWD, RenameFlags, renameat_with};
         match renameat_with(CWD, src, CWD, dst, RenameFlags::NOREPLACE) {
             Ok(()) => Ok(true),
@@ -250,14 +262,18 @@ pub fn rename_new(src: &Path, dst: &Path) -> io::Result<bool> {
 
 /// Moves the directory `src` to `dst` (parents of `dst` created) only if nothing is at `dst`,
 /// atomically, like [`rename_new`] does for a file: `Ok(false)` when it did not move (something
-/// is at `dst`, `src` is gone, another device, not Linux). What this process knew about
+/// is at `dst`, `src` is gone, another device, not Linux). What a [`DirCache`] given knew about
 /// directories under `src` is forgotten.
 pub fn rename_dir_new(src: &Path, dst: &Path) -> io::Result<bool> {
-    let moved = rename_new(src, dst)?;
+    rename_dir_new_in(None, src, dst)
+}
+
+pub(super) fn rename_dir_new_in(c: Dirs<'_>, src: &Path, dst: &Path) -> io::Result<bool> {
+    let moved = rename_new_in(c, src, dst)?;
     if moved {
-        known_dirs::forget(src);
+        c.forget(src);
         // What was found absent under `dst` before may be in the moved tree now.
-        known_dirs::appeared_under(dst);
+        c.appeared_under(dst);
     }
     Ok(moved)
 }
@@ -283,5 +299,27 @@ pub(super) fn mode_of(path: &Path) -> io::Result<FileMode> {
     {
         let _ = path;
         Ok(FileMode::Regular)
+    }
+}
+
+impl DirCache {
+    /// [`replace_in_place`], looking up and remembering directories in this cache.
+    pub fn replace_in_place(&self, staged: &Path, dest: &Path) -> io::Result<()> {
+        replace_in_place_in(Some(self), staged, dest)
+    }
+
+    /// [`rename`], looking up and remembering directories in this cache.
+    pub fn rename(&self, src: &Path, dst: &Path) -> io::Result<()> {
+        rename_in(Some(self), src, dst)
+    }
+
+    /// [`rename_new`], looking up and remembering directories in this cache.
+    pub fn rename_new(&self, src: &Path, dst: &Path) -> io::Result<bool> {
+        rename_new_in(Some(self), src, dst)
+    }
+
+    /// [`rename_dir_new`], looking up and remembering directories in this cache.
+    pub fn rename_dir_new(&self, src: &Path, dst: &Path) -> io::Result<bool> {
+        rename_dir_new_in(Some(self), src, dst)
     }
 }
