@@ -42,8 +42,8 @@
 //! (the package's dev-dependency on itself): a release binary has neither.
 
 use std::path::{Path, PathBuf};
-#[cfg(feature = "fault-injection")]
 use std::sync::Arc;
+#[cfg(feature = "fault-injection")]
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
