@@ -44,26 +44,6 @@ pub fn write_atomic(dest: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()>
     write_atomic_bits(dest, bytes, mode.bits(), true)
 }
 
-/// Writes `bytes` to `dest` like [`write_atomic`], keeping the permission bits of the file it
-/// replaces (a user's `.gitignore` of mode 664 stays 664); a new file gets `0o644`. When `dest`
-/// is a symlink, the file it points to is replaced and the link stays a link.
-pub fn write_atomic_keeping_mode(dest: &Path, bytes: &[u8]) -> io::Result<()> {
-    let target = write_target(dest)?;
-    let dest = target.as_path();
-    #[cfg(unix)]
-    let bits = {
-        use std::os::unix::fs::PermissionsExt;
-        match std::fs::metadata(dest) {
-            Ok(m) => m.permissions().mode() & 0o7777,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => FileMode::Regular.bits(),
-            Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", dest.display()))),
-        }
-    };
-    #[cfg(not(unix))]
-    let bits = FileMode::Regular.bits();
-    write_atomic_bits(dest, bytes, bits, true)
-}
-
 /// Writes like [`write_atomic`] with mode `0o600`: a file only this user may read.
 pub fn write_atomic_private(dest: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_bits(dest, bytes, 0o600, true)
@@ -133,7 +113,8 @@ pub fn write_target(path: &Path) -> io::Result<PathBuf> {
 /// Moves the file `staged` (written by this run, on the home's filesystem) over the user's file
 /// at `dest`, keeping what the user set on it:
 /// - its mode and owner: a `0600` file holding a key stays `0600`, a `0444` one read-only, and a
-///   file of another user stays theirs when root runs this;
+///   file of another user stays theirs when root runs this (where the owner cannot be kept, by a
+///   user who may not give the file away, nothing is written and the error says so);
 /// - a symlink at `dest` (a dotfiles manager's: stow, chezmoi, home-manager): the link stays and
 ///   the file it points to is replaced, atomically, by a temp file in that file's own directory
 ///   (which may be on another filesystem).
@@ -141,17 +122,37 @@ pub fn write_target(path: &Path) -> io::Result<PathBuf> {
 /// With nothing at `dest`, `staged` is moved there as it is. `staged` is gone afterwards. A
 /// reader sees the old bytes or the new ones, never a mix.
 pub fn replace_in_place(staged: &Path, dest: &Path) -> io::Result<()> {
-    replace_in_place_in(None, staged, dest)
+    replace_kept(None, New::Staged(staged), dest)
 }
 
-pub(super) fn replace_in_place_in(c: Dirs<'_>, staged: &Path, dest: &Path) -> io::Result<()> {
+/// Writes `bytes` over the user's file at `dest` the way [`replace_in_place`] moves a staged
+/// file there (one primitive): its mode and owner are kept (a `.gitignore` of mode 664 stays
+/// 664, another user's stays theirs), a symlink stays and the file it points to is replaced. A
+/// new file gets `0o644`, its directories created.
+pub fn write_in_place(dest: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace_kept(None, New::Bytes(bytes), dest)
+}
+
+/// The new content of a user's file: a file this run staged (moved, gone afterwards), or bytes.
+#[derive(Clone, Copy)]
+enum New<'a> {
+    Staged(&'a Path),
+    Bytes(&'a [u8]),
+}
+
+/// [`replace_in_place`] and [`write_in_place`]: `new` over the file at `dest` (through a link at
+/// `dest`), with the mode and owner of the file it replaces, atomically.
+fn replace_kept(c: Dirs<'_>, new: New<'_>, dest: &Path) -> io::Result<()> {
     let target = write_target(dest)?;
     let meta = match std::fs::metadata(&target) {
         Ok(m) => Some(m),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", target.display()))),
     };
-    if target == dest {
+    if let New::Staged(staged) = new
+        && target == dest
+    {
+        // On the same filesystem and in place: the staged file itself gets what is kept, and moves.
         if let Some(m) = &meta {
             let f = fs_err::OpenOptions::new().read(true).open(staged)?;
             keep_meta(f.file(), m).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dest.display())))?;
@@ -161,12 +162,21 @@ pub(super) fn replace_in_place_in(c: Dirs<'_>, staged: &Path, dest: &Path) -> io
     let dir = target.parent().ok_or_else(|| {
         io::Error::new(io::ErrorKind::InvalidInput, format!("no parent directory: {}", target.display()))
     })?;
+    if meta.is_none() {
+        create_dir_all_in(c, dir)?;
+    }
     let mut tmp = tempfile::Builder::new()
         .prefix(".msd-tmp-")
         .tempfile_in(dir)
         .map_err(|e| io::Error::new(e.kind(), format!("creating a temp file in {}: {e}", dir.display())))?;
+    // Nobody else's until it has the mode of the file it replaces (it may hold a secret).
     set_mode(tmp.as_file(), 0o600)?;
-    io::copy(&mut fs_err::File::open(staged)?, tmp.as_file_mut())?;
+    match new {
+        New::Staged(staged) => {
+            io::copy(&mut fs_err::File::open(staged)?, tmp.as_file_mut())?;
+        }
+        New::Bytes(bytes) => tmp.write_all(bytes)?,
+    }
     if let Some(m) = &meta {
         keep_meta(tmp.as_file(), m).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", target.display())))?;
     } else {
@@ -176,8 +186,11 @@ pub(super) fn replace_in_place_in(c: Dirs<'_>, staged: &Path, dest: &Path) -> io
     flushed();
     tmp.persist(&target)
         .map_err(|e| io::Error::new(e.error.kind(), format!("renaming into {}: {}", target.display(), e.error)))?;
-    c.forget(staged);
-    fs_err::remove_file(staged)
+    if let New::Staged(staged) = new {
+        c.forget(staged);
+        fs_err::remove_file(staged)?;
+    }
+    Ok(())
 }
 
 /// Gives the open file `f` the owner and permission bits of `like`. The owner first: a change
@@ -305,7 +318,7 @@ pub(super) fn mode_of(path: &Path) -> io::Result<FileMode> {
 impl DirCache {
     /// [`replace_in_place`], looking up and remembering directories in this cache.
     pub fn replace_in_place(&self, staged: &Path, dest: &Path) -> io::Result<()> {
-        replace_in_place_in(Some(self), staged, dest)
+        replace_kept(Some(self), New::Staged(staged), dest)
     }
 
     /// [`rename`], looking up and remembering directories in this cache.
