@@ -2,6 +2,7 @@
 //! up and stay), our settings entries, our metadata and the directories we created when empty.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::fs::relpath::RelPath;
@@ -77,20 +78,23 @@ pub fn uninstall(
     if !dry_run {
         migrate::run(home, cap, target.scope, None, allow_symlinks).map_err(LifecycleError::from)?;
     }
+    // What the survey learns of the home's directories, which the transactions and the removals
+    // below go on from (every change of the home from here on goes through it).
+    let known = Arc::new(fsx::DirCache::new());
     let how = Reading {
         emission: None,
         recorded: true,
         keep_edited: true,
         runtime_surfaces: false,
         allow_symlinks,
-        dirs: &fsx::DirCache::new(),
+        dirs: &known,
     };
     let mut survey = Survey::read(home, cap, target.scope, how)?;
     if !survey.installed() {
         // A run killed after removing the state and before its core dir leaves it empty.
         if !dry_run {
             let core = home.join(cap.core_dir(target.scope).as_str());
-            if fsx::is_dir(&core) && fsx::remove_dir_if_empty(&core) {
+            if fsx::is_dir(&core) && known.remove_dir_if_empty(&core) {
                 report.dirs_removed.push(cap.core_dir(target.scope).clone());
             }
         }
@@ -177,7 +181,7 @@ pub fn uninstall(
         return Ok(report);
     }
     let bars = progress.target(&format!("{} ({}) uninstall", cap.id, target.scope.as_str()));
-    let area = Area::new(home, allow_symlinks);
+    let area = Area::new(home, allow_symlinks).with_caches(&known, &Arc::default());
     txn::commit(&area, &format!("uninstall {} {}", cap.id, target.scope.as_str()), staged, bars.as_ref())
         .map_err(LifecycleError::from)?;
     // Directories we created, deepest first, when empty; those holding the state after it.
@@ -187,7 +191,7 @@ pub fn uninstall(
     let (later, now): (Vec<RelPath>, Vec<RelPath>) = dirs.into_iter().partition(|d| holds_state(d));
     for d in now {
         let p = home.join(d.as_str());
-        if fsx::is_dir(&p) && fsx::remove_dir_if_empty(&p) {
+        if fsx::is_dir(&p) && known.remove_dir_if_empty(&p) {
             report.dirs_removed.push(d);
         }
     }
@@ -202,7 +206,7 @@ pub fn uninstall(
     }
     for d in later {
         let p = home.join(d.as_str());
-        if fsx::is_dir(&p) && fsx::remove_dir_if_empty(&p) {
+        if fsx::is_dir(&p) && known.remove_dir_if_empty(&p) {
             report.dirs_removed.push(d);
         }
     }
