@@ -6,42 +6,57 @@
 //!
 //! Callers use the flat paths re-exported here (`fsx::write_atomic`, `fsx::confined`); the
 //! submodules split the rules by concern:
-//! - [`write`]: atomic writes and moves of whole files, and replacing a user's file in place;
-//! - [`confine`]: turning a root plus a relative path into a destination;
-//! - [`read`], [`meta`], [`walk`]: reading files, what is at a path, listings;
-//! - [`dirs`]: creating and removing directories and files;
-//! - [`stage`]: files of a staging area, shared bytes written once;
-//! - [`hash`], [`sync`], [`lock`]: digests, durability, locks.
+//! - `write`: atomic writes and moves of whole files, and replacing a user's file in place;
+//! - `confine`: turning a root plus a relative path into a destination;
+//! - `read`, `meta`, `walk`: reading files, what is at a path, listings;
+//! - `dirs`: creating and removing directories and files;
+//! - `stage`: files of a staging area, shared bytes written once ([`SharedWrites`]);
+//! - `hash`, `sync`, `lock`: digests, durability, locks;
+//! - `dir_cache`: [`DirCache`], what an operation learned of the directories it looked at.
 //!
 //! Invariants:
 //! - [`write_atomic`] never leaves a half-written destination: a reader sees the old bytes or the
 //!   new bytes.
 //! - [`confined`] is the only way to turn a root plus a relative path into a destination; it
 //!   refuses `..`, absolute paths, NUL and (unless allowed) symlinks between root and destination.
+//! - No process-global memory: whether a call touches the disk depends only on its arguments.
+//!   The plain functions remember nothing; what an operation learns lives in values it owns and
+//!   passes ([`DirCache`], [`SharedWrites`], [`crate::fs::bytes::Digests`]). Process-wide are only
+//!   the umask (read once: the process's own, not the disk's) and the count of flushes per thread
+//!   (a counter the tests read, no cache).
 
-pub mod confine;
+mod confine;
 mod dir_cache;
-pub mod dirs;
-pub mod hash;
-pub mod lock;
-pub mod meta;
-pub mod read;
-pub mod stage;
-pub mod sync;
-pub mod walk;
-pub mod write;
+mod dirs;
+mod hash;
+mod lock;
+mod meta;
+mod read;
+mod stage;
+mod sync;
+mod walk;
+mod write;
 
-pub use confine::*;
+pub use confine::{ConfineError, confined, confined_stat};
 pub use dir_cache::DirCache;
-pub use dirs::*;
-pub use hash::*;
-pub use lock::*;
-pub use meta::*;
-pub use read::*;
-pub use stage::*;
-pub use sync::*;
-pub use walk::*;
-pub use write::*;
+pub use dirs::{
+    LEFTOVER_PREFIXES, create_dir_all, current_uid, ensure_private_dir, per_user_temp_dir, probe_writable,
+    prune_empty_dirs, remove_dir_all_if_exists, remove_dir_if_empty, remove_file_if_exists, remove_leftovers,
+};
+pub use hash::{hex, sha256, sha256_file, sha256_of_file, sha256_of_file_if_exists};
+pub use lock::{DirLock, Lock, LockError, WORK_DIR, lock_dir};
+pub use meta::{
+    StatKey, dir_exists, exists, file_kind, is_dir, is_file, is_symlink, lexists, modified, regular_file_len, stat_key,
+    touch,
+};
+pub use read::{Bounded, canonicalize, read, read_if_exists, read_link, read_regular_if_exists, read_to_string};
+pub use stage::{SharedWrites, Source, preserve, write_new};
+pub use sync::{flushes, sync_dir, sync_fs, sync_fs_each_once};
+pub use walk::{DirEntry, is_empty_dir, list_dir, list_existing_dir, list_files};
+pub use write::{
+    FileMode, rename, rename_dir_new, rename_new, replace_in_place, write_atomic, write_atomic_private,
+    write_atomic_through, write_atomic_unsynced, write_in_place, write_target,
+};
 
 #[allow(clippy::disallowed_methods, reason = "tests set up files with std::fs")]
 #[cfg(test)]

@@ -16,7 +16,7 @@ use super::write::{FileMode, mode_of, set_mode};
 use crate::fs::digest::Sha256;
 
 /// Writes `bytes` to a new file at `path` (parents created). For staging areas, where the file
-/// is not visible to anyone until it is renamed into place; [`sync_fs`] makes a whole staged
+/// is not visible to anyone until it is renamed into place; [`sync_fs`](super::sync_fs) makes a whole staged
 /// tree durable at once (on Linux; elsewhere each file is fsynced here).
 pub fn write_new(path: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
     write_new_in(None, path, bytes, mode)
