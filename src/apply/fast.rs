@@ -339,7 +339,9 @@ pub(super) fn record_all(
 fn record_of(r: &TargetRun, rt: &LoadedRuntime, opts: &InstallOptions<'_>, env: &Environment) -> Option<Record> {
     let plan = &r.plan;
     let fingerprint = fingerprint(rt, &r.target, opts, env)?;
-    let stat_of = |rel: &RelPath| fsx::confined_stat(&plan.home, rel, opts.allow_symlinks).ok()?;
+    // Each directory looked at once for all the target's files.
+    let dirs = fsx::DirCache::new();
+    let stat_of = |rel: &RelPath| dirs.confined_stat(&plan.home, rel, opts.allow_symlinks).ok()?;
     let manifest = stat_of(&plan.manifest_path)?;
     if !plan.manifest_changed && plan.manifest_disk_stat != Some(manifest) {
         return None;

@@ -4,9 +4,11 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use msd_core::fs::bytes::Digests;
 use msd_core::fs::digest::Sha256;
-use msd_core::fs::fsx;
+use msd_core::fs::fsx::{self, DirCache, SharedWrites};
 use msd_core::manifest::capability::{Capability, Scope};
 
 use super::settings_plan::{HookContext, next_state, plan_settings};
@@ -70,22 +72,26 @@ pub fn install(
 
     let mut migrated: Vec<Migrated<'_>> = Vec::new();
     let mut staged: Vec<Option<(txn::Prepared, write::WriteReport)>> = Vec::new();
+    // The run's own record of the files of shared bytes it wrote (the helper: written once, then
+    // linked into every other target), never one a run before it left in the process.
+    let shared = Arc::new(SharedWrites::default());
     let planned = stream(content, runtimes, opts, env, |rt, (e, d), next| {
         if opts.dry_run {
             // Nothing is staged: every plan keeps its bytes (the next one may as well be made).
             next.begin();
         }
-        let mut run = plan_target(rt, e, d, opts, env, held.as_ref(), &mut migrated)?;
+        let (mut run, dirs) = plan_target(rt, e, d, opts, env, held.as_ref(), &mut migrated)?;
         if opts.dry_run {
             run.plan.release_bytes();
         } else {
-            probe_destinations(&run.plan, opts.allow_symlinks)?;
+            probe_destinations(&run.plan, opts.allow_symlinks, &dirs)?;
             // Staging drops each file's bytes as it writes them: the next emission is made
             // meanwhile, so about one tree's bytes are held, not two.
             next.begin();
             let bars = opts.progress.target(&label(&run));
             // Staged: the plan keeps its ops' hashes and sizes, not the bytes.
-            let (prepared, report) = write::prepare(&mut run.plan, opts.allow_symlinks, bars.as_ref())?;
+            let area = Area::new(&run.plan.home, opts.allow_symlinks).with_caches(&dirs, &shared);
+            let (prepared, report) = write::prepare(&mut run.plan, area, bars.as_ref())?;
             give_back_freed_pages();
             if stage_ahead {
                 staged.push(Some((prepared, report)));
@@ -137,9 +143,11 @@ where
     F: FnMut(&'r LoadedRuntime, (pipeline::Emitted, Vec<Sha256>), &Next) -> Result<TargetRun, ApplyError>,
 {
     let (scope, config_dir) = (opts.scope, opts.config_dir);
+    // A large buffer every runtime gets is hashed once in this run.
+    let memo = Digests::default();
     let emit = |rt: &LoadedRuntime| {
         pipeline::emit(content, rt, scope, config_dir, env).map_err(ApplyError::from).map(|e| {
-            let digests = plan::digests(&[&e.emission]).pop().unwrap_or_default();
+            let digests = plan::digests(&[&e.emission], &memo).pop().unwrap_or_default();
             (e, digests)
         })
     };
@@ -268,6 +276,8 @@ fn revert(migrated: &[Migrated<'_>], allow_symlinks: bool) {
 }
 
 /// Plans one target: its migrations (run now unless dry), files, settings surfaces and state.
+/// Returns the plan and what its survey learned of the home's directories (after the
+/// migrations), for the target's transaction to go on from.
 fn plan_target<'r>(
     rt: &'r LoadedRuntime,
     emitted: pipeline::Emitted,
@@ -276,7 +286,7 @@ fn plan_target<'r>(
     env: &Environment,
     held: Option<&Held>,
     migrated: &mut Vec<Migrated<'r>>,
-) -> Result<TargetRun, ApplyError> {
+) -> Result<(TargetRun, Arc<DirCache>), ApplyError> {
     let pipeline::Emitted { target, emission, report: guard, compose } = emitted;
     let cap = &rt.capability;
     let home = target.home.clone();
@@ -291,12 +301,14 @@ fn plan_target<'r>(
     };
     // The survey reads the state again, after the migrations.
     drop(state0);
+    let dirs = Arc::new(DirCache::new());
     let how = Reading {
         emission: Some((&emission, &digests)),
         recorded: true,
         keep_edited: true,
         runtime_surfaces: true,
         allow_symlinks: opts.allow_symlinks,
+        dirs: &dirs,
     };
     let mut survey = Survey::read(&home, cap, target.scope, how)?;
     drop(digests);
@@ -308,7 +320,7 @@ fn plan_target<'r>(
     let created_home = held.and_then(|h| h.created_home.get(&home).copied());
     plan.state = next_state(&plan, cap, state, &ran, ledgers, created_home, opts.hooks.portable, opts.profile)?;
     plan.migrations = ran;
-    Ok(TargetRun {
+    let run = TargetRun {
         recovery: held.and_then(|h| h.recoveries.get(&home).cloned()),
         pending_recovery: opts.dry_run && Area::new(&home, opts.allow_symlinks).pending(),
         pending_migrations,
@@ -318,7 +330,8 @@ fn plan_target<'r>(
         report: None,
         compose,
         fast: false,
-    })
+    };
+    Ok((run, dirs))
 }
 
 /// Commits the staged transaction of each target: every one reaches its commit point first
@@ -414,7 +427,7 @@ fn commit_linked(
 
 /// Every directory a write of `plan` goes into must accept new files: checked before the
 /// transaction, so that a read-only subdirectory stops the run before anything is written.
-fn probe_destinations(plan: &Plan, allow_symlinks: bool) -> Result<(), ApplyError> {
+fn probe_destinations(plan: &Plan, allow_symlinks: bool, known: &DirCache) -> Result<(), ApplyError> {
     let home = &plan.home;
     let mut dirs = BTreeSet::new();
     let puts = plan
@@ -424,9 +437,9 @@ fn probe_destinations(plan: &Plan, allow_symlinks: bool) -> Result<(), ApplyErro
         .map(|o| &o.path)
         .chain(plan.settings.iter().filter(|s| s.action != Action::Keep).map(|s| &s.path));
     for p in puts {
-        let dest = fsx::confined(home, p, allow_symlinks).map_err(LifecycleError::from)?;
+        let dest = known.confined(home, p, allow_symlinks).map_err(LifecycleError::from)?;
         let mut d = dest.parent().map(Path::to_path_buf).unwrap_or_else(|| home.clone());
-        while !fsx::dir_exists(&d) {
+        while !known.dir_exists(&d) {
             match d.parent() {
                 Some(p) => d = p.to_path_buf(),
                 None => break,
