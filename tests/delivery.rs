@@ -2,7 +2,8 @@
 //! given: `msd-install --json <sub>` prints one JSON document or refuses with a usage error that
 //! says the command has no JSON, never plain text; `-q <sub>` prints nothing on stdout or
 //! refuses likewise; `-r`, `--all` and `--local` before a subcommand that has no use for them
-//! are refused, and reach the ones that do (`-r ID emit`, `-r ID doctor`).
+//! are refused, and reach the ones that do (`-r ID emit`, `-r ID doctor`). And the release's
+//! targets are listed once (dist-workspace.toml), every channel following them.
 
 use crate::support::{Install, World};
 
@@ -139,4 +140,64 @@ fn delivery_scope_flags_reach_the_subcommands_that_take_them_and_are_refused_by_
     ] {
         Install::in_world(&w).args(line).run().code(2).stderr_has(needle);
     }
+}
+
+/// The release's targets are listed once, in dist-workspace.toml: the release workflow's
+/// channels job takes its matrix from the dist manifest, and no workflow or packaging script
+/// names a target triple of its own. Every workflow is valid YAML.
+#[test]
+fn delivery_the_release_targets_are_listed_once_and_every_channel_follows_them() {
+    let root = crate::support::repo();
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap_or_else(|e| panic!("{p}: {e}"));
+    let dist: toml_edit::DocumentMut = read("dist-workspace.toml").parse().unwrap();
+    let targets: Vec<String> = dist["dist"]["targets"]
+        .as_array()
+        .expect("dist-workspace.toml lists its targets")
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    assert!(targets.len() >= 5 && targets.iter().any(|t| t.contains("windows")), "{targets:?}");
+    assert_eq!(dist["dist"]["windows-archive"].as_str(), Some(".zip"), "what self-update reads on Windows is said");
+    assert_eq!(dist["dist"]["unix-archive"].as_str(), Some(".tar.gz"));
+    let jobs = dist["dist"]["global-artifacts-jobs"].as_array().expect("the channels job is dist's");
+    assert!(jobs.iter().any(|j| j.as_str() == Some("./channels")), "{jobs:?}");
+
+    for entry in std::fs::read_dir(root.join(".github/workflows")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let _: yaml_serde::Value = yaml_serde::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for t in &targets {
+            assert!(!text.contains(t.as_str()), "{} names {t}: the targets are dist-workspace.toml's", path.display());
+        }
+    }
+    let channels: yaml_serde::Value = yaml_serde::from_str(&read(".github/workflows/channels.yml")).unwrap();
+    let matrix = channels["jobs"]["platform"]["strategy"]["matrix"].as_str().unwrap_or_default();
+    assert_eq!(matrix, "${{ fromJson(inputs.plan).ci.github.artifacts_matrix }}", "the dist manifest's matrix");
+    let release: yaml_serde::Value = yaml_serde::from_str(&read(".github/workflows/release.yml")).unwrap();
+    assert_eq!(release["jobs"]["custom-channels"]["uses"].as_str(), Some("./.github/workflows/channels.yml"));
+    for script in [".ci/packages", ".ci/channels.py", ".ci/npm/msd-install.js"] {
+        let text = read(script);
+        for t in &targets {
+            assert!(!text.contains(t.as_str()), "{script} names {t}: it reads the targets from the dist manifest");
+        }
+    }
+
+    // The targets as .ci/channels.py reads them (what the launcher and the formula are made from).
+    let out = std::process::Command::new("python3")
+        .arg(root.join(".ci/channels.py"))
+        .args(["targets"])
+        .arg(root.join("dist-workspace.toml"))
+        .output()
+        .expect("python3 runs");
+    let mut read_back: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect();
+    let mut want = targets.clone();
+    read_back.sort();
+    want.sort();
+    assert_eq!(read_back, want, "{}", String::from_utf8_lossy(&out.stderr));
+
+    // The wheel is maturin's, with both binaries of the root crate.
+    let py: toml_edit::DocumentMut = read("pyproject.toml").parse().unwrap();
+    assert_eq!(py["build-system"]["build-backend"].as_str(), Some("maturin"));
+    assert_eq!(py["tool"]["maturin"]["bindings"].as_str(), Some("bin"));
+    assert!(!root.join(".ci/wheel.py").exists(), "no hand-written wheel builder");
 }
