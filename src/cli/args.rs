@@ -732,6 +732,8 @@ enum Slot<'a> {
     Output,
     /// Refused: why it means nothing to this subcommand, and what to do instead.
     Refused(&'static str),
+    /// Refused, and so is the subcommand's own option of the same name (which it ignores).
+    RefusedOwn(&'a bool, &'static str),
 }
 
 /// What a subcommand does with `--json` and `-q`, and whether it takes `-r`, `--all` and
@@ -790,7 +792,7 @@ impl Command {
     /// Where this subcommand takes each global flag (the one table of which command honours
     /// which; `Cli::settle_globals` applies it).
     fn globals(&mut self) -> Globals<'_> {
-        use Slot::{Always, Field, Output, Refused};
+        use Slot::{Always, Field, Output, Refused, RefusedOwn};
         let g = |json, quiet| Globals { json, quiet, runtime: Runtime::No, all: None, local: None };
         match self {
             Command::Install(a) => Globals {
@@ -836,7 +838,10 @@ impl Command {
             Command::InitProject(_) => g(Refused(NO_JSON), Output),
             Command::Schema(_) | Command::Inventory(_) => g(Always, Refused(NO_QUIET)),
             Command::Completions(_) | Command::Man => g(Refused(NO_JSON), Refused(NO_QUIET)),
-            Command::Bench(_) => g(Refused(NO_JSON), Output),
+            Command::Bench(a) => match &a.what {
+                BenchWhat::Tokens(o) => g(RefusedOwn(&o.json, NO_JSON), Output),
+                BenchWhat::Content(_) => g(Refused(NO_JSON), Output),
+            },
             // JSON is the outcome of --check or --write of a content file; golden and printing
             // have none.
             Command::Gen(a) => {
@@ -844,7 +849,8 @@ impl Command {
                 let o = a.what.opts_mut();
                 if golden || !(o.check || o.write) {
                     g(
-                        Refused(
+                        RefusedOwn(
+                            &o.json,
                             "prints the generated text, which has no JSON form here (JSON is the outcome of --check or --write of section-manifest and context-index); drop --json",
                         ),
                         Output,
@@ -887,7 +893,8 @@ impl Cli {
                 }
                 Slot::Always | Slot::Output => {}
                 Slot::Refused(why) if *given => return refuse(flag, why),
-                Slot::Refused(_) => {}
+                Slot::RefusedOwn(own, why) if *given || *own => return refuse(flag, why),
+                Slot::Refused(_) | Slot::RefusedOwn(..) => {}
             }
             Ok(())
         };
