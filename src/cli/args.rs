@@ -912,8 +912,8 @@ impl Cli {
             _ => {}
         }
         for (flag, given, own, why) in [
-            ("--all", top.target.all, g.all, "has no --all"),
-            ("--local", top.target.place.local, g.local, "has no --local (it reads no one scope)"),
+            ("--all", top.target.all, g.all, "has no --all (drop it)"),
+            ("--local", top.target.place.local, g.local, "has no --local (drop it)"),
         ] {
             match own {
                 Some(own) => *own |= given,
