@@ -166,7 +166,18 @@ impl Next {
 fn pipelined<'r, R: Sync + ?Sized, T: Send, U>(
     items: &[&'r R],
     make: impl Fn(&'r R) -> Result<T, ApplyError> + Sync,
+    each: impl FnMut(&'r R, T, &Next) -> Result<U, ApplyError>,
+) -> Result<Vec<U>, ApplyError> {
+    pipelined_observed(items, make, each, |_| {})
+}
+
+/// [`pipelined`], with `waits(i)` called on the maker's thread just before it waits for leave
+/// to make item `i`: the tests' explicit handle on the order of the two sides (no sleeps).
+fn pipelined_observed<'r, R: Sync + ?Sized, T: Send, U>(
+    items: &[&'r R],
+    make: impl Fn(&'r R) -> Result<T, ApplyError> + Sync,
     mut each: impl FnMut(&'r R, T, &Next) -> Result<U, ApplyError>,
+    waits: impl Fn(usize) + Sync,
 ) -> Result<Vec<U>, ApplyError> {
     if let [item] = items {
         // Nothing to overlap: made on this thread, without a second one (and the allocator
@@ -177,12 +188,15 @@ fn pipelined<'r, R: Sync + ?Sized, T: Send, U>(
         // One made item can wait in the channel while the maker waits to begin the next.
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let (go, wait) = std::sync::mpsc::channel::<()>();
-        let make = &make;
+        let (make, waits) = (&make, &waits);
         s.spawn(move || {
             for (i, item) in items.iter().enumerate() {
                 // Gone senders: this side stopped (an error), nothing more to make.
-                if i > 0 && wait.recv().is_err() {
-                    break;
+                if i > 0 {
+                    waits(i);
+                    if wait.recv().is_err() {
+                        break;
+                    }
                 }
                 let made = make(item);
                 let failed = made.is_err();
@@ -417,14 +431,27 @@ mod tests {
         ApplyError::from(LifecycleError::Missing { home: PathBuf::from(what), reason: "a test".into() })
     }
 
-    /// Runs [`pipelined`] over 0..4, `each` lingering before it lets the next begin (an
-    /// emitter that ran ahead would make the next one meanwhile), and returns what happened in
-    /// order.
+    /// What the two sides of a [`pipelined_observed`] run did, in order, and which items the
+    /// maker has reached its wait for.
+    #[derive(Default)]
+    struct Seen {
+        log: Vec<String>,
+        waiting: Vec<usize>,
+    }
+
+    /// Runs [`pipelined_observed`] over 0..4 and returns what happened in order. `each` holds
+    /// its item until the maker has either made the next one (an emitter that ran ahead: the
+    /// log shows it before this item's begin) or stopped at its wait for it: the order is
+    /// settled by the maker's own signal, never by a sleep.
     fn run(begin_in_each: bool, fail_make: Option<u32>, fail_each: Option<u32>) -> (Vec<String>, bool) {
-        let log = Mutex::new(Vec::new());
-        let note = |s: String| log.lock().unwrap().push(s);
+        let seen = Mutex::new(Seen::default());
+        let changed = std::sync::Condvar::new();
+        let note = |s: String| {
+            seen.lock().unwrap().log.push(s);
+            changed.notify_all();
+        };
         let items: Vec<&u32> = [0, 1, 2, 3].iter().collect();
-        let result = pipelined(
+        let result = pipelined_observed(
             &items,
             |&i| {
                 note(format!("make {i}"));
@@ -432,21 +459,31 @@ mod tests {
             },
             |&i, made, next| {
                 assert_eq!(made, i * 10, "items are handed over in order");
-                std::thread::sleep(std::time::Duration::from_millis(20));
                 if fail_each == Some(i) {
                     return Err(failed("each"));
+                }
+                let after = i as usize + 1;
+                if after < items.len() {
+                    let made_next = format!("make {after}");
+                    let held = changed.wait_timeout_while(seen.lock().unwrap(), std::time::Duration::from_secs(60), |s| {
+                        !s.waiting.contains(&after) && !s.log.contains(&made_next)
+                    });
+                    assert!(!held.unwrap().1.timed_out(), "the maker neither waited for nor made item {after}");
                 }
                 note(format!("begin {i}"));
                 if begin_in_each {
                     next.begin();
                     next.begin();
                 }
-                std::thread::sleep(std::time::Duration::from_millis(5));
                 Ok(i)
+            },
+            |i| {
+                seen.lock().unwrap().waiting.push(i);
+                changed.notify_all();
             },
         );
         let ok = result.as_ref().is_ok_and(|out| out == &[0, 1, 2, 3]);
-        (log.into_inner().unwrap(), ok)
+        (seen.into_inner().unwrap().log, ok)
     }
 
     fn position(log: &[String], what: &str) -> Option<usize> {
