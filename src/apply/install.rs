@@ -70,6 +70,8 @@ pub fn install(
 
     let mut migrated: Vec<Migrated<'_>> = Vec::new();
     let mut staged: Vec<Option<(txn::Prepared, write::WriteReport)>> = Vec::new();
+    // The bytes staged (and so dropped) since freed pages were last given back.
+    let mut freed = 0u64;
     let planned = stream(content, runtimes, opts, env, |rt, (e, d), next| {
         if opts.dry_run {
             // Nothing is staged: every plan keeps its bytes (the next one may as well be made).
@@ -85,8 +87,13 @@ pub fn install(
             next.begin();
             let bars = opts.progress.target(&label(&run));
             // Staged: the plan keeps its ops' hashes and sizes, not the bytes.
+            let written: u64 = run.plan.ops.iter().filter(|o| o.action != Action::Keep).filter_map(|o| o.bytes).sum();
             let (prepared, report) = write::prepare(&mut run.plan, opts.allow_symlinks, bars.as_ref())?;
-            give_back_freed_pages();
+            freed += written;
+            if freed >= TRIM_AFTER_BYTES {
+                give_back_freed_pages();
+                freed = 0;
+            }
             if stage_ahead {
                 staged.push(Some((prepared, report)));
             } else {
@@ -215,6 +222,13 @@ fn pipelined_observed<'r, R: Sync + ?Sized, T: Send, U>(
         Ok(out)
     })
 }
+
+/// How many bytes of staged files are dropped before [`give_back_freed_pages`] runs again. Each
+/// call walks every arena and `madvise`s its free pages, which the next emission then faults
+/// back in: once per staged target it was 1,300 `madvise` calls and 2-3% of a shipped `--all`
+/// (about 2 MiB a target) for pages that were about to be used again. A large target (generated
+/// x8 content: 16 MiB and more) still gives its pages back as soon as it is staged.
+const TRIM_AFTER_BYTES: u64 = 8 << 20;
 
 /// Returns the allocator's wholly free pages to the system. glibc keeps what a run frees (the
 /// content's parse, a staged target's bytes) resident in the arena it came from, and the emitter
@@ -465,9 +479,10 @@ mod tests {
                 let after = i as usize + 1;
                 if after < items.len() {
                     let made_next = format!("make {after}");
-                    let held = changed.wait_timeout_while(seen.lock().unwrap(), std::time::Duration::from_secs(60), |s| {
-                        !s.waiting.contains(&after) && !s.log.contains(&made_next)
-                    });
+                    let held =
+                        changed.wait_timeout_while(seen.lock().unwrap(), std::time::Duration::from_secs(60), |s| {
+                            !s.waiting.contains(&after) && !s.log.contains(&made_next)
+                        });
                     assert!(!held.unwrap().1.timed_out(), "the maker neither waited for nor made item {after}");
                 }
                 note(format!("begin {i}"));
