@@ -56,8 +56,10 @@ cline_log_scan() {
   done
 }
 
-# 1. A task with a plain prompt: the skills Cline offers the model.
-cline_task hi "hello there"
+# 1. A task with a plain prompt and one harmless shell call: the skills Cline offers the model
+# (first request), and msd's hook as Cline runs it (below).
+cline_task hi "hello there" \
+  --tool-call run_commands --tool-args '{"commands":["echo cline-probe"],"requires_approval":false}'
 python3 - "$RT_OUT/mock-hi.jsonl" >"$RT_OUT/seen-skills.txt" <<'PY'
 import json, re, sys
 b = json.loads(open(sys.argv[1]).readline())["body"]
@@ -69,16 +71,22 @@ for t in b.get("tools", []):
             print("\n".join(x.strip() for x in m.group(1).split(",")))
 PY
 
-# msd's TaskStart hook (an executable in <CLINE_DIR>/hooks or .clinerules/hooks) ran: Cline's
-# own log records its discovery and run (`hooks.discovery_completed`, `hooks.detached_runtime`
-# with the exit code). Cline 3.0.65 runs TaskStart detached and ignores its output
-# (`blockingRunStartHooks` is read but never set: @cline/core@0.0.86:dist/index.js:686, :691),
-# so the hook's context line cannot reach the model: context is not checked (null).
+# msd's hook on Cline is session-start on PreToolUse (an executable `PreToolUse` in
+# <CLINE_DIR>/hooks or .clinerules/hooks; runtimes/cline cites why not TaskStart: Cline runs
+# TaskStart detached and ignores its output). Cline runs a PreToolUse hook blocking, before the
+# tool (`iE`, @cline/cli-linux-x64@3.0.65:bin/cline@108199319), logs nothing when it succeeds
+# and a `hook command failed|timed out|returned invalid JSON` warning when it does not; what it
+# prints as `context` is added to the conversation before the next model request (@108201047,
+# `Cp0` -> appendContext). So: Cline's log must show it discovered the hook for `tool_call`
+# (`hooks.discovery_completed`), no failure of it, and the session-start line must be in the
+# request after the shell call (hook_context).
 python3 - "$cline_dir"/data/logs/*.log >"$RT_OUT/hook-runs.txt" <<'PY'
 import json, sys
-found, runs = 0, []
+found, failed = 0, []
 for f in sys.argv[1:]:
     for l in open(f, errors="replace"):
+        if "hook command" in l and "msd" in l:
+            failed.append(l.strip()[:300])
         if '"hooks.' not in l:
             continue
         try:
@@ -86,21 +94,20 @@ for f in sys.argv[1:]:
         except ValueError:
             continue
         p = d.get("properties") or {}
-        if p.get("hookName") != "agent_start":
-            continue
-        if d.get("event") == "hooks.discovery_completed":
+        if d.get("event") == "hooks.discovery_completed" and p.get("hookName") == "tool_call":
             found = max(found, int(p.get("totalCount") or 0))
-        elif d.get("event") == "hooks.detached_runtime":
-            runs.append(p.get("exitCode"))
-print(found, len(runs), sum(1 for c in runs if c == 0))
+print(found, len(failed))
+for l in failed[:3]:
+    print(l)
 PY
-read -r hk_found hk_runs hk_ok <"$RT_OUT/hook-runs.txt"
-if [ "${hk_found:-0}" -ge 1 ] && [ "${hk_ok:-0}" -ge 1 ]; then
+read -r hk_found hk_failed <"$RT_OUT/hook-runs.txt"
+if rt_check_hook_context "cline --json, the PreToolUse hook's context before the request after the first tool call" "$RT_OUT/mock-hi.jsonl" \
+  && [ "${hk_found:-0}" -ge 1 ] && [ "${hk_failed:-0}" -eq 0 ]; then
   rt_flag hooks true
-  rt_note "hooks: Cline found $hk_found TaskStart hook(s) and ran them $hk_runs times (exit 0: $hk_ok) (data/logs/cline.log hooks.detached_runtime); TaskStart output is ignored by Cline 3.0.65"
+  rt_note "hooks: Cline found $hk_found PreToolUse hook(s) (data/logs/cline.log hooks.discovery_completed, hookName tool_call), ran msd's blocking before the shell call, no failure logged; its context line reached the model"
 else
   rt_flag hooks false
-  rt_fail "hooks: Cline's log shows no successful run of msd's TaskStart hook (found ${hk_found:-0}, runs ${hk_runs:-0}, exit 0: ${hk_ok:-0})"
+  rt_fail "hooks: msd's PreToolUse hook did not run as Cline runs it (found ${hk_found:-0} tool_call hook(s), failures logged: ${hk_failed:-0}$(sed -n 2p "$RT_OUT/hook-runs.txt" | sed 's/^/: /'))"
 fi
 
 if [ "$RT_SCOPE" = global ]; then
