@@ -63,6 +63,20 @@ fn follow(args: &InstallArgs) -> Result<project::Plan, Error> {
 /// Runs an install of `args`; `preview` prints the plan's summary only (before a confirmation).
 /// `following` is what the project's msd.toml contributed (the summary says so).
 fn execute(args: &InstallArgs, preview: bool, following: &project::Plan) -> Result<(), Error> {
+    execute_linked(args, preview, following, None)
+}
+
+/// The install of `args` (one runtime) with `linked` committed as one with it (`migrate`).
+pub(crate) fn run_linked(args: &InstallArgs, linked: &apply::Linked) -> Result<(), Error> {
+    execute_linked(args, false, &project::Plan::None, Some(linked))
+}
+
+fn execute_linked(
+    args: &InstallArgs,
+    preview: bool,
+    following: &project::Plan,
+    linked: Option<&apply::Linked>,
+) -> Result<(), Error> {
     let t = &args.target;
     let src = sources(&args.sources);
     let runtimes = pipeline::load_runtimes(&src)?;
@@ -143,6 +157,7 @@ fn execute(args: &InstallArgs, preview: bool, following: &project::Plan) -> Resu
             profile: profile.as_deref(),
             hooks: apply::surfaces::HookMode { portable: args.portable_hooks, force_statusline: args.force_statusline },
             inputs: inputs.as_deref(),
+            linked,
         };
         if let Some(stem) = first_command(&selected) {
             for rt in rts {

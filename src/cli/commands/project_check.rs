@@ -121,6 +121,7 @@ pub(crate) fn run(project: Option<&std::path::Path>, json: bool) -> Result<(), E
                 profile: profile.as_deref(),
                 hooks: apply::surfaces::HookMode { portable, force_statusline: false },
                 inputs: None,
+                linked: None,
             };
             let recorded = FileManifest::read(&checks[i].home, &rt.capability, Scope::Local)
                 .map_err(apply::plan::PlanError::from)?;
