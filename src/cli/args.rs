@@ -335,7 +335,7 @@ pub(crate) enum GenWhat {
 
 impl GenWhat {
     /// The options of whichever target.
-    pub(crate) fn opts(&self) -> &GenOpts {
+    pub(crate) fn opts_mut(&mut self) -> &mut GenOpts {
         match self {
             GenWhat::Golden(o) | GenWhat::SectionManifest(o) | GenWhat::ContextIndex(o) => o,
         }
@@ -549,7 +549,9 @@ pub(crate) struct InstallArgs {
 pub(crate) struct EmitArgs {
     /// The runtime to emit (with --plugin: the runtime whose emission the plugin carries,
     /// default claude).
-    #[arg(short = 'r', long = "runtime", value_name = "ID", required_unless_present = "plugin")]
+    // Required without --plugin: checked by `Cli::settle_globals`, after a `-r` given before
+    // `emit` has reached it (clap's requirement would not see that one).
+    #[arg(short = 'r', long = "runtime", value_name = "ID")]
     pub runtime: Option<String>,
     /// Write a Claude Code plugin marketplace into DIR instead: DIR/.claude-plugin/marketplace.json
     /// and the plugin in DIR/plugins/msd-core (plugin.json, the emission, hooks/hooks.json, the
@@ -726,4 +728,216 @@ pub(crate) struct CompletionsArgs {
     /// The shell.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+/// Where a subcommand puts one of the flags that mean the same everywhere.
+enum Slot<'a> {
+    /// Its own option: the flag given anywhere lands here.
+    Field(&'a mut bool),
+    /// Always so (`schema` and `inventory` print JSON only): the flag changes nothing.
+    Always,
+    /// No option of its own: the output layer honours it (`-q`: nothing but errors on stdout).
+    Output,
+    /// Refused: why it means nothing to this subcommand, and what to do instead.
+    Refused(&'static str),
+    /// Refused, and so is the subcommand's own option of the same name (which it ignores).
+    RefusedOwn(&'a bool, &'static str),
+}
+
+/// What a subcommand does with `--json` and `-q`, and whether it takes `-r`, `--all` and
+/// `--local` (clap accepts these global flags with every subcommand; one that has no use for
+/// them refuses them rather than ignore them).
+struct Globals<'a> {
+    json: Slot<'a>,
+    quiet: Slot<'a>,
+    runtime: Runtime<'a>,
+    all: Option<&'a mut bool>,
+    local: Option<&'a mut bool>,
+}
+
+/// Where a subcommand takes `-r`.
+enum Runtime<'a> {
+    /// Repeatable.
+    Many(&'a mut Vec<String>),
+    /// One runtime (`emit`).
+    One(&'a mut Option<String>),
+    /// None.
+    No,
+}
+
+/// The `--json` refusal of a command whose output has no JSON form.
+const NO_JSON: &str = "has no JSON output; drop --json";
+/// The `-q` refusal of a command whose output is the document asked for.
+const NO_QUIET: &str = "prints only what you asked for, so -q would leave nothing; drop -q";
+
+impl Command {
+    /// The subcommand's name as typed.
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Install(_) => "install",
+            Command::Emit(_) => "emit",
+            Command::Runtimes(_) => "runtimes",
+            Command::Status(_) => "status",
+            Command::Diff(_) => "diff",
+            Command::Doctor(_) => "doctor",
+            Command::Migrate(_) => "migrate",
+            Command::Schema(_) => "schema",
+            Command::Completions(_) => "completions",
+            Command::Man => "man",
+            Command::SelfUpdate(_) => "self-update",
+            Command::Gen(_) => "gen",
+            Command::Check(_) => "check",
+            Command::InitProject(_) => "init-project",
+            Command::Bench(_) => "bench",
+            Command::Uninstall(_) => "uninstall",
+            Command::Verify(_) => "verify",
+            Command::Recover(_) => "recover",
+            Command::Attribution(_) => "attribution",
+            Command::Inventory(_) => "inventory",
+        }
+    }
+
+    /// Where this subcommand takes each global flag (the one table of which command honours
+    /// which; `Cli::settle_globals` applies it).
+    fn globals(&mut self) -> Globals<'_> {
+        use Slot::{Always, Field, Output, Refused, RefusedOwn};
+        let g = |json, quiet| Globals { json, quiet, runtime: Runtime::No, all: None, local: None };
+        match self {
+            Command::Install(a) => Globals {
+                json: Field(&mut a.output.json),
+                quiet: Field(&mut a.output.quiet),
+                runtime: Runtime::Many(&mut a.target.runtime),
+                all: Some(&mut a.target.all),
+                local: Some(&mut a.target.place.local),
+            },
+            Command::Uninstall(UninstallArgs { target, output, .. })
+            | Command::Verify(VerifyArgs { target, output })
+            | Command::Recover(RecoverArgs { target, output }) => Globals {
+                json: Field(&mut output.json),
+                quiet: Field(&mut output.quiet),
+                runtime: Runtime::Many(&mut target.runtime),
+                all: Some(&mut target.all),
+                local: Some(&mut target.place.local),
+            },
+            Command::Emit(a) => Globals {
+                json: Field(&mut a.output.json),
+                quiet: Field(&mut a.output.quiet),
+                runtime: Runtime::One(&mut a.runtime),
+                all: None,
+                local: Some(&mut a.local),
+            },
+            Command::Doctor(a) => Globals {
+                runtime: Runtime::Many(&mut a.runtime),
+                ..g(Field(&mut a.output.json), Field(&mut a.output.quiet))
+            },
+            Command::Status(a) => g(Field(&mut a.output.json), Field(&mut a.output.quiet)),
+            Command::SelfUpdate(a) => g(Field(&mut a.output.json), Field(&mut a.output.quiet)),
+            Command::Runtimes(a) => g(Field(&mut a.json), Refused(NO_QUIET)),
+            Command::Diff(a) => Globals {
+                runtime: Runtime::Many(&mut a.target.runtime),
+                all: Some(&mut a.target.all),
+                local: Some(&mut a.target.place.local),
+                ..g(
+                    Refused("prints a unified diff, which has no JSON form; drop --json"),
+                    Refused("prints only the diff you asked for; drop -q (for the exit status alone: --exit-code)"),
+                )
+            },
+            Command::Migrate(a) => Globals { local: Some(&mut a.place.local), ..g(Refused(NO_JSON), Output) },
+            Command::InitProject(_) => g(Refused(NO_JSON), Output),
+            Command::Schema(_) | Command::Inventory(_) => g(Always, Refused(NO_QUIET)),
+            Command::Completions(_) | Command::Man => g(Refused(NO_JSON), Refused(NO_QUIET)),
+            Command::Bench(a) => match &a.what {
+                BenchWhat::Tokens(o) => g(RefusedOwn(&o.json, NO_JSON), Output),
+                BenchWhat::Content(_) => g(Refused(NO_JSON), Output),
+            },
+            // JSON is the outcome of --check or --write of a content file; golden and printing
+            // have none.
+            Command::Gen(a) => {
+                let golden = matches!(a.what, GenWhat::Golden(_));
+                let o = a.what.opts_mut();
+                if golden || !(o.check || o.write) {
+                    g(
+                        RefusedOwn(
+                            &o.json,
+                            "prints the generated text, which has no JSON form here (JSON is the outcome of --check or --write of section-manifest and context-index); drop --json",
+                        ),
+                        Output,
+                    )
+                } else {
+                    g(Field(&mut o.json), Output)
+                }
+            }
+            Command::Check(a) => {
+                let json = match &mut a.what {
+                    None => &mut a.project.json,
+                    Some(CheckWhat::Partition(p)) => &mut p.json,
+                    Some(CheckWhat::References(r)) => &mut r.json,
+                    Some(CheckWhat::Tools(t)) => &mut t.json,
+                };
+                g(Field(json), Output)
+            }
+            Command::Attribution(a) => g(Field(&mut a.json), Output),
+        }
+    }
+}
+
+impl Cli {
+    /// Settles the flags that mean the same everywhere (`-q`, `--json`, `-r`, `--all`,
+    /// `--local`), given before or after the subcommand: each reaches the subcommand's own
+    /// option, and `self.install.output` ends up holding the effective `--json` and `-q` of the
+    /// run. A subcommand that has no use for a flag given refuses it (the message says why and
+    /// what to do) rather than ignore it.
+    pub(crate) fn settle_globals(&mut self) -> Result<(), String> {
+        let top = &mut self.install;
+        let Some(cmd) = self.command.as_mut() else { return Ok(()) };
+        let name = cmd.name();
+        let g = cmd.globals();
+        let refuse = |flag: &str, why: &str| Err(format!("`msd-install {name}` {why} (given: {flag})"));
+        let settle = |flag: &str, given: &mut bool, slot: Slot<'_>| -> Result<(), String> {
+            match slot {
+                Slot::Field(own) => {
+                    *own |= *given;
+                    *given = *own;
+                }
+                Slot::Always | Slot::Output => {}
+                Slot::Refused(why) if *given => return refuse(flag, why),
+                Slot::RefusedOwn(own, why) if *given || *own => return refuse(flag, why),
+                Slot::Refused(_) | Slot::RefusedOwn(..) => {}
+            }
+            Ok(())
+        };
+        settle("--json", &mut top.output.json, g.json)?;
+        settle("-q", &mut top.output.quiet, g.quiet)?;
+        let runtime = &top.target.runtime;
+        match (g.runtime, runtime.as_slice()) {
+            (Runtime::Many(own), _) if own.is_empty() => own.clone_from(runtime),
+            (Runtime::One(own @ None), [one]) => *own = Some(one.clone()),
+            (Runtime::One(Some(own)), [one]) if own != one => {
+                return Err(format!("`msd-install {name}` takes one runtime (given: -r {one} and -r {own})"));
+            }
+            (Runtime::One(_), [_, _, ..]) => return refuse("-r twice", "takes one runtime"),
+            (Runtime::No, [_, ..]) => return refuse("-r", "takes no runtime"),
+            _ => {}
+        }
+        for (flag, given, own, why) in [
+            ("--all", top.target.all, g.all, "has no --all (drop it)"),
+            ("--local", top.target.place.local, g.local, "has no --local (drop it)"),
+        ] {
+            match own {
+                Some(own) => *own |= given,
+                None if given => return refuse(flag, why),
+                None => {}
+            }
+        }
+        if let Some(Command::Emit(e)) = &self.command
+            && e.runtime.is_none()
+            && e.plugin.is_none()
+        {
+            return Err(
+                "`msd-install emit` needs the runtime to emit: -r ID (or --plugin DIR for the Claude Code plugin)"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
 }

@@ -42,7 +42,9 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, clap::Error> {
             ));
         }
     }
-    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+    let mut cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))?;
+    cli.settle_globals().map_err(|why| cmd.error(clap::error::ErrorKind::ArgumentConflict, why))?;
+    Ok(cli)
 }
 
 /// Runs `msd-install` with `args` (including the program name).
@@ -67,30 +69,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
         return Exit::Ok.into();
     }
-    let json = match &cli.command {
-        None => cli.install.output.json,
-        Some(Command::Status(a)) => a.output.json,
-        Some(Command::Doctor(a)) => a.output.json,
-        Some(Command::Migrate(_)) => false,
-        Some(Command::Diff(_)) | Some(Command::Completions(_)) | Some(Command::Man) => false,
-        Some(Command::Install(a)) => a.output.json,
-        Some(Command::Emit(a)) => a.output.json,
-        Some(Command::Runtimes(a)) => a.json,
-        Some(Command::Gen(a)) => a.what.opts().json,
-        Some(Command::Check(a)) => match &a.what {
-            None => a.project.json,
-            Some(crate::cli::args::CheckWhat::Partition(p)) => p.json,
-            Some(crate::cli::args::CheckWhat::References(r)) => r.json,
-            Some(crate::cli::args::CheckWhat::Tools(t)) => t.json,
-        },
-        Some(Command::InitProject(_)) => false,
-        Some(Command::Schema(_)) | Some(Command::Bench(_)) | Some(Command::Inventory(_)) => false,
-        Some(Command::Uninstall(a)) => a.output.json,
-        Some(Command::Verify(a)) => a.output.json,
-        Some(Command::Recover(a)) => a.output.json,
-        Some(Command::Attribution(a)) => a.json,
-        Some(Command::SelfUpdate(a)) => a.output.json,
-    };
+    // The effective --json and -q, given before or after the subcommand (`Cli::settle_globals`).
+    let json = cli.install.output.json;
+    output::set_quiet(cli.install.output.quiet && !json);
     crate::apply::txn::init_fault_hook();
     let result = match cli.command {
         None => commands::install::run(&cli.install),

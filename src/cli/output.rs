@@ -87,6 +87,13 @@ impl apply::Progress for RunBars {
 /// How `--color` and `-v` were given, for the printing code of every command.
 static COLOR: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
 static VERBOSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Records `-q` for the commands that have no option of their own for it: [`print`] then writes
+/// nothing (errors go to stderr, and a JSON document is never quiet: not set with `--json`).
+pub(crate) fn set_quiet(q: bool) {
+    QUIET.store(q, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// Records `--color`.
 pub(crate) fn set_color(c: crate::cli::args::ColorChoice) {
@@ -155,9 +162,12 @@ impl Paint {
     }
 }
 
-/// Writes `text` to stdout. A closed stdout (EPIPE: the reader has what it wanted) drops the
+/// Writes `text` to stdout, unless `-q` ([`set_quiet`]). A closed stdout (EPIPE: the reader has what it wanted) drops the
 /// rest quietly; any other failure to write is said once on stderr.
 pub(crate) fn print(text: impl Display) {
+    if QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
     let mut out = std::io::stdout().lock();
     match write!(out, "{text}").and_then(|()| out.flush()) {
         Ok(()) => {}

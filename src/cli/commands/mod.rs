@@ -1,7 +1,5 @@
 //! One module per `msd-install` subcommand; shared helpers for them live here.
 
-use std::io::Write;
-
 use std::path::Path;
 
 use crate::cli::args::{OneTargetArgs, OutputArgs, PlaceArgs, SourceArgs};
@@ -59,8 +57,7 @@ pub(crate) fn env() -> Result<Environment, Error> {
 
 pub(crate) fn out(text: &str, o: &OutputArgs) {
     if !o.quiet && !o.json {
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(text.as_bytes());
+        crate::cli::output::print(text);
     }
 }
 
@@ -131,10 +128,10 @@ pub(crate) fn resolve_targets(a: &OneTargetArgs) -> Result<Vec<(LoadedRuntime, T
     Ok(out)
 }
 
-/// Prints `text` on stdout; a closed pipe (`| head`) is not an error.
+/// Prints `text` on stdout through [`crate::cli::output::print`] (nothing under `-q`); a closed
+/// pipe (`| head`) is not an error.
 pub(crate) fn print(text: &str) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
+    crate::cli::output::print(text);
 }
 
 /// A table whose columns are as wide as their widest cell (two spaces apart, the last column
