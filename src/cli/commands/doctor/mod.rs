@@ -311,6 +311,39 @@ fn check_target(
     })
 }
 
+/// A problem when the CLI's `version` lies in another range of the manifest's `tool_versions`
+/// than the one the install applied (the range holding `tested.max`): the agents msd wrote name
+/// tools as that version does not.
+fn tool_table_finding(cap: &Capability, command: &str, version: &str) -> Option<Finding> {
+    let applied = cap.tool_range();
+    let here = cap.tool_versions.iter().find(|r| r.contains(version) == Some(true));
+    if applied == here {
+        return None;
+    }
+    let mut names: Vec<&str> =
+        applied.into_iter().chain(here).flat_map(|r| r.tools.keys().map(String::as_str)).collect();
+    names.sort_unstable();
+    names.dedup();
+    let written = match applied {
+        Some(r) => format!("the tool names of {} {}", command, r.range()),
+        None => "the tool names of the versions outside every listed range".to_string(),
+    };
+    let ranges: Vec<String> = cap.tool_versions.iter().map(|r| r.range()).collect();
+    Some(finding(
+        Level::Problem,
+        "tools",
+        format!(
+            "{command} {version} names its tools otherwise than the version msd wrote its agents for: they use {written} ({} differ; ranges {})",
+            names.join(", "),
+            ranges.join(", ")
+        ),
+        format!(
+            "use {command} {} (what msd was tested with), or expect the agents to declare tools this version calls otherwise",
+            cap.tested.as_ref().map_or("", |t| t.max.as_str())
+        ),
+    ))
+}
+
 fn check_cli(
     cap: &Capability,
     t: &Target,
@@ -394,6 +427,9 @@ fn check_cli(
                                 tested.package, tested.max
                             ),
                         ));
+                    }
+                    if let Some(f) = tool_table_finding(cap, command, &version) {
+                        findings.push(f);
                     }
                     report.version = Some(version);
                     report.in_range = inside;
