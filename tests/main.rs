@@ -14,6 +14,7 @@ mod compose;
 mod content;
 mod crash;
 mod doctor;
+mod errors;
 mod flags;
 mod r#gen;
 mod helper;
