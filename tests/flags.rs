@@ -59,3 +59,74 @@ fn flags_global_ones_work_before_and_after_the_subcommand() {
     // Options of the install alone are refused before a subcommand, as before.
     Install::in_world(&w).args(["--dry-run", "status"]).run().code(2).stderr_has("cannot be used with '--dry-run'");
 }
+
+/// Every subcommand that prints, with arguments that run in a world with a claude and a gemini
+/// install; `true` where it has a JSON document.
+fn every_subcommand(w: &World) -> Vec<(Vec<String>, bool)> {
+    let out = |name: &str| w.tmp.path().join(name).display().to_string();
+    let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    vec![
+        (s(&["install", "-r", "claude"]), true),
+        (s(&["status"]), true),
+        (s(&["verify"]), true),
+        (s(&["recover"]), true),
+        (s(&["uninstall", "-r", "codex", "--dry-run"]), true),
+        (s(&["runtimes"]), true),
+        (vec!["emit".into(), "-r".into(), "claude".into(), "--out".into(), out("emitted")], true),
+        (s(&["schema", "--kind", "status"]), true),
+        (s(&["diff", "-r", "claude"]), false),
+        (s(&["migrate", "--from", "gemini", "--to", "antigravity"]), false),
+        (s(&["init-project"]), false),
+        (s(&["completions", "bash"]), false),
+        (s(&["man"]), false),
+    ]
+}
+
+/// Issue 37: the output mode is resolved once for every subcommand. `--json` prints one JSON
+/// document (the command's, or for a command without one a usage error as JSON, exit 2, before
+/// anything runs); `-q` prints nothing on stdout. Before, `diff`, `migrate`, `init-project`,
+/// `completions` and `man` printed their text under both.
+#[test]
+fn flags_every_subcommand_honours_the_global_output_mode() {
+    let w = World::new();
+    Install::in_world(&w).args(["-r", "claude", "-r", "gemini", "-q"]).run().success();
+    Install::in_world(&w).args(["-r", "claude", "--local", "-q"]).run().success();
+    for (args, has_json) in every_subcommand(&w) {
+        let ran = Install::in_world(&w).arg("--json").args(&args).run();
+        let doc: serde_json::Value = serde_json::from_str(&ran.stdout())
+            .unwrap_or_else(|e| panic!("--json {args:?} prints one JSON document ({e})\n{}", ran.describe()));
+        if has_json {
+            assert_eq!(doc.get("exit_code"), None, "--json {args:?} runs\n{}", ran.describe());
+            assert_eq!(ran.exit(), Some(0), "{}", ran.describe());
+        } else {
+            assert_eq!(ran.exit(), Some(2), "{}", ran.describe());
+            assert_eq!(doc["exit_code"], 2, "{doc}");
+            assert!(doc["error"].as_str().unwrap().contains("has no JSON output"), "{doc}");
+        }
+    }
+    assert!(!w.project.join("msd.toml").exists(), "a refused init-project wrote nothing");
+    let runtimes = |w: &World| -> Vec<String> {
+        let doc = Install::in_world(w).status().json().run().success().json();
+        let mut ids: Vec<String> = doc["installs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["scope"] == "global")
+            .map(|r| r["runtime"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(runtimes(&w), ["claude", "gemini"], "a refused migrate moved nothing");
+
+    for (args, _) in every_subcommand(&w) {
+        if args[0] == "emit" {
+            std::fs::remove_dir_all(w.tmp.path().join("emitted")).unwrap();
+        }
+        let ran = Install::in_world(&w).arg("-q").args(&args).run();
+        assert_eq!(ran.exit(), Some(0), "-q {args:?} runs\n{}", ran.describe());
+        assert_eq!(ran.stdout(), "", "-q {args:?} prints nothing on stdout");
+    }
+    assert!(w.project.join("msd.toml").is_file(), "init-project ran under -q");
+    assert_eq!(runtimes(&w), ["antigravity", "claude"], "migrate ran under -q");
+}

@@ -1,5 +1,6 @@
 //! The command line of `msd-install`, as clap derive structs that mirror it and nothing else.
-//! Doc comments are the help text. `app` turns these into validated settings and runs them.
+//! Doc comments are the help text. [`crate::cli::settings`] resolves them into one value before
+//! any command runs.
 
 use std::path::PathBuf;
 
@@ -26,6 +27,9 @@ pub(crate) struct Cli {
     /// Say what each step did: every file with the reason it is added, changed, removed or kept.
     #[arg(short = 'v', long, global = true)]
     pub verbose: bool,
+    /// `--json` and `-q`, for every subcommand.
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// What to do (default: install).
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -103,7 +107,7 @@ pub(crate) enum Command {
     /// Print a shell completion script (e.g. `msd-install completions bash > ~/.local/share/bash-completion/completions/msd-install`).
     Completions(CompletionsArgs),
     /// Print the man page (roff) of msd-install.
-    Man,
+    Man(ManArgs),
     /// Update msd-install and msd_run to the newest release (MSD_INSTALL_RELEASE_URL, else the
     /// repository's releases), checksum verified, then install again every target `status`
     /// lists. A binary from npm, PyPI, Homebrew, cargo or the Claude Code plugin is updated by
@@ -168,9 +172,6 @@ pub(crate) struct ProjectCheckArgs {
     /// directory]; its msd.toml is checked.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
-    /// Print the report as one JSON document.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// `init-project` options.
@@ -211,9 +212,6 @@ pub(crate) struct ToolsArgs {
     /// embedded content).
     #[arg(long, value_name = "DIR")]
     pub content: Option<PathBuf>,
-    /// Print the report as one JSON document.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// `check references` options.
@@ -227,9 +225,6 @@ pub(crate) struct ReferencesArgs {
     /// content)]. Absent, the profile rule is skipped and the report says so.
     #[arg(long, value_name = "FILE")]
     pub profiles: Option<PathBuf>,
-    /// Print the report as one JSON document.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// `check partition` options.
@@ -243,9 +238,6 @@ pub(crate) struct PartitionArgs {
     /// The content tree to check (its msd-core/workflows/ and the gate in msd-core/references/).
     #[arg(long, value_name = "DIR", default_value = "content")]
     pub content: PathBuf,
-    /// Print the report as one JSON document.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// `attribution` options.
@@ -262,9 +254,6 @@ pub(crate) struct AttributionArgs {
     /// tests/emitted-drift-acks/ are at the top of its git work tree.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Print the report as one JSON document on stdout.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// `bench` options.
@@ -353,9 +342,6 @@ pub(crate) struct GenOpts {
     /// Sources (content generators read `--content DIR`, default `<root>/content`).
     #[command(flatten)]
     pub sources: SourceArgs,
-    /// Print the outcome, or the failure and its typed reason, as one JSON object.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// Runtimes and where, for the commands that act on installs.
@@ -367,13 +353,22 @@ pub(crate) struct OneTargetArgs {
     /// Every runtime that has an install in this scope.
     #[arg(long, conflicts_with = "runtime", global = true)]
     pub all: bool,
+    /// Where, the manifests and symlinks.
+    #[command(flatten)]
+    pub home: HomeArgs,
+}
+
+/// Where an install is and how its homes are read: the options `uninstall`, `verify`, `recover`
+/// and `migrate` share.
+#[derive(Debug, Clone, Args, Default)]
+pub(crate) struct HomeArgs {
     /// Scope and home.
     #[command(flatten)]
     pub place: PlaceArgs,
     /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
     #[arg(long = "runtimes", value_name = "DIR")]
     pub runtimes_dir: Option<PathBuf>,
-    /// Go through symlinks between the home and a destination (refused by default).
+    /// Go through symlinks between a home and a destination inside it (refused by default).
     #[arg(long)]
     pub allow_symlinks: bool,
 }
@@ -387,9 +382,6 @@ pub(crate) struct UninstallArgs {
     /// Print what would be removed and write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// `verify` options.
@@ -398,9 +390,6 @@ pub(crate) struct VerifyArgs {
     /// Runtime and scope.
     #[command(flatten)]
     pub target: OneTargetArgs,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// `recover` options.
@@ -409,9 +398,6 @@ pub(crate) struct RecoverArgs {
     /// Runtime and scope.
     #[command(flatten)]
     pub target: OneTargetArgs,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// Where content and manifests come from.
@@ -466,17 +452,6 @@ pub(crate) struct PlaceArgs {
     /// else the current directory].
     #[arg(long, value_name = "DIR", conflicts_with_all = ["global", "config_dir"])]
     pub project: Option<PathBuf>,
-}
-
-impl PlaceArgs {
-    /// The scope asked for.
-    pub(crate) fn scope(&self) -> msd_core::manifest::capability::Scope {
-        if self.local || self.project.is_some() {
-            msd_core::manifest::capability::Scope::Local
-        } else {
-            msd_core::manifest::capability::Scope::Global
-        }
-    }
 }
 
 /// Which part of msd-core.
@@ -535,9 +510,6 @@ pub(crate) struct InstallArgs {
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// `emit` options.
@@ -564,9 +536,6 @@ pub(crate) struct EmitArgs {
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// `runtimes` options.
@@ -575,9 +544,6 @@ pub(crate) struct ListArgs {
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// `--color`.
@@ -602,9 +568,6 @@ pub(crate) struct StatusArgs {
     /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
     #[arg(long = "runtimes", value_name = "DIR")]
     pub runtimes_dir: Option<PathBuf>,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// `migrate` options.
@@ -616,15 +579,9 @@ pub(crate) struct MigrateArgs {
     /// The runtime it moves to.
     #[arg(long, value_name = "ID")]
     pub to: String,
-    /// Where.
+    /// Where, the manifests and symlinks.
     #[command(flatten)]
-    pub place: PlaceArgs,
-    /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
-    #[arg(long = "runtimes", value_name = "DIR")]
-    pub runtimes_dir: Option<PathBuf>,
-    /// Write through symlinked directories inside the homes.
-    #[arg(long)]
-    pub allow_symlinks: bool,
+    pub home: HomeArgs,
 }
 
 /// `doctor` options.
@@ -640,9 +597,6 @@ pub(crate) struct DoctorArgs {
     /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
     #[arg(long = "runtimes", value_name = "DIR")]
     pub runtimes_dir: Option<PathBuf>,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// `diff` options.
@@ -707,10 +661,11 @@ pub(crate) struct SelfUpdateArgs {
     /// them, and installing each again updates it).
     #[arg(long)]
     pub no_reinstall: bool,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
+
+/// `man` options (none).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ManArgs {}
 
 /// `completions` options.
 #[derive(Debug, Clone, Args)]

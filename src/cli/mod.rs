@@ -9,6 +9,7 @@ pub(crate) mod project;
 pub(crate) mod prompt;
 pub(crate) mod release;
 pub(crate) mod schemas;
+pub(crate) mod settings;
 pub(crate) mod version;
 pub(crate) mod versioned;
 
@@ -17,8 +18,9 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 
-use crate::cli::args::{Cli, Command};
+use crate::cli::args::{Cli, Command, InstallArgs};
 use crate::cli::error::{Error, Exit};
+use crate::cli::settings::{Output, run};
 
 /// Parses the command line. The flags that mean the same everywhere (`-q`, `-v`, `--json`,
 /// `--color`, `-r`, `--local`, `--all`) are clap `global` args: accepted before or after the
@@ -57,84 +59,60 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             };
         }
     };
-    output::set_color(cli.color);
-    output::set_verbose(cli.verbose);
+    let output = Output::new(&cli.output, cli.verbose, cli.color);
+    // What prints in color or verbosely reads these (`output::Paint`, `output::verbose`).
+    output::set_color(output.color);
+    output::set_verbose(output.verbose);
     if cli.version {
-        if cli.install.output.json {
-            crate::cli::output::println(serde_json::to_string_pretty(&version::doc()).expect("json"));
+        if output.json {
+            output.document(&version::doc());
         } else {
             crate::cli::output::println(format!("msd-install {}", version::long()));
         }
         return Exit::Ok.into();
     }
-    let json = match &cli.command {
-        None => cli.install.output.json,
-        Some(Command::Status(a)) => a.output.json,
-        Some(Command::Doctor(a)) => a.output.json,
-        Some(Command::Migrate(_)) => false,
-        Some(Command::Diff(_)) | Some(Command::Completions(_)) | Some(Command::Man) => false,
-        Some(Command::Install(a)) => a.output.json,
-        Some(Command::Emit(a)) => a.output.json,
-        Some(Command::Runtimes(a)) => a.json,
-        Some(Command::Gen(a)) => a.what.opts().json,
-        Some(Command::Check(a)) => match &a.what {
-            None => a.project.json,
-            Some(crate::cli::args::CheckWhat::Partition(p)) => p.json,
-            Some(crate::cli::args::CheckWhat::References(r)) => r.json,
-            Some(crate::cli::args::CheckWhat::Tools(t)) => t.json,
-        },
-        Some(Command::InitProject(_)) => false,
-        Some(Command::Schema(_)) | Some(Command::Bench(_)) | Some(Command::Inventory(_)) => false,
-        Some(Command::Uninstall(a)) => a.output.json,
-        Some(Command::Verify(a)) => a.output.json,
-        Some(Command::Recover(a)) => a.output.json,
-        Some(Command::Attribution(a)) => a.json,
-        Some(Command::SelfUpdate(a)) => a.output.json,
-    };
     crate::apply::txn::init_fault_hook();
-    let result = match cli.command {
-        None => commands::install::run(&cli.install),
-        Some(Command::Install(a)) => commands::install::run(&a),
-        Some(Command::Emit(a)) if a.plugin.is_some() => commands::plugin::run(&a),
-        Some(Command::Emit(a)) => commands::emit::run(&a),
-        Some(Command::Runtimes(a)) => commands::runtimes::run(&a),
-        Some(Command::Gen(a)) => commands::generate::run(&a),
-        Some(Command::Check(a)) => commands::check::run(&a),
-        Some(Command::Bench(a)) => commands::bench::run(&a),
-        Some(Command::Attribution(a)) => commands::attribution::run(&a),
-        Some(Command::Inventory(a)) => commands::inventory::run(&a),
-        Some(Command::Schema(a)) => schemas::render(a.kind).map(crate::cli::output::print),
-        Some(Command::InitProject(a)) => commands::init_project::run(&a),
-        Some(Command::Status(a)) => commands::status::run(&a),
-        Some(Command::Doctor(a)) => commands::doctor::run(&a),
-        Some(Command::Migrate(a)) => commands::migrate::run(&a),
-        Some(Command::Diff(a)) => commands::diff::run(&a),
-        Some(Command::Completions(a)) => {
-            let mut cmd = <Cli as clap::CommandFactory>::command();
-            let mut buf = Vec::new();
-            clap_complete::generate(a.shell, &mut cmd, "msd-install", &mut buf);
-            commands::print(&String::from_utf8_lossy(&buf));
-            Ok(())
-        }
-        Some(Command::Man) => commands::man::run(),
-        Some(Command::Uninstall(a)) => commands::uninstall::run(&a),
-        Some(Command::Verify(a)) => commands::verify::run(&a),
-        Some(Command::Recover(a)) => commands::recover::run(&a),
-        Some(Command::SelfUpdate(a)) => commands::self_update::run(&a),
-    };
-    match result {
+    match dispatch(cli.command, &cli.install, output) {
         Ok(()) => Exit::Ok.into(),
         // A failed check has already printed its report (on stdout, or as the JSON document).
         Err(Error::CheckFailed(m)) if m.is_empty() => Exit::CheckFailed.into(),
         Err(e) => {
-            if json && matches!(e, crate::cli::error::Error::CheckFailed(_)) {
+            if output.json && matches!(e, Error::CheckFailed(_)) {
                 // The command already printed its JSON report (with `"ok": false`).
-            } else if json {
-                crate::cli::output::println(serde_json::to_string_pretty(&e.to_json()).expect("json"));
+            } else if output.json {
+                output.document(&e.to_json());
             } else {
                 eprintln!("{}", e.render());
             }
             e.exit().into()
         }
+    }
+}
+
+/// The one dispatch: each subcommand's settings are resolved from its arguments and the output
+/// mode, then it runs ([`settings::run`]).
+fn dispatch(command: Option<Command>, install: &InstallArgs, output: Output) -> Result<(), Error> {
+    match command {
+        None => run(install, output),
+        Some(Command::Install(a)) => run(&a, output),
+        Some(Command::Emit(a)) => run(&a, output),
+        Some(Command::Runtimes(a)) => run(&a, output),
+        Some(Command::Status(a)) => run(&a, output),
+        Some(Command::Diff(a)) => run(&a, output),
+        Some(Command::Doctor(a)) => run(&a, output),
+        Some(Command::Migrate(a)) => run(&a, output),
+        Some(Command::Schema(a)) => run(&a, output),
+        Some(Command::Completions(a)) => run(&a, output),
+        Some(Command::Man(a)) => run(&a, output),
+        Some(Command::SelfUpdate(a)) => run(&a, output),
+        Some(Command::Gen(a)) => run(&a, output),
+        Some(Command::Check(a)) => run(&a, output),
+        Some(Command::InitProject(a)) => run(&a, output),
+        Some(Command::Bench(a)) => run(&a, output),
+        Some(Command::Uninstall(a)) => run(&a, output),
+        Some(Command::Verify(a)) => run(&a, output),
+        Some(Command::Recover(a)) => run(&a, output),
+        Some(Command::Attribution(a)) => run(&a, output),
+        Some(Command::Inventory(a)) => run(&a, output),
     }
 }

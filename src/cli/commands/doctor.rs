@@ -21,12 +21,13 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::{env, normalize_ids, print, project_root};
+use super::{env, project_root};
 use crate::apply;
 use crate::apply::record::FileManifest;
 use crate::apply::state::InstallState;
 use crate::cli::args::DoctorArgs;
 use crate::cli::error::Error;
+use crate::cli::settings::{Settings, Subcommand, normalize};
 use crate::pipeline;
 use crate::pipeline::Sources;
 use crate::pipeline::load::LoadedRuntime;
@@ -115,13 +116,22 @@ fn finding(level: Level, check: &str, message: String, hint: impl Into<String>) 
     Finding { level, check: check.to_string(), message, hint: hint.into() }
 }
 
+impl Subcommand for DoctorArgs {
+    const NAME: &'static str = "doctor";
+    const JSON: bool = true;
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
+
 /// Runs `doctor`.
-pub(crate) fn run(args: &DoctorArgs) -> Result<(), Error> {
+pub(crate) fn run(s: &Settings, args: &DoctorArgs) -> Result<(), Error> {
     let doc = collect(args)?;
-    if args.output.json {
-        print(&format!("{}\n", serde_json::to_string_pretty(&doc).expect("json")));
-    } else if !args.output.quiet {
-        print(&render(&doc));
+    if s.output.json {
+        s.output.document(&doc);
+    } else {
+        s.output.text(&render(&doc));
     }
     if doc.ok { Ok(()) } else { Err(Error::CheckFailed(String::new())) }
 }
@@ -130,7 +140,7 @@ fn collect(args: &DoctorArgs) -> Result<DoctorDoc, Error> {
     let runtimes = pipeline::load_runtimes(&Sources { content: None, runtimes: args.runtimes_dir.clone() })?;
     let env = env()?;
     let root = project_root(args.project.as_deref(), &env.cwd);
-    let named = normalize_ids(&args.runtime);
+    let named = normalize(&args.runtime);
     let chosen: Vec<&LoadedRuntime> =
         if named.is_empty() { runtimes.iter().collect() } else { pipeline::select(&runtimes, &named, false)? };
     let mut targets = Vec::new();

@@ -1,26 +1,38 @@
 //! `msd-install emit`: write one runtime's emitted tree into a directory, and nothing else.
 
-use std::path::Path;
-
 use serde_json::json;
 
-use super::{env, human_bytes, out, sources};
+use super::{ensure_empty_dir, env, human_bytes};
 use crate::cli::args::EmitArgs;
 use crate::cli::error::Error;
+use crate::cli::settings::{Settings, Subcommand};
 use crate::pipeline;
 use msd_core::fs::fsx;
 use msd_core::manifest::capability::Scope;
 
+impl Subcommand for EmitArgs {
+    const NAME: &'static str = "emit";
+    const JSON: bool = true;
+
+    fn settings(&self, base: Settings) -> Settings {
+        base.sources(&self.sources)
+    }
+
+    /// `--plugin` writes a plugin marketplace ([`super::plugin`]); else one runtime's tree.
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        if self.plugin.is_some() { super::plugin::run(s, self) } else { run(s, self) }
+    }
+}
+
 /// Runs `emit`.
-pub(crate) fn run(args: &EmitArgs) -> Result<(), Error> {
-    // `--plugin` runs `commands::plugin` (dispatched in `cli::main`).
+pub(crate) fn run(s: &Settings, args: &EmitArgs) -> Result<(), Error> {
     let (Some(runtime), Some(out_arg)) = (&args.runtime, &args.out) else {
         unreachable!("clap requires --runtime and --out without --plugin")
     };
-    let src = sources(&args.sources);
-    let runtimes = pipeline::load_runtimes(&src)?;
+    let src = &s.sources;
+    let runtimes = pipeline::load_runtimes(src)?;
     let rt = pipeline::select(&runtimes, std::slice::from_ref(runtime), false)?[0];
-    let content = pipeline::load_content(&src)?;
+    let content = pipeline::load_content(src)?;
     let scope = if args.local { Scope::Local } else { Scope::Global };
     let env = env()?;
     let pipeline::Emitted { target, emission, compose, .. } =
@@ -35,38 +47,24 @@ pub(crate) fn run(args: &EmitArgs) -> Result<(), Error> {
             .map_err(|e| Error::Io { context: format!("writing {}", dest.display()), source: e })?;
         bytes += f.bytes.len() as u64;
     }
-    if args.output.json {
+    if s.output.json {
         let files: Vec<_> = emission
             .files
             .iter()
             .map(|f| json!({"path": f.path, "bytes": f.bytes.len(), "kind": f.kind, "sources": f.sources}))
             .collect();
         let doc = json!({"ok": true, "runtime": emission.runtime, "scope": scope, "rewritten_for": target.home, "out": out_dir, "files": files, "compose": compose});
-        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
+        s.output.document(&doc);
     } else {
-        out(
-            &format!(
-                "{} ({}) emitted {} files ({} bytes) into {} (paths rewritten for {})\n",
-                emission.runtime,
-                scope.as_str(),
-                emission.files.len(),
-                human_bytes(bytes),
-                out_dir.display(),
-                target.home.display()
-            ),
-            &args.output,
-        );
+        s.output.text(&format!(
+            "{} ({}) emitted {} files ({} bytes) into {} (paths rewritten for {})\n",
+            emission.runtime,
+            scope.as_str(),
+            emission.files.len(),
+            human_bytes(bytes),
+            out_dir.display(),
+            target.home.display()
+        ));
     }
     Ok(())
-}
-
-pub(crate) fn ensure_empty_dir(dir: &Path) -> Result<(), Error> {
-    match fsx::is_empty_dir(dir) {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(Error::Usage {
-            message: format!("{} is not empty", dir.display()),
-            hint: "emit into a new or empty directory".into(),
-        }),
-        Err(e) => Err(Error::Io { context: format!("reading {}", dir.display()), source: e }),
-    }
 }

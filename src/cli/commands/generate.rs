@@ -17,9 +17,9 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::sources;
 use crate::cli::args::{GenArgs, GenOpts, GenWhat};
 use crate::cli::error::Error;
+use crate::cli::settings::{Settings, Subcommand};
 use crate::dev::generated::{self, GenError, Generated, Mode, Outcome, Output, Reason};
 use crate::pipeline;
 use crate::pipeline::load::Tree;
@@ -29,18 +29,31 @@ use msd_core::fs::fsx;
 use msd_core::installed::predicates::{self, Index};
 use msd_core::manifest::capability::Scope;
 
+impl Subcommand for GenArgs {
+    const NAME: &'static str = "gen";
+    const JSON: bool = true;
+
+    fn settings(&self, base: Settings) -> Settings {
+        base.sources(&self.what.opts().sources)
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
+
 /// Runs `gen`.
-pub(crate) fn run(args: &GenArgs) -> Result<(), Error> {
+pub(crate) fn run(s: &Settings, args: &GenArgs) -> Result<(), Error> {
     match &args.what {
         GenWhat::Golden(o) => {
             // Refuse before the work: the golden lists take every runtime x scope to compute.
             if mode(o) == Mode::Write {
                 super::require_repository(&o.root)?;
             }
-            finish(o, golden(o)?, "cargo run -q --bin msd-install -- gen golden --write")
+            finish(o, golden(&s.sources)?, "cargo run -q --bin msd-install -- gen golden --write")
         }
-        GenWhat::SectionManifest(o) => content_file(o, Target::SectionManifest),
-        GenWhat::ContextIndex(o) => content_file(o, Target::ContextIndex),
+        GenWhat::SectionManifest(o) => content_file(s, o, Target::SectionManifest),
+        GenWhat::ContextIndex(o) => content_file(s, o, Target::ContextIndex),
     }
 }
 
@@ -88,10 +101,9 @@ fn finish(o: &GenOpts, files: Vec<Generated>, fix: &str) -> Result<(), Error> {
 }
 
 /// The sorted emitted file list of every runtime x scope.
-pub(crate) fn golden(o: &GenOpts) -> Result<Vec<Generated>, Error> {
-    let src = sources(&o.sources);
-    let runtimes = pipeline::load_runtimes(&src)?;
-    let content = pipeline::load_content(&src)?;
+pub(crate) fn golden(src: &pipeline::Sources) -> Result<Vec<Generated>, Error> {
+    let runtimes = pipeline::load_runtimes(src)?;
+    let content = pipeline::load_content(src)?;
     let env = Environment::golden();
     let mut out = Vec::new();
     for rt in &runtimes {
@@ -124,7 +136,7 @@ enum Target {
 }
 
 /// A generated file of the content tree, checked, written or printed.
-fn content_file(args: &GenOpts, what: Target) -> Result<(), Error> {
+fn content_file(s: &Settings, args: &GenOpts, what: Target) -> Result<(), Error> {
     let dir = args.sources.content.clone().unwrap_or_else(|| args.root.join("content"));
     if !fsx::is_dir(&dir) {
         return Err(Error::Usage {
@@ -167,8 +179,8 @@ fn content_file(args: &GenOpts, what: Target) -> Result<(), Error> {
         crate::cli::output::print(fresh);
         return Ok(());
     };
-    if args.json {
-        crate::cli::output::println(json!({"ok": true, "gen": name, "reason": state, "path": path}));
+    if s.output.json {
+        s.output.document(&json!({"ok": true, "gen": name, "reason": state, "path": path}));
     } else {
         eprint!("{text}");
     }

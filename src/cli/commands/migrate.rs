@@ -10,14 +10,14 @@
 
 use clap::Parser;
 
-use super::{env_for, normalize_ids, print};
+use super::env_for;
 use crate::apply;
 use crate::apply::record::FileManifest;
 use crate::apply::state::InstallState;
 use crate::cli::args::{InstallArgs, MigrateArgs, UninstallArgs};
 use crate::cli::error::Error;
+use crate::cli::settings::{Settings, Subcommand, normalize};
 use crate::pipeline;
-use crate::pipeline::Sources;
 use crate::pipeline::target;
 
 #[derive(Parser)]
@@ -32,10 +32,24 @@ struct UninstallCli {
     args: UninstallArgs,
 }
 
+impl Subcommand for MigrateArgs {
+    const NAME: &'static str = "migrate";
+    const JSON: bool = false;
+
+    fn settings(&self, base: Settings) -> Settings {
+        self.home.settings(base)
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
+
 /// Runs `migrate`.
-pub(crate) fn run(args: &MigrateArgs) -> Result<(), Error> {
-    let runtimes = pipeline::load_runtimes(&Sources { content: None, runtimes: args.runtimes_dir.clone() })?;
-    let ids = normalize_ids(&[args.from.clone(), args.to.clone()]);
+pub(crate) fn run(s: &Settings, args: &MigrateArgs) -> Result<(), Error> {
+    let print = |text: &str| s.output.text(text);
+    let runtimes = pipeline::load_runtimes(&s.sources)?;
+    let ids = normalize(&[args.from.clone(), args.to.clone()]);
     let (from, to) = (&ids[0], &ids[1]);
     if from == to {
         return Err(Error::Usage {
@@ -44,7 +58,7 @@ pub(crate) fn run(args: &MigrateArgs) -> Result<(), Error> {
         });
     }
     let chosen = pipeline::select(&runtimes, &ids, false)?;
-    let scope = args.place.scope();
+    let scope = s.place.scope;
     for rt in &chosen {
         if scope == msd_core::manifest::capability::Scope::Local && rt.capability.local.is_none() {
             return Err(Error::Usage {
@@ -53,7 +67,7 @@ pub(crate) fn run(args: &MigrateArgs) -> Result<(), Error> {
             });
         }
     }
-    let (env, _) = env_for(&args.place)?;
+    let (env, _) = env_for(&s.place)?;
     let (a, b) = (chosen[0], chosen[1]);
     let a_target = target::resolve(&a.capability, scope, None, &env)?;
     let b_target = target::resolve(&b.capability, scope, None, &env)?;
@@ -61,7 +75,7 @@ pub(crate) fn run(args: &MigrateArgs) -> Result<(), Error> {
         FileManifest::read(&a_target.home, &a.capability, scope).map_err(apply::plan::PlanError::from)?.is_some();
     let b_installed =
         FileManifest::read(&b_target.home, &b.capability, scope).map_err(apply::plan::PlanError::from)?.is_some();
-    let pending = apply::txn::Area::new(&a_target.home, args.allow_symlinks).pending();
+    let pending = apply::txn::Area::new(&a_target.home, s.allow_symlinks).pending();
     if !a_installed && !pending {
         if b_installed {
             print(&format!("nothing to migrate: {from} has no install here and {to} has one (done before)\n"));
@@ -79,13 +93,13 @@ pub(crate) fn run(args: &MigrateArgs) -> Result<(), Error> {
     if scope == msd_core::manifest::capability::Scope::Local {
         common.push("--local".into());
     }
-    if let Some(p) = &args.place.project {
+    if let Some(p) = &s.place.project {
         common.extend(["--project".into(), p.display().to_string()]);
     }
-    if let Some(d) = &args.runtimes_dir {
+    if let Some(d) = &s.sources.runtimes {
         common.extend(["--runtimes".into(), d.display().to_string()]);
     }
-    if args.allow_symlinks {
+    if s.allow_symlinks {
         common.push("--allow-symlinks".into());
     }
 
@@ -96,13 +110,13 @@ pub(crate) fn run(args: &MigrateArgs) -> Result<(), Error> {
         argv.extend(["--profile".into(), p.clone()]);
     }
     let install = InstallCli::try_parse_from(&argv).map_err(|e| usage(&e))?;
-    super::install::run(&install.args)?;
+    super::install::run(&install.args.settings(Settings::new(s.output)), &install.args)?;
 
     print(&format!("migrate {from} -> {to} ({}): 2. uninstall {from}\n", scope.as_str()));
     let mut argv = vec!["uninstall".to_string(), "-r".into(), from.clone()];
     argv.extend(common);
     let uninstall = UninstallCli::try_parse_from(&argv).map_err(|e| usage(&e))?;
-    super::uninstall::run(&uninstall.args)?;
+    super::uninstall::run(&uninstall.args.settings(Settings::new(s.output)), &uninstall.args)?;
     print(&format!(
         "migrated {from} -> {to} ({}){}; `msd-install doctor -r {to}` checks the result\n",
         scope.as_str(),
