@@ -312,6 +312,10 @@ impl Error {
         let mut cause = std::error::Error::source(self);
         while let Some(e) = cause {
             let text = e.to_string();
+            cause = e.source();
+            if text.is_empty() {
+                continue;
+            }
             let last = levels.last_mut().expect("one level at least");
             if let Some(head) = last.strip_suffix(text.as_str()) {
                 let head = head.trim_end_matches(|c: char| c == ':' || c.is_whitespace());
@@ -322,7 +326,6 @@ impl Error {
             } else if !last.contains(text.as_str()) {
                 levels.push(text);
             }
-            cause = e.source();
         }
         levels
     }

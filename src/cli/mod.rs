@@ -60,9 +60,6 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     let output = Output::new(&cli.output, cli.verbose, cli.color);
-    // What prints in color or verbosely reads these (`output::Paint`, `output::verbose`).
-    output::set_color(output.color);
-    output::set_verbose(output.verbose);
     if cli.version {
         if output.json {
             output.document(&version::doc());

@@ -40,7 +40,7 @@ pub(crate) fn run(s: &Settings, args: &DiffArgs) -> Result<(), Error> {
     let config_dir = s.place.config_dir.as_deref();
     let (env, _) = env_for(&s.place)?;
     let content = pipeline::load_content(&s.sources)?;
-    let paint = Paint::stdout();
+    let paint = Paint::stdout(s.output.color);
     let mut text = String::new();
     let mut changed = 0usize;
     for rt in selected {

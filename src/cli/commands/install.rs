@@ -12,7 +12,7 @@ use crate::cli::args::InstallArgs;
 use crate::cli::error::Error;
 use crate::cli::output::RunBars;
 use crate::cli::project::{self, ProjectRoot};
-use crate::cli::settings::{Runtimes, Settings, Subcommand};
+use crate::cli::settings::{Output, Runtimes, Settings, Subcommand};
 use crate::cli::version;
 use crate::pipeline;
 use crate::pipeline::fit::FileCompose;
@@ -135,7 +135,7 @@ fn execute(s: &Settings, args: &InstallArgs, preview: bool, following: &project:
     if s.output.json {
         s.output.document(&report_json(args, &targets, &outcome, following));
     } else {
-        s.output.text(&report_text(args, preview, &targets, &outcome, following));
+        s.output.text(&report_text(s, args, preview, &targets, &outcome, following));
     }
     Ok(())
 }
@@ -298,6 +298,7 @@ fn report_json(args: &InstallArgs, targets: &Targets<'_>, o: &Outcome, following
 /// The summary of an install for people; `preview` leaves out the list of files and the next
 /// steps (it stands above a confirmation).
 fn report_text(
+    s: &Settings,
     args: &InstallArgs,
     preview: bool,
     targets: &Targets<'_>,
@@ -309,7 +310,7 @@ fn report_text(
         text.push_str(&format!("project: {} (found by {})\n", p.dir.display(), p.found_by));
     }
     for (r, profile) in &o.runs {
-        text.push_str(&describe(r, args.dry_run, profile.as_deref(), !preview));
+        text.push_str(&describe(&s.output, r, args.dry_run, profile.as_deref(), !preview));
         let before = o.previous.iter().find(|(id, _)| *id == r.plan.runtime).and_then(|(_, v)| v.as_deref());
         text.push_str(&version_line(r, before, args.dry_run));
         text.push_str(&describe_compose(&r.compose));
@@ -434,10 +435,10 @@ fn describe_compose(files: &[FileCompose]) -> String {
     text
 }
 
-fn describe(r: &TargetRun, dry_run: bool, profile: Option<&str>, list_ops: bool) -> String {
+fn describe(o: &Output, r: &TargetRun, dry_run: bool, profile: Option<&str>, list_ops: bool) -> String {
     let plan: &Plan = &r.plan;
     let s = plan.summary();
-    let paint = crate::cli::output::Paint::stdout();
+    let paint = crate::cli::output::Paint::stdout(o.color);
     let head = format!("{} ({}) -> {}", plan.runtime, plan.scope.as_str(), plan.home.display());
     let mut text = paint.bold(&head);
     if let Some(p) = profile {
@@ -456,7 +457,7 @@ fn describe(r: &TargetRun, dry_run: bool, profile: Option<&str>, list_ops: bool)
     if !r.pending_migrations.is_empty() {
         text.push_str(&format!("  migrations to check first: {}\n", r.pending_migrations.join(", ")));
     }
-    let verbose = crate::cli::output::verbose();
+    let verbose = o.verbose;
     if (dry_run || verbose) && list_ops {
         for op in plan.ops.iter().filter(|o| verbose || o.action != Action::Keep) {
             let size = match op.action {

@@ -84,7 +84,7 @@ pub(crate) fn run(s: &Settings, args: &StatusArgs) -> Result<(), Error> {
     if s.output.json {
         s.output.document(&doc);
     } else {
-        s.output.text(&render(&doc));
+        s.output.text(&render(&doc, &Paint::stdout(s.output.color)));
     }
     Ok(())
 }
@@ -173,8 +173,7 @@ fn iso8601(t: std::time::SystemTime) -> String {
     format!("{}-{}-{}T{}:{}:{}Z", &s[0..4], &s[4..6], &s[6..8], &s[9..11], &s[11..13], &s[13..15])
 }
 
-fn render(doc: &StatusDoc) -> String {
-    let paint = Paint::stdout();
+fn render(doc: &StatusDoc, paint: &Paint) -> String {
     if doc.installs.is_empty() {
         return format!(
             "no msd-core install found (global homes, and {} of the project {})\n\
