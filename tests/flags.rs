@@ -61,50 +61,37 @@ fn flags_global_ones_work_before_and_after_the_subcommand() {
 }
 
 /// Every subcommand that prints, with arguments that run in a world with a claude and a gemini
-/// install; `true` where it has a JSON document.
-fn every_subcommand(w: &World) -> Vec<(Vec<String>, bool)> {
+/// install, whether it takes `--json` and whether it takes `-q`.
+fn every_subcommand(w: &World) -> Vec<(Vec<String>, bool, bool)> {
     let out = |name: &str| w.tmp.path().join(name).display().to_string();
     let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     vec![
-        (s(&["install", "-r", "claude"]), true),
-        (s(&["status"]), true),
-        (s(&["verify"]), true),
-        (s(&["recover"]), true),
-        (s(&["uninstall", "-r", "codex", "--dry-run"]), true),
-        (s(&["runtimes"]), true),
-        (vec!["emit".into(), "-r".into(), "claude".into(), "--out".into(), out("emitted")], true),
-        (s(&["schema", "--kind", "status"]), true),
-        (s(&["diff", "-r", "claude"]), false),
-        (s(&["migrate", "--from", "gemini", "--to", "antigravity"]), false),
-        (s(&["init-project"]), false),
-        (s(&["completions", "bash"]), false),
-        (s(&["man"]), false),
+        (s(&["install", "-r", "claude"]), true, true),
+        (s(&["status"]), true, true),
+        (s(&["verify"]), true, true),
+        (s(&["recover"]), true, true),
+        (s(&["uninstall", "-r", "codex", "--dry-run"]), true, true),
+        (s(&["runtimes"]), true, false),
+        (vec!["emit".into(), "-r".into(), "claude".into(), "--out".into(), out("emitted")], true, true),
+        (s(&["schema", "--kind", "status"]), true, false),
+        (s(&["diff", "-r", "claude"]), false, false),
+        (s(&["migrate", "--from", "gemini", "--to", "antigravity"]), false, true),
+        (s(&["init-project"]), false, true),
+        (s(&["completions", "bash"]), false, false),
+        (s(&["man"]), false, false),
     ]
 }
 
-/// Issue 37: the output mode is resolved once for every subcommand. `--json` prints one JSON
-/// document (the command's, or for a command without one a usage error as JSON, exit 2, before
-/// anything runs); `-q` prints nothing on stdout. Before, `diff`, `migrate`, `init-project`,
-/// `completions` and `man` printed their text under both.
+/// Issue 37: the output mode is resolved once, and every subcommand honours it or refuses it.
+/// `--json` prints one JSON document, or is refused (exit 2, on stderr, before anything runs)
+/// by a command without one; `-q` prints nothing on stdout, or is refused by a command whose
+/// output is the thing asked for. Before, `diff`, `migrate`, `init-project`, `completions` and
+/// `man` printed their text under both.
 #[test]
 fn flags_every_subcommand_honours_the_global_output_mode() {
     let w = World::new();
     Install::in_world(&w).args(["-r", "claude", "-r", "gemini", "-q"]).run().success();
     Install::in_world(&w).args(["-r", "claude", "--local", "-q"]).run().success();
-    for (args, has_json) in every_subcommand(&w) {
-        let ran = Install::in_world(&w).arg("--json").args(&args).run();
-        let doc: serde_json::Value = serde_json::from_str(&ran.stdout())
-            .unwrap_or_else(|e| panic!("--json {args:?} prints one JSON document ({e})\n{}", ran.describe()));
-        if has_json {
-            assert_eq!(doc.get("exit_code"), None, "--json {args:?} runs\n{}", ran.describe());
-            assert_eq!(ran.exit(), Some(0), "{}", ran.describe());
-        } else {
-            assert_eq!(ran.exit(), Some(2), "{}", ran.describe());
-            assert_eq!(doc["exit_code"], 2, "{doc}");
-            assert!(doc["error"].as_str().unwrap().contains("has no JSON output"), "{doc}");
-        }
-    }
-    assert!(!w.project.join("msd.toml").exists(), "a refused init-project wrote nothing");
     let runtimes = |w: &World| -> Vec<String> {
         let doc = Install::in_world(w).status().json().run().success().json();
         let mut ids: Vec<String> = doc["installs"]
@@ -117,15 +104,30 @@ fn flags_every_subcommand_honours_the_global_output_mode() {
         ids.sort();
         ids
     };
+    for (args, json, _) in every_subcommand(&w) {
+        let ran = Install::in_world(&w).arg("--json").args(&args).run();
+        if json {
+            let doc: Result<serde_json::Value, _> = serde_json::from_str(&ran.stdout());
+            assert!(doc.is_ok(), "--json {args:?} prints one JSON document\n{}", ran.describe());
+            assert_eq!(ran.exit(), Some(0), "{}", ran.describe());
+        } else {
+            ran.code(2).stderr_has("drop --json").stdout_empty();
+        }
+    }
+    assert!(!w.project.join("msd.toml").exists(), "a refused init-project wrote nothing");
     assert_eq!(runtimes(&w), ["claude", "gemini"], "a refused migrate moved nothing");
 
-    for (args, _) in every_subcommand(&w) {
+    for (args, _, quiet) in every_subcommand(&w) {
         if args[0] == "emit" {
             std::fs::remove_dir_all(w.tmp.path().join("emitted")).unwrap();
         }
         let ran = Install::in_world(&w).arg("-q").args(&args).run();
-        assert_eq!(ran.exit(), Some(0), "-q {args:?} runs\n{}", ran.describe());
-        assert_eq!(ran.stdout(), "", "-q {args:?} prints nothing on stdout");
+        if quiet {
+            assert_eq!(ran.exit(), Some(0), "-q {args:?} runs\n{}", ran.describe());
+            assert_eq!(ran.stdout(), "", "-q {args:?} prints nothing on stdout");
+        } else {
+            ran.code(2).stderr_has("drop -q").stdout_empty();
+        }
     }
     assert!(w.project.join("msd.toml").is_file(), "init-project ran under -q");
     assert_eq!(runtimes(&w), ["antigravity", "claude"], "migrate ran under -q");

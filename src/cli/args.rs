@@ -517,7 +517,9 @@ pub(crate) struct InstallArgs {
 pub(crate) struct EmitArgs {
     /// The runtime to emit (with --plugin: the runtime whose emission the plugin carries,
     /// default claude).
-    #[arg(short = 'r', long = "runtime", value_name = "ID", required_unless_present = "plugin")]
+    // Required without --plugin: checked when it runs, so that a `-r` given before `emit`
+    // counts (clap's requirement would not see that one).
+    #[arg(short = 'r', long = "runtime", value_name = "ID")]
     pub runtime: Option<String>,
     /// Write a Claude Code plugin marketplace into DIR instead: DIR/.claude-plugin/marketplace.json
     /// and the plugin in DIR/plugins/msd-core (plugin.json, the emission, hooks/hooks.json, the

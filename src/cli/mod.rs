@@ -20,7 +20,7 @@ use clap::{CommandFactory, FromArgMatches};
 
 use crate::cli::args::{Cli, Command, InstallArgs};
 use crate::cli::error::{Error, Exit};
-use crate::cli::settings::{Output, run};
+use crate::cli::settings::{Globals, Output, Stop, run};
 
 /// Parses the command line. The flags that mean the same everywhere (`-q`, `-v`, `--json`,
 /// `--color`, `-r`, `--local`, `--all`) are clap `global` args: accepted before or after the
@@ -69,14 +69,23 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         return Exit::Ok.into();
     }
     crate::apply::txn::init_fault_hook();
-    match dispatch(cli.command, &cli.install, output) {
+    let globals = Globals {
+        output,
+        runtime: cli.install.target.runtime.clone(),
+        all: cli.install.target.all,
+        local: cli.install.target.place.local,
+    };
+    match dispatch(cli.command, &cli.install, &globals) {
         Ok(()) => Exit::Ok.into(),
+        // A flag the command has no use for: a usage error about the command line, as clap's.
+        Err(Stop::Refused(e)) => {
+            eprintln!("{}", e.render());
+            e.exit().into()
+        }
         // A failed check has already printed its report (on stdout, or as the JSON document).
-        Err(Error::CheckFailed(m)) if m.is_empty() => Exit::CheckFailed.into(),
-        Err(e) => {
-            if output.json && matches!(e, Error::CheckFailed(_)) {
-                // The command already printed its JSON report (with `"ok": false`).
-            } else if output.json {
+        Err(Stop::Failed(Error::CheckFailed(m))) if m.is_empty() || output.json => Exit::CheckFailed.into(),
+        Err(Stop::Failed(e)) => {
+            if output.json {
                 output.document(&e.to_json());
             } else {
                 eprintln!("{}", e.render());
@@ -86,30 +95,30 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     }
 }
 
-/// The one dispatch: each subcommand's settings are resolved from its arguments and the output
-/// mode, then it runs ([`settings::run`]).
-fn dispatch(command: Option<Command>, install: &InstallArgs, output: Output) -> Result<(), Error> {
+/// The one dispatch: each subcommand refuses the flags it has no use for, its settings are
+/// resolved from its arguments and the global flags, then it runs ([`settings::run`]).
+fn dispatch(command: Option<Command>, install: &InstallArgs, g: &Globals) -> Result<(), Stop> {
     match command {
-        None => run(install, output),
-        Some(Command::Install(a)) => run(&a, output),
-        Some(Command::Emit(a)) => run(&a, output),
-        Some(Command::Runtimes(a)) => run(&a, output),
-        Some(Command::Status(a)) => run(&a, output),
-        Some(Command::Diff(a)) => run(&a, output),
-        Some(Command::Doctor(a)) => run(&a, output),
-        Some(Command::Migrate(a)) => run(&a, output),
-        Some(Command::Schema(a)) => run(&a, output),
-        Some(Command::Completions(a)) => run(&a, output),
-        Some(Command::Man(a)) => run(&a, output),
-        Some(Command::SelfUpdate(a)) => run(&a, output),
-        Some(Command::Gen(a)) => run(&a, output),
-        Some(Command::Check(a)) => run(&a, output),
-        Some(Command::InitProject(a)) => run(&a, output),
-        Some(Command::Bench(a)) => run(&a, output),
-        Some(Command::Uninstall(a)) => run(&a, output),
-        Some(Command::Verify(a)) => run(&a, output),
-        Some(Command::Recover(a)) => run(&a, output),
-        Some(Command::Attribution(a)) => run(&a, output),
-        Some(Command::Inventory(a)) => run(&a, output),
+        None => run(install, g),
+        Some(Command::Install(a)) => run(&a, g),
+        Some(Command::Emit(a)) => run(&a, g),
+        Some(Command::Runtimes(a)) => run(&a, g),
+        Some(Command::Status(a)) => run(&a, g),
+        Some(Command::Diff(a)) => run(&a, g),
+        Some(Command::Doctor(a)) => run(&a, g),
+        Some(Command::Migrate(a)) => run(&a, g),
+        Some(Command::Schema(a)) => run(&a, g),
+        Some(Command::Completions(a)) => run(&a, g),
+        Some(Command::Man(a)) => run(&a, g),
+        Some(Command::SelfUpdate(a)) => run(&a, g),
+        Some(Command::Gen(a)) => run(&a, g),
+        Some(Command::Check(a)) => run(&a, g),
+        Some(Command::InitProject(a)) => run(&a, g),
+        Some(Command::Bench(a)) => run(&a, g),
+        Some(Command::Uninstall(a)) => run(&a, g),
+        Some(Command::Verify(a)) => run(&a, g),
+        Some(Command::Recover(a)) => run(&a, g),
+        Some(Command::Attribution(a)) => run(&a, g),
+        Some(Command::Inventory(a)) => run(&a, g),
     }
 }

@@ -10,12 +10,18 @@
 
 use crate::cli::args::{SchemaArgs, SchemaKind};
 use crate::cli::error::Error;
-use crate::cli::settings::{Settings, Subcommand};
+use crate::cli::settings::{NO_QUIET, Settings, Subcommand, Takes};
 
 impl Subcommand for SchemaArgs {
     const NAME: &'static str = "schema";
-    /// A schema is a JSON document, with or without `--json`.
-    const JSON: bool = true;
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn quiet(&self) -> Takes {
+        Takes::No(NO_QUIET)
+    }
 
     fn run(&self, s: &Settings) -> Result<(), Error> {
         let text = render(self.kind)?;

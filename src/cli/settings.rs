@@ -4,10 +4,12 @@
 //! arguments add what they name ([`Subcommand::settings`]), and the command's run reads the
 //! result; no command looks at a flag that means the same elsewhere on its own.
 //!
-//! Every subcommand honours the output mode: text for people goes through [`Output::text`]
-//! (silent under `-q` and `--json`), documents through [`Output::document`]; a subcommand
-//! that has no JSON document refuses `--json` with a usage error (exit 2), never printing text
-//! where a script expects JSON.
+//! Every subcommand honours the flags every subcommand is given, or refuses them: text for
+//! people goes through [`Output::text`] (silent under `-q` and `--json`), documents through
+//! [`Output::document`]; a subcommand without a JSON document refuses `--json`, one whose output
+//! is the thing asked for refuses `-q`, one that reads no runtime or scope refuses `-r`, `--all`
+//! or `--local` ([`Subcommand`]), each with a usage error (exit 2) before it runs, never
+//! printing text where a script expects JSON and never ignoring a flag.
 
 use std::path::PathBuf;
 
@@ -130,6 +132,13 @@ impl Settings {
         Settings { output, ..Settings::default() }
     }
 
+    /// The settings `cmd`'s own arguments name, printing as `output`: for a command one run
+    /// builds for another (migrate's install and uninstall, the install msd.toml stands for).
+    pub(crate) fn of<C: Subcommand>(cmd: &C, output: Output) -> Settings {
+        let none = Globals { output, runtime: Vec::new(), all: false, local: false };
+        cmd.settings(Settings::new(output), &none)
+    }
+
     /// With the place `p` names.
     pub(crate) fn place(mut self, p: &PlaceArgs) -> Settings {
         let scope = if p.local || p.project.is_some() { Scope::Local } else { Scope::Global };
@@ -176,29 +185,111 @@ impl OneTargetArgs {
     }
 }
 
-/// One subcommand: its name, whether it has a JSON document, what its arguments add to the
-/// settings, and its run. `cli::main` dispatches once over the subcommands to [`run`].
+/// What a subcommand does with a flag every subcommand is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Takes {
+    /// Honours it.
+    Yes,
+    /// Refuses it: why it means nothing here, and what to do.
+    No(&'static str),
+}
+
+/// The refusal of `--json` by a command whose output has no JSON form.
+pub(crate) const NO_JSON: &str = "has no JSON output; drop --json";
+/// The refusal of `-q` by a command whose output is the very thing asked for.
+pub(crate) const NO_QUIET: &str = "prints only what you asked for, so -q would leave nothing; drop -q";
+
+/// How many runtimes a subcommand's `-r` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Arity {
+    /// It takes no `-r`.
+    None,
+    /// One (`emit`).
+    One,
+    /// Any number.
+    Many,
+}
+
+/// The flags every subcommand is given (clap `global` args, accepted before or after the
+/// subcommand), as the top of the command line holds them wherever they were typed.
+#[derive(Debug, Clone)]
+pub(crate) struct Globals {
+    /// `--json`, `-q`, `-v`, `--color`.
+    pub output: Output,
+    /// `-r`.
+    pub runtime: Vec<String>,
+    /// `--all`.
+    pub all: bool,
+    /// `--local`.
+    pub local: bool,
+}
+
+/// One subcommand: its name, which of the flags every subcommand is given it takes, what its
+/// arguments add to the settings, and its run. `cli::main` dispatches once over the
+/// subcommands to [`run`]; this trait is the one table of which command honours which flag.
 pub(crate) trait Subcommand {
     /// As typed (`verify`).
     const NAME: &'static str;
-    /// Whether `--json` prints a document (without one, `--json` is refused).
-    const JSON: bool;
-    /// The settings with what these arguments name (default: nothing more).
-    fn settings(&self, base: Settings) -> Settings {
+    /// What `-r` names here.
+    const RUNTIME: Arity = Arity::None;
+    /// Whether `--all` means something here.
+    const ALL: bool = false;
+    /// Whether `--local` means something here.
+    const LOCAL: bool = false;
+    /// What `--json` does: prints the command's document (or the JSON it prints anyway), or is
+    /// refused.
+    fn json(&self) -> Takes;
+    /// What `-q` does: nothing but errors on stdout, or refused.
+    fn quiet(&self) -> Takes {
+        Takes::Yes
+    }
+    /// The settings with what these arguments, and the global flags in `g`, name (default:
+    /// nothing more than the output mode).
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
         base
     }
     /// Runs the command.
     fn run(&self, s: &Settings) -> Result<(), Error>;
 }
 
-/// Resolves the settings of `cmd` in one step, then runs it.
-pub(crate) fn run<C: Subcommand>(cmd: &C, output: Output) -> Result<(), Error> {
-    if output.json && !C::JSON {
-        return Err(Error::Usage {
-            message: format!("`msd-install {}` has no JSON output", C::NAME),
-            hint: "drop --json; `msd-install schema --help` lists the documents commands print".into(),
-        });
+/// Why a run stopped.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// A flag was refused before anything ran: a usage error about the command line, said on
+    /// stderr as text even under `--json` (as clap's own usage errors are).
+    Refused(Error),
+    /// The command failed.
+    Failed(Error),
+}
+
+/// Refuses a flag `C` has no use for, given anywhere on the line, rather than ignore it.
+fn refuse<C: Subcommand>(cmd: &C, g: &Globals) -> Result<(), Error> {
+    let refused = |flag: &str, why: &str| Error::Usage {
+        message: format!("`msd-install {}` {why} (given: {flag})", C::NAME),
+        hint: format!("see `msd-install {} --help` for what it takes", C::NAME),
+    };
+    for (flag, given, takes) in [("--json", g.output.json, cmd.json()), ("-q", g.output.quiet, cmd.quiet())] {
+        if let (true, Takes::No(why)) = (given, takes) {
+            return Err(refused(flag, why));
+        }
     }
-    let settings = cmd.settings(Settings::new(output));
-    cmd.run(&settings)
+    match (C::RUNTIME, g.runtime.len()) {
+        (Arity::None, 1..) => return Err(refused("-r", "takes no runtime")),
+        (Arity::One, 2..) => return Err(refused("-r twice", "takes one runtime")),
+        _ => {}
+    }
+    if g.all && !C::ALL {
+        return Err(refused("--all", "has no --all"));
+    }
+    if g.local && !C::LOCAL {
+        return Err(refused("--local", "has no --local (it reads no one scope)"));
+    }
+    Ok(())
+}
+
+/// Refuses the flags `cmd` has no use for, resolves its settings in one step, then runs it.
+pub(crate) fn run<C: Subcommand>(cmd: &C, g: &Globals) -> Result<(), Stop> {
+    refuse(cmd, g).map_err(Stop::Refused)?;
+    let settings = cmd.settings(Settings::new(g.output), g);
+    cmd.run(&settings).map_err(Stop::Failed)
 }

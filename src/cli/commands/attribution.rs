@@ -11,13 +11,16 @@ use std::fmt::Write as _;
 use super::human_bytes;
 use crate::cli::args::AttributionArgs;
 use crate::cli::error::Error;
-use crate::cli::settings::{Settings, Subcommand};
+use crate::cli::settings::{Settings, Subcommand, Takes};
 use crate::dev::attribution::{self, AckStatus, Change, Options, Report, Violation, acks::ACK_DIR};
 use crate::pipeline::target::Environment;
 
 impl Subcommand for AttributionArgs {
     const NAME: &'static str = "attribution";
-    const JSON: bool = true;
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
 
     fn run(&self, s: &Settings) -> Result<(), Error> {
         run(s, self)

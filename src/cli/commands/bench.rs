@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use crate::cli::args::{BenchArgs, BenchWhat, GenOpts, ScaleArgs};
 use crate::cli::error::Error;
-use crate::cli::settings::{Settings, Subcommand};
+use crate::cli::settings::{Globals, NO_JSON, Settings, Subcommand, Takes};
 use crate::dev::generated::{Generated, Mode};
 use crate::dev::tokens;
 use crate::pipeline;
@@ -17,9 +17,12 @@ pub(crate) const BASELINE: &str = "bench/tokens-baseline.json";
 
 impl Subcommand for BenchArgs {
     const NAME: &'static str = "bench";
-    const JSON: bool = false;
 
-    fn settings(&self, base: Settings) -> Settings {
+    fn json(&self) -> Takes {
+        Takes::No(NO_JSON)
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
         match &self.what {
             BenchWhat::Tokens(o) => base.sources(&o.sources),
             BenchWhat::Content(a) => base.sources(&a.sources),
@@ -82,6 +85,7 @@ fn tokens(s: &Settings, o: &GenOpts) -> Result<(), Error> {
     let fresh = serde_json::to_string_pretty(&b).expect("json") + "\n";
     let files = [Generated { path: PathBuf::from(BASELINE), fresh }];
     let outcome = super::generate::apply_and_show(
+        s,
         &o.root,
         &files,
         mode,

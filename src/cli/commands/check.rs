@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 use super::report::{Report, listing};
 use crate::cli::args::{CheckArgs, CheckWhat, PartitionArgs, ReferencesArgs, ToolsArgs};
 use crate::cli::error::Error;
-use crate::cli::settings::{Settings, Subcommand};
+use crate::cli::settings::{Globals, Settings, Subcommand, Takes};
 use crate::dev::gitx::{GitError, Repo};
 use crate::dev::partition::{self, Base, Check, GATE_PATH, Snapshot, TRAILER_KEY};
 use crate::dev::references::{self, Inputs};
@@ -36,9 +36,12 @@ const WORKFLOWS: &str = "msd-core/workflows";
 
 impl Subcommand for CheckArgs {
     const NAME: &'static str = "check";
-    const JSON: bool = true;
 
-    fn settings(&self, base: Settings) -> Settings {
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
         match &self.what {
             Some(CheckWhat::References(a)) => base.sources(&a.sources),
             _ => base,

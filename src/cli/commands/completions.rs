@@ -3,11 +3,18 @@
 
 use crate::cli::args::{Cli, CompletionsArgs};
 use crate::cli::error::Error;
-use crate::cli::settings::{Settings, Subcommand};
+use crate::cli::settings::{NO_JSON, NO_QUIET, Settings, Subcommand, Takes};
 
 impl Subcommand for CompletionsArgs {
     const NAME: &'static str = "completions";
-    const JSON: bool = false;
+
+    fn json(&self) -> Takes {
+        Takes::No(NO_JSON)
+    }
+
+    fn quiet(&self) -> Takes {
+        Takes::No(NO_QUIET)
+    }
 
     fn run(&self, s: &Settings) -> Result<(), Error> {
         let mut cmd = <Cli as clap::CommandFactory>::command();

@@ -10,16 +10,26 @@ use crate::apply::survey::{Class, Disk, Reading, Survey};
 use crate::cli::args::DiffArgs;
 use crate::cli::error::Error;
 use crate::cli::output::Paint;
-use crate::cli::settings::{Runtimes, Settings, Subcommand};
+use crate::cli::settings::{Arity, Globals, Runtimes, Settings, Subcommand, Takes};
 use crate::pipeline;
 use msd_core::fs::fsx;
 use msd_core::manifest::capability::Scope;
 
 impl Subcommand for DiffArgs {
     const NAME: &'static str = "diff";
-    const JSON: bool = false;
+    const RUNTIME: Arity = Arity::Many;
+    const ALL: bool = true;
+    const LOCAL: bool = true;
 
-    fn settings(&self, base: Settings) -> Settings {
+    fn json(&self) -> Takes {
+        Takes::No("prints a unified diff, which has no JSON form; drop --json")
+    }
+
+    fn quiet(&self) -> Takes {
+        Takes::No("prints only the diff you asked for; drop -q (for the exit status alone: --exit-code)")
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
         base.place(&self.target.place).runtimes(&self.target.runtime, self.target.all).sources(&self.sources)
     }
 

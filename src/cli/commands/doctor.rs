@@ -27,7 +27,7 @@ use crate::apply::record::FileManifest;
 use crate::apply::state::InstallState;
 use crate::cli::args::DoctorArgs;
 use crate::cli::error::Error;
-use crate::cli::settings::{Settings, Subcommand, normalize};
+use crate::cli::settings::{Arity, Globals, Runtimes, Settings, Subcommand, Takes};
 use crate::pipeline;
 use crate::pipeline::Sources;
 use crate::pipeline::load::LoadedRuntime;
@@ -118,7 +118,16 @@ fn finding(level: Level, check: &str, message: String, hint: impl Into<String>) 
 
 impl Subcommand for DoctorArgs {
     const NAME: &'static str = "doctor";
-    const JSON: bool = true;
+    const RUNTIME: Arity = Arity::Many;
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    /// `-r` given before `doctor` counts as its own.
+    fn settings(&self, base: Settings, g: &Globals) -> Settings {
+        base.runtimes(if self.runtime.is_empty() { &g.runtime } else { &self.runtime }, false)
+    }
 
     fn run(&self, s: &Settings) -> Result<(), Error> {
         run(s, self)
@@ -127,7 +136,7 @@ impl Subcommand for DoctorArgs {
 
 /// Runs `doctor`.
 pub(crate) fn run(s: &Settings, args: &DoctorArgs) -> Result<(), Error> {
-    let doc = collect(args)?;
+    let doc = collect(s, args)?;
     if s.output.json {
         s.output.document(&doc);
     } else {
@@ -136,11 +145,14 @@ pub(crate) fn run(s: &Settings, args: &DoctorArgs) -> Result<(), Error> {
     if doc.ok { Ok(()) } else { Err(Error::CheckFailed(String::new())) }
 }
 
-fn collect(args: &DoctorArgs) -> Result<DoctorDoc, Error> {
+fn collect(s: &Settings, args: &DoctorArgs) -> Result<DoctorDoc, Error> {
     let runtimes = pipeline::load_runtimes(&Sources { content: None, runtimes: args.runtimes_dir.clone() })?;
     let env = env()?;
     let root = project_root(args.project.as_deref(), &env.cwd);
-    let named = normalize(&args.runtime);
+    let named = match &s.runtimes {
+        Runtimes::Named(ids) => ids.clone(),
+        Runtimes::Default | Runtimes::All => Vec::new(),
+    };
     let chosen: Vec<&LoadedRuntime> =
         if named.is_empty() { runtimes.iter().collect() } else { pipeline::select(&runtimes, &named, false)? };
     let mut targets = Vec::new();

@@ -5,17 +5,28 @@ use serde_json::json;
 use super::{ensure_empty_dir, env, human_bytes};
 use crate::cli::args::EmitArgs;
 use crate::cli::error::Error;
-use crate::cli::settings::{Settings, Subcommand};
+use crate::cli::settings::{Arity, Globals, Runtimes, Settings, Subcommand, Takes};
 use crate::pipeline;
 use msd_core::fs::fsx;
 use msd_core::manifest::capability::Scope;
 
 impl Subcommand for EmitArgs {
     const NAME: &'static str = "emit";
-    const JSON: bool = true;
+    const RUNTIME: Arity = Arity::One;
+    const LOCAL: bool = true;
 
-    fn settings(&self, base: Settings) -> Settings {
-        base.sources(&self.sources)
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    /// `-r` and `--local` given before `emit` count as its own.
+    fn settings(&self, base: Settings, g: &Globals) -> Settings {
+        let mut s = base.sources(&self.sources);
+        let runtime = self.runtime.iter().chain(&g.runtime).take(1).cloned().collect::<Vec<_>>();
+        s = s.runtimes(&runtime, false);
+        s.place.scope = if self.local || g.local { Scope::Local } else { Scope::Global };
+        s.place.config_dir = self.config_dir.clone();
+        s
     }
 
     /// `--plugin` writes a plugin marketplace ([`super::plugin`]); else one runtime's tree.
@@ -26,17 +37,21 @@ impl Subcommand for EmitArgs {
 
 /// Runs `emit`.
 pub(crate) fn run(s: &Settings, args: &EmitArgs) -> Result<(), Error> {
-    let (Some(runtime), Some(out_arg)) = (&args.runtime, &args.out) else {
-        unreachable!("clap requires --runtime and --out without --plugin")
+    let (Runtimes::Named(runtime), Some(out_arg)) = (&s.runtimes, &args.out) else {
+        return Err(Error::Usage {
+            message: "`msd-install emit` needs the runtime to emit: -r ID".into(),
+            hint: "name one with -r ID (see `msd-install runtimes`), or pass --plugin DIR for the Claude Code plugin"
+                .into(),
+        });
     };
     let src = &s.sources;
     let runtimes = pipeline::load_runtimes(src)?;
-    let rt = pipeline::select(&runtimes, std::slice::from_ref(runtime), false)?[0];
+    let rt = pipeline::select(&runtimes, runtime, false)?[0];
     let content = pipeline::load_content(src)?;
-    let scope = if args.local { Scope::Local } else { Scope::Global };
+    let scope = s.place.scope;
     let env = env()?;
     let pipeline::Emitted { target, emission, compose, .. } =
-        pipeline::emit(&content, rt, scope, args.config_dir.as_deref(), &env)?;
+        pipeline::emit(&content, rt, scope, s.place.config_dir.as_deref(), &env)?;
     let out_dir = env.expand(&out_arg.to_string_lossy());
     ensure_empty_dir(&out_dir)?;
     let mut bytes = 0u64;

@@ -19,7 +19,7 @@ use serde_json::json;
 
 use crate::cli::args::{GenArgs, GenOpts, GenWhat};
 use crate::cli::error::Error;
-use crate::cli::settings::{Settings, Subcommand};
+use crate::cli::settings::{Globals, Settings, Subcommand, Takes};
 use crate::dev::generated::{self, GenError, Generated, Mode, Outcome, Output, Reason};
 use crate::pipeline;
 use crate::pipeline::load::Tree;
@@ -31,9 +31,21 @@ use msd_core::manifest::capability::Scope;
 
 impl Subcommand for GenArgs {
     const NAME: &'static str = "gen";
-    const JSON: bool = true;
 
-    fn settings(&self, base: Settings) -> Settings {
+    /// JSON is the outcome of `--check` or `--write` of a content file; the golden lists and
+    /// printing have none.
+    fn json(&self) -> Takes {
+        let o = self.what.opts();
+        if matches!(self.what, GenWhat::Golden(_)) || !(o.check || o.write) {
+            Takes::No(
+                "prints the generated text, which has no JSON form here (JSON is the outcome of --check or --write of section-manifest and context-index); drop --json",
+            )
+        } else {
+            Takes::Yes
+        }
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
         base.sources(&self.what.opts().sources)
     }
 
@@ -50,7 +62,7 @@ pub(crate) fn run(s: &Settings, args: &GenArgs) -> Result<(), Error> {
             if mode(o) == Mode::Write {
                 super::require_repository(&o.root)?;
             }
-            finish(o, golden(&s.sources)?, "cargo run -q --bin msd-install -- gen golden --write")
+            finish(s, o, golden(&s.sources)?, "cargo run -q --bin msd-install -- gen golden --write")
         }
         GenWhat::SectionManifest(o) => content_file(s, o, Target::SectionManifest),
         GenWhat::ContextIndex(o) => content_file(s, o, Target::ContextIndex),
@@ -69,10 +81,16 @@ fn mode(o: &GenOpts) -> Mode {
 
 /// Applies `mode` to `files` and shows the result: the fresh text on stdout (print), the diffs of
 /// stale files on stderr and a failure naming `fix` (check).
-pub(crate) fn apply_and_show(root: &Path, files: &[Generated], mode: Mode, fix: &str) -> Result<Outcome, Error> {
+pub(crate) fn apply_and_show(
+    s: &Settings,
+    root: &Path,
+    files: &[Generated],
+    mode: Mode,
+    fix: &str,
+) -> Result<Outcome, Error> {
     let applied = generated::apply(root, files, mode)?;
     if mode == Mode::Print {
-        crate::cli::output::print(&applied.text);
+        s.output.text(&applied.text);
     } else {
         eprint!("{}", applied.text);
     }
@@ -85,11 +103,11 @@ pub(crate) fn apply_and_show(root: &Path, files: &[Generated], mode: Mode, fix: 
     Ok(applied.outcome)
 }
 
-fn finish(o: &GenOpts, files: Vec<Generated>, fix: &str) -> Result<(), Error> {
+fn finish(s: &Settings, o: &GenOpts, files: Vec<Generated>, fix: &str) -> Result<(), Error> {
     if mode(o) == Mode::Write {
         super::require_repository(&o.root)?;
     }
-    let outcome = apply_and_show(&o.root, &files, mode(o), fix)?;
+    let outcome = apply_and_show(s, &o.root, &files, mode(o), fix)?;
     match mode(o) {
         Mode::Check => eprintln!("{} generated file(s) up to date", outcome.current.len()),
         Mode::Write => {
@@ -176,7 +194,7 @@ fn content_file(s: &Settings, args: &GenOpts, what: Target) -> Result<(), Error>
             ("unchanged", format!("{path} was already up to date\n"))
         }
     } else {
-        crate::cli::output::print(fresh);
+        s.output.text(&fresh);
         return Ok(());
     };
     if s.output.json {

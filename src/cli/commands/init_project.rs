@@ -18,13 +18,16 @@ use crate::apply::state::InstallState;
 use crate::cli::args::InitProjectArgs;
 use crate::cli::error::Error;
 use crate::cli::project::{self, FILE_NAME, ProjectError};
-use crate::cli::settings::{Settings, Subcommand};
+use crate::cli::settings::{NO_JSON, Settings, Subcommand, Takes};
 use crate::pipeline::target;
 use crate::pipeline::{self, Sources};
 
 impl Subcommand for InitProjectArgs {
     const NAME: &'static str = "init-project";
-    const JSON: bool = false;
+
+    fn json(&self) -> Takes {
+        Takes::No(NO_JSON)
+    }
 
     fn run(&self, s: &Settings) -> Result<(), Error> {
         run(s, self)

@@ -12,7 +12,7 @@ use crate::cli::args::InstallArgs;
 use crate::cli::error::Error;
 use crate::cli::output::RunBars;
 use crate::cli::project::{self, ProjectRoot};
-use crate::cli::settings::{Output, Runtimes, Settings, Subcommand};
+use crate::cli::settings::{Arity, Globals, Output, Runtimes, Settings, Subcommand, Takes};
 use crate::cli::version;
 use crate::pipeline;
 use crate::pipeline::fit::FileCompose;
@@ -22,9 +22,15 @@ use msd_core::manifest::capability::Scope;
 
 impl Subcommand for InstallArgs {
     const NAME: &'static str = "install";
-    const JSON: bool = true;
+    const RUNTIME: Arity = Arity::Many;
+    const ALL: bool = true;
+    const LOCAL: bool = true;
 
-    fn settings(&self, base: Settings) -> Settings {
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
         let t = &self.target;
         base.place(&t.place).runtimes(&t.runtime, t.all).sources(&self.sources).symlinks(self.allow_symlinks)
     }
@@ -40,7 +46,7 @@ pub(crate) fn run(s: &Settings, args: &InstallArgs) -> Result<(), Error> {
     // A project's msd.toml answers what the prompt would ask (issue 36).
     let following = follow(s, args)?;
     if let project::Plan::Follow(f) = &following {
-        return execute(&f.args.settings(Settings::new(s.output)), &f.args, false, &following);
+        return execute(&Settings::of(&f.args, s.output), &f.args, false, &following);
     }
     if !crate::cli::prompt::should_ask(args, &s.output) {
         return execute(s, args, false, &following);
@@ -52,7 +58,7 @@ pub(crate) fn run(s: &Settings, args: &InstallArgs) -> Result<(), Error> {
         eprintln!("no runtime chosen; nothing was written");
         return Ok(());
     };
-    let answered_settings = answered.settings(Settings::new(s.output));
+    let answered_settings = Settings::of(&answered, s.output);
     if args.dry_run {
         return execute(&answered_settings, &answered, false, &following);
     }

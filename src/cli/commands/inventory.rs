@@ -4,16 +4,23 @@
 
 use crate::cli::args::InventoryArgs;
 use crate::cli::error::Error;
-use crate::cli::settings::{Settings, Subcommand};
+use crate::cli::settings::{Globals, NO_QUIET, Settings, Subcommand, Takes};
 use crate::dev::attribution::inventory;
 use crate::pipeline;
 use crate::pipeline::target::Environment;
 
 impl Subcommand for InventoryArgs {
     const NAME: &'static str = "inventory";
-    const JSON: bool = true;
 
-    fn settings(&self, base: Settings) -> Settings {
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn quiet(&self) -> Takes {
+        Takes::No(NO_QUIET)
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
         base.sources(&self.sources)
     }
 

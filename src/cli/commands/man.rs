@@ -3,11 +3,18 @@
 
 use crate::cli::args::{Cli, ManArgs};
 use crate::cli::error::Error;
-use crate::cli::settings::{Settings, Subcommand};
+use crate::cli::settings::{NO_JSON, NO_QUIET, Settings, Subcommand, Takes};
 
 impl Subcommand for ManArgs {
     const NAME: &'static str = "man";
-    const JSON: bool = false;
+
+    fn json(&self) -> Takes {
+        Takes::No(NO_JSON)
+    }
+
+    fn quiet(&self) -> Takes {
+        Takes::No(NO_QUIET)
+    }
 
     fn run(&self, s: &Settings) -> Result<(), Error> {
         run(s)

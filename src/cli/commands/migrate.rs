@@ -16,7 +16,7 @@ use crate::apply::record::FileManifest;
 use crate::apply::state::InstallState;
 use crate::cli::args::{InstallArgs, MigrateArgs, UninstallArgs};
 use crate::cli::error::Error;
-use crate::cli::settings::{Settings, Subcommand, normalize};
+use crate::cli::settings::{Globals, NO_JSON, Settings, Subcommand, Takes, normalize};
 use crate::pipeline;
 use crate::pipeline::target;
 
@@ -34,9 +34,13 @@ struct UninstallCli {
 
 impl Subcommand for MigrateArgs {
     const NAME: &'static str = "migrate";
-    const JSON: bool = false;
+    const LOCAL: bool = true;
 
-    fn settings(&self, base: Settings) -> Settings {
+    fn json(&self) -> Takes {
+        Takes::No(NO_JSON)
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
         self.home.settings(base)
     }
 
@@ -110,13 +114,13 @@ pub(crate) fn run(s: &Settings, args: &MigrateArgs) -> Result<(), Error> {
         argv.extend(["--profile".into(), p.clone()]);
     }
     let install = InstallCli::try_parse_from(&argv).map_err(|e| usage(&e))?;
-    super::install::run(&install.args.settings(Settings::new(s.output)), &install.args)?;
+    super::install::run(&Settings::of(&install.args, s.output), &install.args)?;
 
     print(&format!("migrate {from} -> {to} ({}): 2. uninstall {from}\n", scope.as_str()));
     let mut argv = vec!["uninstall".to_string(), "-r".into(), from.clone()];
     argv.extend(common);
     let uninstall = UninstallCli::try_parse_from(&argv).map_err(|e| usage(&e))?;
-    super::uninstall::run(&uninstall.args.settings(Settings::new(s.output)), &uninstall.args)?;
+    super::uninstall::run(&Settings::of(&uninstall.args, s.output), &uninstall.args)?;
     print(&format!(
         "migrated {from} -> {to} ({}){}; `msd-install doctor -r {to}` checks the result\n",
         scope.as_str(),

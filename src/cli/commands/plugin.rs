@@ -35,7 +35,7 @@ use serde_json::{Map, Value, json};
 use super::{ensure_empty_dir, env, human_bytes};
 use crate::cli::args::EmitArgs;
 use crate::cli::error::Error;
-use crate::cli::settings::Settings;
+use crate::cli::settings::{Runtimes, Settings};
 use crate::pipeline;
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::manifest::capability::Scope;
@@ -77,7 +77,10 @@ pub(crate) fn run(s: &Settings, args: &EmitArgs) -> Result<(), Error> {
     let dir = args.plugin.as_deref().expect("dispatched for --plugin");
     let src = &s.sources;
     let runtimes = pipeline::load_runtimes(src)?;
-    let id = args.runtime.clone().map_or_else(|| pipeline::primary(&runtimes), Ok)?;
+    let id = match &s.runtimes {
+        Runtimes::Named(ids) => ids[0].clone(),
+        Runtimes::Default | Runtimes::All => pipeline::primary(&runtimes)?,
+    };
     let rt = pipeline::select(&runtimes, &[id], false)?[0];
     let content = pipeline::load_content(src)?;
     let env = env()?;

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::{env, table};
 use crate::cli::args::ListArgs;
 use crate::cli::error::Error;
-use crate::cli::settings::{Settings, Subcommand};
+use crate::cli::settings::{Globals, NO_QUIET, Settings, Subcommand, Takes};
 use crate::pipeline;
 use crate::pipeline::target;
 use msd_core::manifest::capability::Scope;
@@ -55,9 +55,16 @@ pub(crate) struct RuntimeRow {
 
 impl Subcommand for ListArgs {
     const NAME: &'static str = "runtimes";
-    const JSON: bool = true;
 
-    fn settings(&self, base: Settings) -> Settings {
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn quiet(&self) -> Takes {
+        Takes::No(NO_QUIET)
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
         base.sources(&self.sources)
     }
 

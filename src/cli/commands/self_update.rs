@@ -14,13 +14,16 @@ use super::status;
 use crate::cli::args::{SelfUpdateArgs, StatusArgs};
 use crate::cli::error::Error;
 use crate::cli::release::{self, SelfUpdateError};
-use crate::cli::settings::{Output, Settings, Subcommand};
+use crate::cli::settings::{Output, Settings, Subcommand, Takes};
 use crate::cli::version;
 use msd_core::fs::fsx;
 
 impl Subcommand for SelfUpdateArgs {
     const NAME: &'static str = "self-update";
-    const JSON: bool = true;
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
 
     fn run(&self, s: &Settings) -> Result<(), Error> {
         run(s.output, self)

@@ -13,7 +13,7 @@ use crate::apply::state::InstallState;
 use crate::cli::args::StatusArgs;
 use crate::cli::error::Error;
 use crate::cli::output::Paint;
-use crate::cli::settings::{Settings, Subcommand};
+use crate::cli::settings::{Settings, Subcommand, Takes};
 use crate::pipeline;
 use crate::pipeline::Sources;
 use crate::pipeline::target;
@@ -71,7 +71,10 @@ pub(crate) struct StatusRow {
 
 impl Subcommand for StatusArgs {
     const NAME: &'static str = "status";
-    const JSON: bool = true;
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
 
     fn run(&self, s: &Settings) -> Result<(), Error> {
         run(s, self)

@@ -7,13 +7,19 @@ use super::resolve_targets;
 use crate::apply;
 use crate::cli::args::UninstallArgs;
 use crate::cli::error::Error;
-use crate::cli::settings::{Runtimes, Settings, Subcommand};
+use crate::cli::settings::{Arity, Globals, Runtimes, Settings, Subcommand, Takes};
 
 impl Subcommand for UninstallArgs {
     const NAME: &'static str = "uninstall";
-    const JSON: bool = true;
+    const RUNTIME: Arity = Arity::Many;
+    const ALL: bool = true;
+    const LOCAL: bool = true;
 
-    fn settings(&self, base: Settings) -> Settings {
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
         self.target.settings(base)
     }
 

@@ -7,13 +7,19 @@ use super::{env, resolve_targets};
 use crate::apply;
 use crate::cli::args::VerifyArgs;
 use crate::cli::error::Error;
-use crate::cli::settings::{Settings, Subcommand};
+use crate::cli::settings::{Arity, Globals, Settings, Subcommand, Takes};
 
 impl Subcommand for VerifyArgs {
     const NAME: &'static str = "verify";
-    const JSON: bool = true;
+    const RUNTIME: Arity = Arity::Many;
+    const ALL: bool = true;
+    const LOCAL: bool = true;
 
-    fn settings(&self, base: Settings) -> Settings {
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
         self.target.settings(base)
     }
 
