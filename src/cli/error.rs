@@ -374,3 +374,49 @@ impl Error {
         v
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+
+    fn io(context: &str, cause: &str) -> Error {
+        Error::Io { context: context.into(), source: std::io::Error::other(cause.to_string()) }
+    }
+
+    #[test]
+    fn a_message_that_ends_with_its_cause_is_cut_before_it() {
+        let e = io("reading /x/settings.json", "permission denied");
+        assert_eq!(e.chain(), ["reading /x/settings.json", "permission denied"]);
+        assert_eq!(
+            e.render(),
+            "error: reading /x/settings.json\n  Caused by: permission denied\nhint: check that the target exists and is writable"
+        );
+    }
+
+    #[test]
+    fn a_cause_quoted_inside_its_parent_adds_no_level() {
+        // `{context}: {source}` where the context already names the cause in the middle.
+        let e = Error::Apply(crate::apply::ApplyError::Partial {
+            installed: vec!["claude (global)".into()],
+            failed: "codex (global)".into(),
+            not_installed: vec!["codex (global)".into()],
+            source: Box::new(
+                crate::apply::LifecycleError::Io {
+                    path: "/h/.codex".into(),
+                    source: std::io::Error::other("read-only file system"),
+                }
+                .into(),
+            ),
+        });
+        let chain = e.chain();
+        assert_eq!(chain.len(), 1, "{chain:?}");
+        assert!(chain[0].starts_with("codex (global): /h/.codex: read-only file system\n"), "{chain:?}");
+    }
+
+    #[test]
+    fn an_error_without_a_source_is_one_level() {
+        let e = Error::Usage { message: "bad".into(), hint: "do this".into() };
+        assert_eq!(e.chain(), ["bad"]);
+        assert_eq!(e.render(), "error: bad\nhint: do this");
+    }
+}

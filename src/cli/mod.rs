@@ -24,7 +24,7 @@ use crate::cli::settings::{Globals, Output, Stop, run};
 
 /// Parses the command line. The flags that mean the same everywhere (`-q`, `-v`, `--json`,
 /// `--color`, `-r`, `--local`, `--all`) are clap `global` args: accepted before or after the
-/// subcommand. Any other install option goes with no subcommand only (`msd-install --dry-run
+/// subcommand, then taken or refused by it ([`settings::Subcommand`]). Any other install option goes with no subcommand only (`msd-install --dry-run
 /// status` is refused, as clap's `args_conflicts_with_subcommands` would, which cannot spare
 /// global args).
 fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, clap::Error> {
