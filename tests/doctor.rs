@@ -146,19 +146,71 @@ fn doctor_finds_a_cli_outside_the_tested_range() {
 fn doctor_compares_what_the_cli_lists_with_what_msd_wrote() {
     let w = World::new();
     Install::in_world(&w).runtime("pi").arg("-q").run().success();
-    // A CLI that lists every prompt msd wrote (from the disk, as Pi does), then one that lost one.
-    let lists_all = r#"case "$1" in --version) echo 0.73.1 ;; *) cat >/dev/null; for f in "$HOME"/.pi/agent/prompts/*.md; do n=${f##*/}; printf '{"name":"%s","source":"prompt"}\n' "${n%.md}"; done ;; esac"#;
+    // Pi's RPC mode: the request arrives on stdin (held open), the answer is one JSON line
+    // listing every prompt msd wrote (from the disk, as Pi does); the stub then waits for more
+    // requests, as Pi does, and doctor stops it. The offline env of the probe is set.
+    let lists_all = r#"case "$1" in --version) echo 0.73.1 ;; *) read -r req; case "$req" in *get_commands*) ;; *) exit 3 ;; esac; [ "$PI_OFFLINE" = 1 ] || exit 4; printf '{"type":"response","command":"get_commands","success":true,"data":{"commands":['; sep=; for f in "$HOME"/.pi/agent/prompts/*.md; do n=${f##*/}; printf '%s{"name":"%s","source":"prompt"}' "$sep" "${n%.md}"; sep=,; done; printf ']}}\n'; sleep 600 ;; esac"#;
     let stubs = stub(&w, "pi", lists_all);
+    let started = std::time::Instant::now();
     let doc = doctor(&w, Some(&stubs), &[]).success().json();
     assert!(findings(&doc, "pi", "listing").is_empty(), "{:?}", problems(&doc));
-    let loses_help = lists_all.replace("do n=${f##*/}; printf", "do n=${f##*/}; [ \"$n\" = msd-help.md ] || printf");
+    assert!(started.elapsed().as_secs() < 30, "the answer ends the call, not the timeout");
+    // One that lost a prompt, and lists a stray one in msd's namespace.
+    let loses_help =
+        lists_all.replace("do n=${f##*/}; printf", "do n=${f##*/}; [ \"$n\" = msd-help.md ] && n=msd-stray.md; printf");
     assert_ne!(loses_help, lists_all);
     let stubs = stub(&w, "pi", &loses_help);
     let doc = doctor(&w, Some(&stubs), &[]).code(1).json();
-    let l = findings(&doc, "pi", "listing");
-    let written = std::fs::read_dir(w.home.join(".pi/agent/prompts")).unwrap().count();
-    let want = format!("did not load 1 of the {written} commands msd wrote (msd-help)");
-    assert!(l[0]["message"].as_str().unwrap().contains(&want), "{l:?}");
+    let l: Vec<&str> = findings(&doc, "pi", "listing").iter().map(|f| f["message"].as_str().unwrap()).collect();
+    assert_eq!(l.len(), 2, "one finding per missing and per extra name: {l:?}");
+    assert!(l[0].starts_with("pi did not load the command `msd-help` msd wrote"), "{l:?}");
+    assert!(l[1].starts_with("pi loads a command `msd-stray` that no msd install of Pi here wrote"), "{l:?}");
+}
+
+/// `copilot skill list` as the CLI prints it: the skills under ~/.copilot/skills in the
+/// Personal section, `extra` added there, `drop` left out.
+fn copilot_stub(w: &World, drop: &str, extra: &str) -> PathBuf {
+    let body = format!(
+        r#"case "$1" in --version) echo 1.0.102 ;; skill) [ "$COPILOT_OFFLINE" = true ] || exit 5; echo "Builtin skills:"; echo "  msd-builtin  not ours"; echo "Personal skills:"; for d in "$HOME"/.copilot/skills/*/; do n=${{d%/}}; n=${{n##*/}}; [ "$n" = "{drop}" ] || printf '  %s  a skill\n    of two lines\n' "$n"; done; [ -z "{extra}" ] || echo "  {extra}  stray"; echo "Project skills:"; echo "  msd-local  elsewhere" ;; esac"#
+    );
+    stub(w, "copilot", &body)
+}
+
+#[test]
+fn doctor_finds_a_skill_the_cli_did_not_load_and_one_it_loads_that_msd_did_not_write() {
+    let w = World::new();
+    Install::in_world(&w).runtime("copilot").arg("-q").run().success();
+    let doc = doctor(&w, Some(&copilot_stub(&w, "", "")), &[]).success().json();
+    assert!(findings(&doc, "copilot", "listing").is_empty(), "{:?}", problems(&doc));
+    // A planted missing skill, and a stray one: one finding each; the other sections' msd-like
+    // names are not this install's.
+    let doc = doctor(&w, Some(&copilot_stub(&w, "msd-help", "msd-stray")), &[]).code(1).json();
+    let l: Vec<&str> = findings(&doc, "copilot", "listing").iter().map(|f| f["message"].as_str().unwrap()).collect();
+    assert_eq!(l.len(), 2, "{l:?}");
+    assert!(l[0].contains("did not load the skill `msd-help`") && l[0].contains("`copilot skill list`"), "{l:?}");
+    assert!(l[1].contains("loads a skill `msd-stray`"), "{l:?}");
+}
+
+#[test]
+fn doctor_stops_a_cli_listing_that_hangs_and_reports_it() {
+    let w = World::new();
+    Install::in_world(&w).runtime("opencode").arg("-q").run().success();
+    // The version answers; the listing never does (a child process keeps the pipes open too).
+    let stubs = stub(&w, "opencode", "case \"$1\" in --version) echo 1.18.33 ;; *) sleep 600 & sleep 600 ;; esac");
+    let started = std::time::Instant::now();
+    let doc = Install::in_world(&w)
+        .args(["doctor", "--timeout", "2"])
+        .env("PATH", path_with(Some(&stubs)))
+        .json()
+        .run()
+        .code(1)
+        .json();
+    assert!(started.elapsed().as_secs() < 30, "bounded: {:?}", started.elapsed());
+    let l = findings(&doc, "opencode", "listing");
+    assert_eq!(l.len(), 2, "both listing calls time out: {l:?}");
+    let m = l[0]["message"].as_str().unwrap();
+    assert!(m.contains("`opencode debug config` failed: no answer within 2 s"), "{m}");
+    assert!(l[0]["hint"].as_str().unwrap().contains("--timeout"));
 }
 
 #[test]
@@ -186,4 +238,125 @@ fn doctor_json_has_a_published_schema() {
     for k in schema["required"].as_array().unwrap() {
         assert!(doc.get(k.as_str().unwrap()).is_some(), "required `{k}` is in the document");
     }
+}
+
+/// Adds `patch` (a JSON object) into the settings file at `path`, key by key (arrays appended).
+fn plant(path: &Path, patch: serde_json::Value) {
+    fn merge(into: &mut serde_json::Value, patch: &serde_json::Value) {
+        match (into, patch) {
+            (serde_json::Value::Object(a), serde_json::Value::Object(b)) => {
+                for (k, v) in b {
+                    match a.get_mut(k) {
+                        Some(x) => merge(x, v),
+                        None => {
+                            a.insert(k.clone(), v.clone());
+                        }
+                    }
+                }
+            }
+            (serde_json::Value::Array(a), serde_json::Value::Array(b)) => a.extend(b.iter().cloned()),
+            (slot, v) => *slot = v.clone(),
+        }
+    }
+    let mut doc: serde_json::Value =
+        std::fs::read_to_string(path).ok().map_or_else(|| serde_json::json!({}), |t| serde_json::from_str(&t).unwrap());
+    merge(&mut doc, &patch);
+    std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+}
+
+fn conflict_messages(doc: &serde_json::Value, runtime: &str, level: &str) -> Vec<String> {
+    findings(doc, runtime, "conflict")
+        .iter()
+        .filter(|f| f["level"] == level)
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn doctor_finds_settings_of_other_tools_that_conflict_with_msds() {
+    let w = World::new();
+    Install::in_world(&w).runtime("claude").runtime("gemini").arg("-q").run().success();
+    let doc = doctor(&w, None, &[]).success().json();
+    assert!(findings(&doc, "claude", "conflict").is_empty() && findings(&doc, "gemini", "conflict").is_empty());
+    // Claude: a deny rule over the helper (in the project's local settings too: Claude reads the
+    // user's and the project's), and hooks switched off; an unrelated deny rule is fine.
+    let claude = w.home.join(".claude/settings.json");
+    let helper = w.home.join(".claude/msd-core/bin/msd_run");
+    plant(
+        &claude,
+        serde_json::json!({"permissions": {"deny": ["Bash(rm:*)", format!("Bash({}:*)", helper.display())]}, "disableAllHooks": true}),
+    );
+    // Gemini: the shell tool excluded.
+    plant(&w.home.join(".gemini/settings.json"), serde_json::json!({"tools": {"exclude": ["run_shell_command"]}}));
+    // Another tool's guard on the same event and matcher as msd's: a note.
+    plant(
+        &claude,
+        serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Write|Edit|MultiEdit|NotebookEdit", "hooks": [{"type": "command", "command": "other-guard --strict"}]}, {"matcher": "Bash", "hooks": [{"type": "command", "command": "other-bash"}]}]}}),
+    );
+    let doc = doctor(&w, None, &[]).code(1).json();
+    let c = conflict_messages(&doc, "claude", "problem");
+    assert_eq!(c.len(), 2, "{c:?}");
+    assert!(c.iter().any(|m| m.contains(&format!("`Bash({}:*)` in `permissions.deny`", helper.display()))), "{c:?}");
+    assert!(c.iter().any(|m| m.contains("sets `disableAllHooks` to true")), "{c:?}");
+    let g = conflict_messages(&doc, "gemini", "problem");
+    assert_eq!(g.len(), 1, "{g:?}");
+    assert!(g[0].contains("`run_shell_command` in `tools.exclude`"), "{g:?}");
+    let notes = conflict_messages(&doc, "claude", "note");
+    assert_eq!(notes.len(), 1, "only the entry on msd's event and matcher: {notes:?}");
+    assert!(notes[0].contains("`other-guard --strict` on PreToolUse (Write|Edit|MultiEdit|NotebookEdit)"), "{notes:?}");
+    // Doctor reads only.
+    let text = std::fs::read_to_string(&claude).unwrap();
+    assert!(text.contains("disableAllHooks") && text.contains("other-guard"));
+}
+
+#[test]
+fn doctor_finds_a_helper_older_than_the_installed_content() {
+    let w = World::new();
+    Install::in_world(&w).runtime("claude").arg("-q").run().success();
+    // An older helper: it says an older version and otherwise does what the real one does.
+    let helper = w.home.join(".claude/msd-core/bin/msd_run");
+    let real = w.tmp.path().join("msd_run.real");
+    std::fs::rename(&helper, &real).unwrap();
+    std::fs::write(
+        &helper,
+        format!(
+            "#!/bin/sh\ncase \"$1\" in --version) echo 'msd_run 0.3.9' ;; *) exec '{}' \"$@\" ;; esac\n",
+            real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let doc = doctor(&w, None, &[]).code(1).json();
+    let h = findings(&doc, "claude", "helper");
+    assert_eq!(h.len(), 1, "{:?}", problems(&doc));
+    let content = std::fs::read_to_string(w.home.join(".claude/msd-core/VERSION")).unwrap();
+    let want = format!("the helper says `msd_run 0.3.9` but the installed content is {}", content.trim());
+    assert!(h[0]["message"].as_str().unwrap().contains(&want), "{h:?}");
+    // Its hooks still answer: only the version is wrong.
+    assert!(findings(&doc, "claude", "hook").is_empty(), "{:?}", problems(&doc));
+}
+
+#[test]
+fn doctor_runs_each_hook_with_its_event_and_finds_one_that_refuses_a_harmless_call() {
+    let w = World::new();
+    Install::in_world(&w).runtime("claude").arg("-q").run().success();
+    // The guard's entry now answers a refusal whatever it is asked (a tool edited it), and
+    // still names msd's hook at its end.
+    let settings = w.home.join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    let helper = w.home.join(".claude/msd-core/bin/msd_run");
+    let ours = format!("{} hook guard", helper.display());
+    assert!(text.contains(&ours), "{text}");
+    let refusing = text.replacen(
+        &format!("\"{ours}\""),
+        &format!("\"printf '{{\\\"decision\\\":\\\"block\\\",\\\"reason\\\":\\\"no\\\"}}' || {ours}\""),
+        1,
+    );
+    assert_ne!(refusing, text);
+    std::fs::write(&settings, refusing).unwrap();
+    let doc = doctor(&w, None, &[]).code(1).json();
+    let hooks = findings(&doc, "claude", "hook");
+    assert_eq!(hooks.len(), 1, "{hooks:?}");
+    let m = hooks[0]["message"].as_str().unwrap();
+    assert!(m.contains("hook `hook:guard`") && m.contains("refuses a harmless read of"), "{m}");
 }

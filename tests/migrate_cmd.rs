@@ -78,31 +78,139 @@ fn migrate_moves_a_gemini_install_to_antigravity_keeping_scope_profile_and_edits
         .stderr_has("no msd install of gemini (global) to migrate");
 }
 
+/// The installs `status` lists: (runtime, scope).
+fn installs(w: &World) -> Vec<String> {
+    let status = Install::in_world(w).status().json().run().success().json();
+    status["installs"].as_array().unwrap().iter().map(|r| r["runtime"].as_str().unwrap().to_string()).collect()
+}
+
+/// Files (not directories) under `dir`.
+fn files_under(dir: &std::path::Path) -> usize {
+    walk(dir).len()
+}
+
+/// A migrate killed at disk operation `n`: `None` when it completed.
+fn killed_at(w: &World, n: usize) -> Option<()> {
+    let ran = Install::in_world(w)
+        .args(["migrate", "--from", "gemini", "--to", "antigravity"])
+        .env("MSD_INSTALL_FAULT_AFTER", n.to_string())
+        .run();
+    (ran.exit() != Some(0)).then_some(())
+}
+
+/// After the recovery of a killed migrate: exactly one install, whole: gemini's (before) or
+/// antigravity's (after), the user's edit kept either way. Returns whether it is after.
+fn whole_after_recovery(w: &World, help: &std::path::Path, n: usize) -> bool {
+    // Killed between the finish of the install's half and the uninstall's, every op of both is
+    // applied and the uninstall's bookkeeping is left in its home: `status` says that home is
+    // interrupted with no files, and its next command tidies it.
+    let status = Install::in_world(w).status().json().run().success().json();
+    for r in status["installs"].as_array().unwrap() {
+        if r["interrupted"] == true && r["files"] == 0 {
+            let id = r["runtime"].as_str().unwrap();
+            assert_eq!(id, "gemini", "kill point {n}: only the uninstall's bookkeeping may be left: {status}");
+            Install::in_world(w).args(["recover", "-r", id]).run().success();
+        }
+    }
+    let rows = installs(w);
+    assert!(
+        rows == ["gemini"] || rows == ["antigravity"],
+        "kill point {n}: one install, never both or neither: {rows:?}"
+    );
+    let after = rows == ["antigravity"];
+    // Whole: nothing missing; the one change is the user's edit. (Killed while staging, the
+    // other home may still hold its unjournaled staging: nothing of it is visible, and the next
+    // command there, here `recover`, discards it.)
+    let mut v = Install::in_world(w).verify().runtime(&rows[0]).run().stdout();
+    if v.contains("awaits recovery") {
+        Install::in_world(w)
+            .args(["recover", "-r", &rows[0]])
+            .run()
+            .success()
+            .stdout_has("interrupted before it changed anything");
+        v = Install::in_world(w).verify().runtime(&rows[0]).run().stdout();
+    }
+    let changed: Vec<&str> = v.lines().skip(1).collect();
+    let want: &[&str] = if after {
+        &["  clean: every managed file matches the manifest"]
+    } else {
+        &["  modified commands/msd/help.toml"]
+    };
+    assert_eq!(changed, want, "kill point {n}: {v}");
+    assert!(std::fs::read_to_string(help).unwrap().ends_with(EDIT), "kill point {n}: the edit stays");
+    let gemini_core = w.home.join(".gemini/msd-core");
+    if after {
+        assert_eq!(files_under(&gemini_core), 0, "kill point {n}: gemini's core is gone");
+        let copies = walk(&w.home.join(".gemini/msd-local-patches"));
+        assert!(
+            copies
+                .iter()
+                .any(|p| p.ends_with("commands/msd/help.toml") && std::fs::read_to_string(p).unwrap().ends_with(EDIT)),
+            "kill point {n}: the edit has its backup copy"
+        );
+    } else {
+        assert!(!w.home.join(".gemini/config/msd-core").exists(), "kill point {n}: no half antigravity");
+    }
+    after
+}
+
 #[test]
-fn migrate_stopped_at_any_point_finishes_on_the_next_run() {
-    // Kill points across both steps (the run does about 250 disk operations): in the install of
-    // antigravity (only gemini's install is whole) and in the uninstall of gemini (both are).
-    let (mut in_install, mut in_uninstall) = (0, 0);
-    for n in [1usize, 10, 40, 80, 110, 130, 150, 180, 210, 240, 280] {
+fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
+    // The first kill point at which the install's half reached its commit point and the
+    // uninstall's (the pair's) had not: found by scanning, then every point around it.
+    let b_journal = |w: &World| w.home.join(".gemini/config/.msd-install/journal.json").exists();
+    let a_journal = |w: &World| w.home.join(".gemini/.msd-install/journal.json").exists();
+    let mut coarse = 0;
+    let first = loop {
+        let w = World::new();
+        with_gemini(&w);
+        assert!(killed_at(&w, coarse).is_some(), "the run completed before its commit point at {coarse}");
+        if b_journal(&w) || a_journal(&w) {
+            break (coarse.saturating_sub(9)..=coarse)
+                .find(|&n| {
+                    let w = World::new();
+                    with_gemini(&w);
+                    killed_at(&w, n).is_some() && b_journal(&w)
+                })
+                .unwrap();
+        }
+        coarse += 10;
+    };
+    let (mut before, mut after) = (0, 0);
+    // Around the commit points, then spread over the writes of both halves, until a run
+    // completes. Recovery alternates between the two homes' commands.
+    let mut points: Vec<usize> = (first.saturating_sub(3)..first + 6).collect();
+    points.extend([0, 5, first / 2, first + 20, first + 60, first + 120, first + 200, first + 300, first + 400]);
+    for (i, n) in points.into_iter().enumerate() {
         let w = World::new();
         let help = with_gemini(&w);
-        let ran = Install::in_world(&w)
-            .args(["migrate", "--from", "gemini", "--to", "antigravity"])
-            .env("MSD_INSTALL_FAULT_AFTER", n.to_string())
-            .run();
-        if ran.exit() != Some(0) {
-            match w.home.join(".gemini/config/msd-core/msd-file-manifest.json").exists() {
-                true => in_uninstall += 1,
-                false => in_install += 1,
-            }
-            // The edit is never lost, whatever was done.
-            assert!(std::fs::read_to_string(&help).unwrap().ends_with(EDIT), "kill point {n}: the edit stays");
+        if killed_at(&w, n).is_none() {
+            migrated(&w, &help);
+            continue;
         }
+        if n == first {
+            assert!(b_journal(&w) && !a_journal(&w), "kill point {n}: between the two commit points");
+        }
+        if n == first + 1 {
+            // Committed, nothing applied yet: the next command on the install's home (an
+            // install of antigravity) completes the whole pair first.
+            assert!(b_journal(&w) && a_journal(&w), "kill point {n}: both halves journaled");
+            Install::in_world(&w).runtime("antigravity").args(["--profile", "core", "-q"]).run().success();
+            assert!(whole_after_recovery(&w, &help, n), "kill point {n}: the pair was committed: after");
+        } else {
+            let side = if i % 2 == 0 { "antigravity" } else { "gemini" };
+            Install::in_world(&w).args(["recover", "-r", side]).run().success();
+        }
+        match whole_after_recovery(&w, &help, n) {
+            true => after += 1,
+            false => before += 1,
+        }
+        if n == first {
+            assert_eq!(installs(&w), ["gemini"], "kill point {n}: the pair was not committed: back to before");
+        }
+        // The next run finishes the move either way.
         Install::in_world(&w).args(["migrate", "--from", "gemini", "--to", "antigravity"]).run().success();
         migrated(&w, &help);
     }
-    assert!(
-        in_install >= 2 && in_uninstall >= 2,
-        "kills in both steps: {in_install} in the install, {in_uninstall} in the uninstall"
-    );
+    assert!(before >= 3 && after >= 3, "kills before and after the commit point: {before} before, {after} after");
 }

@@ -159,6 +159,7 @@ fn fingerprint(rt: &LoadedRuntime, target: &Target, opts: &InstallOptions<'_>, e
         progress: _, // only what is drawn
         profile,
         inputs,
+        linked: _, // a linked run never takes the fast path (`candidates`)
     } = opts;
     let inputs = (*inputs)?;
     let exe = std::env::current_exe().ok()?;
@@ -235,7 +236,7 @@ pub(super) fn candidates<'r>(
     opts: &InstallOptions<'_>,
     env: &Environment,
 ) -> Option<Vec<Candidate<'r>>> {
-    if opts.dry_run || opts.inputs.is_none() || disabled() {
+    if opts.dry_run || opts.inputs.is_none() || opts.linked.is_some() || disabled() {
         return None;
     }
     let mut out = Vec::new();

@@ -334,6 +334,9 @@ fn commit_all(
     env: &Environment,
 ) -> Result<(), ApplyError> {
     let mut staged = staged;
+    if let Some(partner) = opts.linked.and_then(|l| l.take()) {
+        return commit_linked(runs, staged, partner, migrated, opts, env);
+    }
     let mut pending: Vec<&mut txn::Prepared> = staged.iter_mut().flatten().map(|(p, _)| p).collect();
     let mut failure = None;
     if let Err(stop) = txn::commit_points(&mut pending) {
@@ -375,6 +378,38 @@ fn commit_all(
         not_installed: runs[i..].iter().map(label).collect(),
         source: Box::new(e),
     })
+}
+
+/// [`commit_all`] of a run with a linked transaction ([`InstallOptions::linked`]): its one
+/// target and the partner are carried out as one ([`txn::commit_linked`], this install first).
+fn commit_linked(
+    runs: &mut [TargetRun],
+    staged: Vec<Option<(txn::Prepared, write::WriteReport)>>,
+    partner: txn::Prepared,
+    migrated: &[Migrated<'_>],
+    opts: &InstallOptions<'_>,
+    env: &Environment,
+) -> Result<(), ApplyError> {
+    let mut staged = staged;
+    let (Some(Some((prepared, report))), [run]) = (staged.pop(), &mut *runs) else {
+        unreachable!("a linked install has one target, staged ahead");
+    };
+    fast::forget(env, &run.target);
+    let bars = opts.progress.target(&label(run));
+    match txn::commit_linked(prepared, partner, bars.as_ref()) {
+        Ok(()) => {
+            run.report = Some(report);
+            Ok(())
+        }
+        Err((installed, e)) => {
+            if installed {
+                run.report = Some(report);
+            } else {
+                revert(migrated, opts.allow_symlinks);
+            }
+            Err(ApplyError::from(write::WriteError::from(e)))
+        }
+    }
 }
 
 /// Every directory a write of `plan` goes into must accept new files: checked before the

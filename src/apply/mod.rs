@@ -40,6 +40,7 @@ mod verify;
 pub use install::{forget_version, install};
 pub use recover::recover;
 pub use take::remove_created_parents;
+pub(crate) use uninstall::stage_removal;
 pub use uninstall::{UninstallReport, uninstall};
 pub(crate) use verify::verify_surveyed;
 pub use verify::{VerifyReport, verify};
@@ -216,6 +217,24 @@ pub struct InstallOptions<'a> {
     /// The identity of the run's content and manifests ([`fast::inputs`]); `None` turns the
     /// no-change fast path off.
     pub inputs: Option<&'a str>,
+    /// A transaction of another home to commit as one with this install's (`migrate`: the
+    /// removal of the old runtime's install); the install then has one target and no fast path.
+    pub linked: Option<&'a Linked>,
+}
+
+/// A staged transaction of another home that an install commits together with its own
+/// ([`txn::commit_linked`], the install's half first): both are carried out, or neither.
+pub struct Linked(std::sync::Mutex<Option<txn::Prepared>>);
+
+impl Linked {
+    pub(crate) fn new(prepared: txn::Prepared) -> Linked {
+        Linked(std::sync::Mutex::new(Some(prepared)))
+    }
+
+    /// The staged transaction, once.
+    pub(crate) fn take(&self) -> Option<txn::Prepared> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
+    }
 }
 
 /// Where a run reports progress: the CLI draws bars on a terminal; tests and scripts see nothing.

@@ -96,7 +96,17 @@ fn preflight(target: &Target) -> Result<(), LifecycleError> {
 /// creating missing homes, and recovers what interrupted runs left.
 pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, LifecycleError> {
     let set: BTreeSet<&Path> = homes.iter().copied().collect();
+    // The other half of a linked transaction an interrupted run left (`migrate`) is recovered
+    // with this one: its home is locked too.
+    let partners: BTreeSet<PathBuf> = set
+        .iter()
+        .filter_map(|h| Area::new(h, allow_symlinks).partner())
+        .filter(|h| !set.contains(h.as_path()) && h.is_dir())
+        .collect();
     let mut held = Held { _locks: Vec::new(), recoveries: BTreeMap::new(), created_home: BTreeMap::new() };
+    for home in &partners {
+        held._locks.push(Lock::acquire(home)?);
+    }
     for home in set {
         // A home holding nothing but our work dir, or nothing at all, is one a run created and
         // was killed in before it wrote anything (between its mkdir and its lock, or before

@@ -158,6 +158,26 @@ pub struct Journal {
     /// 0.3.5 and older (and when the run creates no directory).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub created_dirs: Vec<RelPath>,
+    /// The transaction is one half of a pair on two homes that happens whole or not at all
+    /// ([`commit_linked`]): the other half's home, and which half decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<Link>,
+    /// Directories (relative to the home, deepest first) removed when empty once every op is
+    /// applied: those an uninstall's install had created ([`Prepared::prune_after`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prune_dirs: Vec<RelPath>,
+}
+
+/// The other half of a linked transaction (see [`Journal::link`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    /// The other half's home.
+    pub home: PathBuf,
+    /// This half's commit point is the pair's: it is journaled second, so the first half,
+    /// journaled alone, is completed only once this one's journal exists, and discarded
+    /// otherwise.
+    pub decides: bool,
 }
 
 /// Errors of the swap.
@@ -276,6 +296,22 @@ impl Area {
     fn dest_of_new(&self, p: &RelPath) -> Result<Option<PathBuf>, TxnError> {
         let Some(parent) = p.parent() else { return Ok(None) };
         Ok(Some(fsx::confined(&self.home, &parent, self.allow_symlinks)?.join(p.file_name())))
+    }
+
+    /// The staged half of a linked transaction names its other half's home here while it is
+    /// staged, before any journal ([`Prepared::link_staging`]).
+    fn staged_link(&self) -> PathBuf {
+        self.txn().join("link.json")
+    }
+
+    /// The other half's home of a linked transaction an interrupted run left here: from the
+    /// journal, else from the staging.
+    pub fn partner(&self) -> Option<PathBuf> {
+        if let Ok(Some(j)) = self.journal() {
+            return j.link.map(|l| l.home);
+        }
+        let bytes = fsx::read_if_exists(&self.staged_link()).ok()??;
+        serde_json::from_slice::<Link>(&bytes).ok().map(|l| l.home)
     }
 
     /// Whether an interrupted run left something to recover.
@@ -474,6 +510,77 @@ pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPoin
     }
 }
 
+/// Carries out two transactions on two homes as one ([`Journal::link`]): after a crash at any
+/// point, recovery of either home leaves both applied or neither. Both journals are written
+/// into their staging areas and flushed; `first`'s is moved to its commit point and flushed,
+/// then `decider`'s (the pair's commit point) and flushed. `first` is applied and finished,
+/// then `decider`. Recovery completes `first` only when `decider`'s journal exists (it is
+/// removed last), and recovering `decider` completes `first` before it.
+///
+/// An error (not a crash) before the pair's commit point, or while applying `first`, undoes
+/// everything: `Err((false, e))`. An error while applying `decider` undoes `decider` only, with
+/// `first` applied: `Err((true, e))`.
+pub fn commit_linked(
+    mut first: Prepared,
+    mut decider: Prepared,
+    progress: &dyn Progress,
+) -> Result<(), (bool, TxnError)> {
+    if first.done || decider.done {
+        // One half has nothing to do: the other is a transaction of its own.
+        let first_done = first.done;
+        first.commit(progress).map_err(|e| (false, e))?;
+        return decider.commit(progress).map_err(|e| (!first_done, e));
+    }
+    first.journal.link = Some(Link { home: decider.area.home.clone(), decides: false });
+    decider.journal.link = Some(Link { home: first.area.home.clone(), decides: true });
+    let err = |e| (false, e);
+    for p in [&first, &decider] {
+        let mut text = serde_json::to_string_pretty(&p.journal).expect("journal serializes");
+        text.push('\n');
+        let staged = p.area.staged_journal();
+        fault_point();
+        fsx::write_new(&staged, text.as_bytes(), FileMode::Regular).map_err(|e| err(io(&staged)(e)))?;
+    }
+    let works = [first.area.work(), decider.area.work()];
+    flush(&works).map_err(err)?;
+    for p in [&mut first, &mut decider] {
+        let jpath = p.area.journal_path();
+        let moved = match injected_commit_failure() {
+            Some(injected) => Err(injected),
+            None => {
+                fault_point();
+                fsx::rename(&p.area.staged_journal(), &jpath)
+            }
+        };
+        moved.map_err(|e| err(io(&jpath)(e)))?;
+        p.committed = true;
+        flush(std::slice::from_ref(&p.area.work())).map_err(err)?;
+    }
+    // The pair is committed. (A dropped half takes its commit point back; not from here on.)
+    first.done = true;
+    decider.done = true;
+    // The first half's ops, the decider's, then the first half's finish and the decider's (its
+    // journal, the pair's commit point, goes last).
+    let apply = |p: &Prepared| -> Result<(), TxnError> {
+        progress.applying(p.journal.ops.len());
+        forward(&p.area, &p.journal, progress).or_else(|e| {
+            undo(&p.area, &p.journal)?;
+            Err(e)
+        })
+    };
+    if let Err(e) = apply(&first) {
+        finish(&first.area).map_err(|e| (false, e))?;
+        // Nothing of `decider` was applied: its commit point is taken back.
+        decider.done = false;
+        decider.uncommit();
+        return Err((false, e));
+    }
+    let second = apply(&decider);
+    finish(&first.area).map_err(|e| (true, e))?;
+    finish(&decider.area).map_err(|e| (true, e))?;
+    second.map_err(|e| (true, e))
+}
+
 /// One flush per filesystem of the work dirs `works` ([`fsx::sync_fs_each_once`]).
 fn flush(works: &[PathBuf]) -> Result<usize, TxnError> {
     let paths: Vec<&Path> = works.iter().map(PathBuf::as_path).collect();
@@ -493,6 +600,8 @@ pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progre
         label: label.to_string(),
         ops,
         created_dirs,
+        link: None,
+        prune_dirs: Vec::new(),
     };
     if ops.is_empty() {
         return Ok(Prepared { area, journal: journal(Vec::new(), Vec::new()), committed: false, done: true });
@@ -540,6 +649,25 @@ impl Prepared {
                 Err(e)
             }
         }
+    }
+
+    /// Removes `dirs` (deepest first) when they are empty once every op is applied, as part of
+    /// the transaction (a run completed by recovery removes them too).
+    pub fn prune_after(&mut self, dirs: Vec<RelPath>) {
+        self.journal.prune_dirs = dirs;
+    }
+
+    /// Names `partner` as the other half's home while this transaction is staged, so that an
+    /// interrupted staging discarded here discards the other half's too ([`recover`]).
+    pub fn link_staging(&self, partner: &Path) -> Result<(), TxnError> {
+        if self.done {
+            return Ok(());
+        }
+        let link = Link { home: partner.to_path_buf(), decides: true };
+        let path = self.area.staged_link();
+        fault_point();
+        fsx::write_new(&path, &serde_json::to_vec(&link).expect("link serializes"), FileMode::Regular)
+            .map_err(io(&path))
     }
 
     /// Takes back a commit point no op was applied after: the journal is removed. False when
@@ -692,6 +820,13 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
             dirs.insert(parent.to_path_buf());
         }
         progress.tick();
+    }
+    for d in &journal.prune_dirs {
+        let dest = area.dest(d)?;
+        if fsx::is_dir(&dest) {
+            fault_point();
+            fsx::remove_dir_if_empty(&dest);
+        }
     }
     // The staged bytes were flushed before the journal was written (the commit point). The
     // moves are metadata the filesystem journals in order, so the journal's removal never
@@ -851,6 +986,9 @@ pub fn recover(area: &Area) -> Result<Option<Recovery>, TxnError> {
     let work = area.work();
     fsx::remove_leftovers(&work, &fsx::LEFTOVER_PREFIXES).map_err(io(&work))?;
     if let Some(journal) = area.journal()? {
+        if let Some(link) = journal.link.clone() {
+            return recover_pair(area, journal, &link);
+        }
         return match forward(area, &journal, &NoProgress) {
             Ok(()) => {
                 finish(area)?;
@@ -871,11 +1009,75 @@ pub fn recover(area: &Area) -> Result<Option<Recovery>, TxnError> {
     }
     let txn = area.txn();
     if txn.exists() {
+        let partner = area.partner();
         fault_point();
         fsx::remove_dir_all_if_exists(&txn).map_err(io(&txn))?;
+        if let Some(home) = partner {
+            // The other half of a linked transaction staged with this one: never committed
+            // either (this half had no journal), its staging goes too.
+            recover(&Area { home, allow_symlinks: area.allow_symlinks })?;
+        }
         return Ok(Some(Recovery::Discarded));
     }
     Ok(None)
+}
+
+/// Recovery of a half of a linked transaction ([`commit_linked`]), and of its other half, in
+/// the order the pair is carried out: the first half's ops, the decider's, the first half's
+/// finish, the decider's. The pair committed when the decider's journal exists (it is removed
+/// last); when only the first half's does, it never did and the first half is discarded.
+fn recover_pair(area: &Area, journal: Journal, link: &Link) -> Result<Option<Recovery>, TxnError> {
+    let other = Area { home: link.home.clone(), allow_symlinks: area.allow_symlinks };
+    let linked_to = |a: &Area, home: &Path| -> Result<Option<Journal>, TxnError> {
+        Ok(a.journal()?.filter(|j| j.link.as_ref().is_some_and(|l| l.home == home)))
+    };
+    let other_journal = linked_to(&other, &area.home)?;
+    let (first, decider) = if link.decides { (&other, area) } else { (area, &other) };
+    let (first_j, decider_j) =
+        if link.decides { (other_journal, Some(journal.clone())) } else { (Some(journal.clone()), other_journal) };
+    let label = journal.label.clone();
+    let Some(decider_j) = decider_j else {
+        // Never committed: no op of either half was applied. The first half and whatever the
+        // decider staged are discarded.
+        finish(first)?;
+        if fsx::exists(&decider.txn()) {
+            fault_point();
+            fsx::remove_dir_all_if_exists(&decider.txn()).map_err(io(&decider.txn()))?;
+        }
+        return Ok(Some(Recovery::RolledBack {
+            label,
+            reason: format!("its other half on {} was never committed", link.home.display()),
+        }));
+    };
+    // Committed: carried out whole (a half that cannot be completed is undone, the other kept).
+    let roll = |a: &Area, j: &Journal| -> Result<Option<String>, TxnError> {
+        match forward(a, j, &NoProgress) {
+            Ok(()) => Ok(None),
+            Err(fwd) => match undo(a, j) {
+                Ok(()) => Ok(Some(fwd.to_string())),
+                Err(back) => Err(TxnError::Stuck {
+                    home: a.home.display().to_string(),
+                    forward: fwd.to_string(),
+                    back: back.to_string(),
+                }),
+            },
+        }
+    };
+    let mut failed = None;
+    if let Some(fj) = &first_j {
+        failed = roll(first, fj)?;
+    }
+    if failed.is_none() {
+        failed = roll(decider, &decider_j)?;
+    }
+    if first_j.is_some() {
+        finish(first)?;
+    }
+    finish(decider)?;
+    Ok(Some(match failed {
+        None => Recovery::Completed { label, ops: journal.ops.len() },
+        Some(reason) => Recovery::RolledBack { label, reason },
+    }))
 }
 
 impl TxnError {

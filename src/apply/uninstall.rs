@@ -74,6 +74,141 @@ pub fn uninstall(
     }
     let held = if dry_run { None } else { Some(hold(&[home.as_path()], allow_symlinks)?) };
     report.recovery = held.as_ref().and_then(|h| h.recoveries.get(home).cloned());
+    let Some(Removal { staged, state_sha, state_rel, dirs, created }) =
+        plan_removal(cap, target, allow_symlinks, dry_run, &mut report)?
+    else {
+        return Ok(report);
+    };
+    if dry_run {
+        return Ok(report);
+    }
+    let bars = progress.target(&format!("{} ({}) uninstall", cap.id, target.scope.as_str()));
+    let area = Area::new(home, allow_symlinks);
+    txn::commit(&area, &format!("uninstall {} {}", cap.id, target.scope.as_str()), staged, bars.as_ref())
+        .map_err(LifecycleError::from)?;
+    // Directories we created, deepest first, when empty; those holding the state after it.
+    let holds_state = |d: &RelPath| state_rel.as_str().starts_with(&format!("{}/", d.as_str()));
+    let (later, now): (Vec<RelPath>, Vec<RelPath>) = dirs.into_iter().partition(|d| holds_state(d));
+    for d in now {
+        let p = home.join(d.as_str());
+        if fsx::is_dir(&p) && fsx::remove_dir_if_empty(&p) {
+            report.dirs_removed.push(d);
+        }
+    }
+    if let Some(sha) = state_sha {
+        txn::commit(
+            &area,
+            &format!("uninstall {} {} state", cap.id, target.scope.as_str()),
+            vec![Staged::remove(state_rel.clone(), sha)],
+            bars.as_ref(),
+        )
+        .map_err(LifecycleError::from)?;
+    }
+    for d in later {
+        let p = home.join(d.as_str());
+        if fsx::is_dir(&p) && fsx::remove_dir_if_empty(&p) {
+            report.dirs_removed.push(d);
+        }
+    }
+    drop(held);
+    if let Some(above) = created {
+        report.created_parents = remove_created(home, above);
+    }
+    Ok(report)
+}
+
+/// The uninstall of an install staged to be committed as one with another runtime's install
+/// (`migrate`, [`super::Linked`]): its home locked and its transaction staged, the state's
+/// removal in it, nothing visible changed.
+pub(crate) struct StagedRemoval {
+    held: super::take::Held,
+    /// What the uninstall does.
+    pub(crate) report: UninstallReport,
+    linked: super::Linked,
+    dirs: Vec<RelPath>,
+    created: Option<usize>,
+}
+
+/// Locks `target`'s home and stages its uninstall (after its migrations), linked to the
+/// install of `partner` (the other half's home); `None` when nothing is installed there.
+pub(crate) fn stage_removal(
+    cap: &Capability,
+    target: &Target,
+    partner: &std::path::Path,
+    allow_symlinks: bool,
+) -> Result<Option<StagedRemoval>, ApplyError> {
+    let home = &target.home;
+    let mut report = UninstallReport {
+        runtime: cap.id.clone(),
+        scope: Some(target.scope),
+        home: home.clone(),
+        ..Default::default()
+    };
+    if !home.is_dir() {
+        return Ok(None);
+    }
+    let held = hold(&[home.as_path()], allow_symlinks)?;
+    report.recovery = held.recoveries.get(home).cloned();
+    let Some(Removal { mut staged, state_sha, state_rel, dirs, created }) =
+        plan_removal(cap, target, allow_symlinks, false, &mut report)?
+    else {
+        return Ok(None);
+    };
+    if let Some(sha) = state_sha {
+        staged.push(Staged::remove(state_rel, sha));
+    }
+    let label = format!("uninstall {} {}", cap.id, target.scope.as_str());
+    let mut prepared = txn::prepare(&Area::new(home, allow_symlinks), &label, staged, &txn::NoProgress)
+        .map_err(LifecycleError::from)?;
+    prepared.prune_after(dirs.clone());
+    prepared.link_staging(partner).map_err(LifecycleError::from)?;
+    Ok(Some(StagedRemoval { held, report, linked: super::Linked::new(prepared), dirs, created }))
+}
+
+impl StagedRemoval {
+    /// The staged transaction, for the install it commits with.
+    pub(crate) fn linked(&self) -> &super::Linked {
+        &self.linked
+    }
+
+    /// Once committed: what was removed, then the lock and the directories above the home the
+    /// install had created.
+    pub(crate) fn finish(self) -> UninstallReport {
+        let StagedRemoval { held, mut report, dirs, created, .. } = self;
+        let home = report.home.clone();
+        // The transaction removed them when empty.
+        report.dirs_removed = dirs.into_iter().filter(|d| !fsx::lexists(&home.join(d.as_str()))).collect();
+        drop(held);
+        if let Some(above) = created {
+            report.created_parents = remove_created(&home, above);
+        }
+        report
+    }
+}
+
+/// An uninstall planned from its survey: nothing changed yet.
+pub(crate) struct Removal {
+    /// The transaction's ops (the state's removal not among them).
+    staged: Vec<Staged>,
+    /// The install state's hash, when it is there (removed last).
+    state_sha: Option<msd_core::fs::digest::Sha256>,
+    state_rel: RelPath,
+    /// The directories the install created, deepest first.
+    dirs: Vec<RelPath>,
+    /// The install created its home, and this many directories above it.
+    created: Option<usize>,
+}
+
+/// Plans the uninstall of `target` into `report` (after its migrations, unless `dry_run`);
+/// `None` when nothing is installed there.
+fn plan_removal(
+    cap: &Capability,
+    target: &Target,
+    allow_symlinks: bool,
+    dry_run: bool,
+    report: &mut UninstallReport,
+) -> Result<Option<Removal>, ApplyError> {
+    let home = &target.home;
     if !dry_run {
         migrate::run(home, cap, target.scope, None, allow_symlinks).map_err(LifecycleError::from)?;
     }
@@ -87,7 +222,7 @@ pub fn uninstall(
                 report.dirs_removed.push(cap.core_dir(target.scope).clone());
             }
         }
-        return Ok(report);
+        return Ok(None);
     }
     report.installed = true;
     let mut staged = Vec::new();
@@ -166,42 +301,8 @@ pub fn uninstall(
         staged.push(Staged::remove(meta.clone(), sha));
         report.metadata.push(meta);
     }
-    if dry_run {
-        return Ok(report);
-    }
-    let bars = progress.target(&format!("{} ({}) uninstall", cap.id, target.scope.as_str()));
-    let area = Area::new(home, allow_symlinks);
-    txn::commit(&area, &format!("uninstall {} {}", cap.id, target.scope.as_str()), staged, bars.as_ref())
-        .map_err(LifecycleError::from)?;
-    // Directories we created, deepest first, when empty; those holding the state after it.
     let mut dirs = survey.state.as_ref().map(|s| s.created_dirs.clone()).unwrap_or_default();
     dirs.sort_by_key(|d| std::cmp::Reverse(d.as_str().matches('/').count()));
-    let holds_state = |d: &RelPath| state_rel.as_str().starts_with(&format!("{}/", d.as_str()));
-    let (later, now): (Vec<RelPath>, Vec<RelPath>) = dirs.into_iter().partition(|d| holds_state(d));
-    for d in now {
-        let p = home.join(d.as_str());
-        if fsx::is_dir(&p) && fsx::remove_dir_if_empty(&p) {
-            report.dirs_removed.push(d);
-        }
-    }
-    if let Some(sha) = state_sha {
-        txn::commit(
-            &area,
-            &format!("uninstall {} {} state", cap.id, target.scope.as_str()),
-            vec![Staged::remove(state_rel.clone(), sha)],
-            bars.as_ref(),
-        )
-        .map_err(LifecycleError::from)?;
-    }
-    for d in later {
-        let p = home.join(d.as_str());
-        if fsx::is_dir(&p) && fsx::remove_dir_if_empty(&p) {
-            report.dirs_removed.push(d);
-        }
-    }
-    drop(held);
-    if let Some(s) = survey.state.as_ref().filter(|s| s.created_home) {
-        report.created_parents = remove_created(home, s.created_above);
-    }
-    Ok(report)
+    let created = survey.state.as_ref().filter(|s| s.created_home).map(|s| s.created_above);
+    Ok(Some(Removal { staged, state_sha, state_rel, dirs, created }))
 }

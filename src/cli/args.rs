@@ -92,14 +92,18 @@ pub(crate) enum Command {
     /// The unified diff of every file an install would change, your edits included.
     Diff(DiffArgs),
     /// Does msd work in my runtimes, on this machine? Per runtime x scope with an install (or
-    /// each -r): the CLI on PATH and its version against the tested range, what the CLI lists
-    /// as loaded against what msd wrote, every msd hook run with a sample event, the helper
-    /// against the content, copies that shadow msd's. Exit 0 only when nothing is wrong.
+    /// each -r): the CLI on PATH and its version against the tested range; what the CLI itself
+    /// lists as loaded, asked offline (bounded by --timeout), against what msd wrote, one line
+    /// per missing or stray name; every msd hook run the way the runtime runs it, with an event
+    /// of its protocol; the helper's version against the content's; copies that shadow msd's;
+    /// settings of other tools that block msd (a deny rule over the helper, hooks switched
+    /// off). --json: `msd-install schema --kind doctor`. Exit 0 only when nothing is wrong.
     Doctor(DoctorArgs),
     /// Move an install from one runtime to another (`--from gemini --to antigravity`): the same
-    /// scope and profile; files you edited stay with copies in a backup directory. Install of
-    /// the new one, then uninstall of the old one, each atomic; run it again to finish one that
-    /// was stopped.
+    /// scope and profile; files you edited stay with copies in a backup directory. The install
+    /// of the new one and the uninstall of the old one are one transaction: stopped at any
+    /// point, `msd-install recover` (or the next command on either) makes it whole, before or
+    /// after, never both or neither.
     Migrate(MigrateArgs),
     /// Print the JSON Schema of a document: runtimes/<id>/capability.json (the default) or the
     /// --json output of a command.
@@ -599,6 +603,10 @@ pub(crate) struct DoctorArgs {
     /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
     #[arg(long = "runtimes", value_name = "DIR")]
     pub runtimes_dir: Option<PathBuf>,
+    /// Stop a runtime CLI that has not answered after SECS seconds (its version, its offline
+    /// listing) and report it.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub timeout: u64,
 }
 
 /// `diff` options.

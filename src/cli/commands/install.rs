@@ -112,6 +112,22 @@ struct Outcome {
 /// plan's summary only (before a confirmation). `following` is what the project's msd.toml
 /// contributed (the summary says so).
 fn execute(s: &Settings, args: &InstallArgs, preview: bool, following: &project::Plan) -> Result<(), Error> {
+    execute_linked(s, args, preview, following, None)
+}
+
+/// The install of `args` (one runtime) with `linked` committed as one with it (`migrate`).
+pub(crate) fn run_linked(s: &Settings, args: &InstallArgs, linked: &apply::Linked) -> Result<(), Error> {
+    execute_linked(s, args, false, &project::Plan::None, Some(linked))
+}
+
+/// [`execute`], with what `linked` stages committed in the same transaction.
+fn execute_linked(
+    s: &Settings,
+    args: &InstallArgs,
+    preview: bool,
+    following: &project::Plan,
+    linked: Option<&apply::Linked>,
+) -> Result<(), Error> {
     let every = pipeline::load_runtimes(&s.sources)?;
     let targets = choose(s, &every)?;
     let mut content = pipeline::load_content(&s.sources)?;
@@ -123,7 +139,8 @@ fn execute(s: &Settings, args: &InstallArgs, preview: bool, following: &project:
     content.release_sources();
     let (groups, previous) = group_by_profile(s, args, &targets, &content)?;
     let bars = s.output.bars();
-    let (runs, firsts) = install_groups(s, args, &targets, content, groups, &bars, inputs.as_deref())?;
+    let how = How { args, bars: &bars, inputs: inputs.as_deref(), linked };
+    let (runs, firsts) = install_groups(s, &how, &targets, content, groups)?;
     // msd.toml's `.gitignore` block, once the installs are in place.
     let gitignored = match following {
         project::Plan::Follow(f) if f.file.gitignore && !args.dry_run => {
@@ -211,17 +228,25 @@ fn group_by_profile<'a>(
     Ok((groups, previous))
 }
 
+/// How each group installs: the options, the bars, the run's identity, a staged removal that
+/// commits with it.
+struct How<'a> {
+    args: &'a InstallArgs,
+    bars: &'a RunBars,
+    inputs: Option<&'a str>,
+    linked: Option<&'a apply::Linked>,
+}
+
 /// Installs each group with its profile's selection of `content`; returns each target's run with
 /// its profile, and the command each runtime begins with.
 fn install_groups(
     s: &Settings,
-    args: &InstallArgs,
+    how: &How<'_>,
     targets: &Targets<'_>,
     content: Content,
     groups: Groups<'_>,
-    bars: &RunBars,
-    inputs: Option<&str>,
 ) -> Result<(Runs, Firsts), Error> {
+    let args = how.args;
     let mut runs = Vec::new();
     let mut firsts = Vec::new();
     // The last group takes the content itself (usually the only group: no copy of it is made).
@@ -240,10 +265,11 @@ fn install_groups(
             allow_symlinks: s.allow_symlinks,
             adopt: args.adopt,
             dry_run: args.dry_run,
-            progress: bars,
+            progress: how.bars,
             profile: profile.as_deref(),
             hooks: apply::surfaces::HookMode { portable: args.portable_hooks, force_statusline: args.force_statusline },
-            inputs,
+            inputs: how.inputs,
+            linked: how.linked,
         };
         if let Some(stem) = first_command(&selected) {
             for rt in &rts {

@@ -1,12 +1,12 @@
 //! `msd-install migrate --from A --to B`: moves an install from one runtime to another (Gemini
 //! CLI to its successor Antigravity), in the same scope and with the same profile.
 //!
-//! It is two of apply's own operations in order, each atomic and recovered on its own: install
-//! B (the same path as `msd-install -r B`), then uninstall A (files the user edited stay where
-//! they are, with copies in a backup directory, as `uninstall` keeps them). A run stopped at any
-//! point leaves A's install whole or gone and B's whole or absent, never a half-written tree;
-//! running `migrate` again finishes it (the install of B is then a no-change run, and A's
-//! uninstall recovers and proceeds). `msd-install status` shows both while A is still there.
+//! One transaction on two homes: A's uninstall is staged first (its home locked, files the user
+//! edited kept where they are with copies in a backup directory, as `uninstall` keeps them),
+//! then B's install (the same path as `msd-install -r B`) commits with it as one
+//! ([`apply::Linked`], `txn::commit_linked`). A run stopped at any point is recovered, by
+//! `msd-install recover` or by the next command on either home, to before (A installed, B not)
+//! or to after (B installed, A gone), never to both or neither.
 
 use clap::Parser;
 
@@ -14,7 +14,7 @@ use super::env_for;
 use crate::apply;
 use crate::apply::record::FileManifest;
 use crate::apply::state::InstallState;
-use crate::cli::args::{InstallArgs, MigrateArgs, UninstallArgs};
+use crate::cli::args::{InstallArgs, MigrateArgs};
 use crate::cli::error::Error;
 use crate::cli::settings::{Globals, NO_JSON, Settings, Subcommand, Takes, normalize};
 use crate::pipeline;
@@ -24,12 +24,6 @@ use crate::pipeline::target;
 struct InstallCli {
     #[command(flatten)]
     args: InstallArgs,
-}
-
-#[derive(Parser)]
-struct UninstallCli {
-    #[command(flatten)]
-    args: UninstallArgs,
 }
 
 impl Subcommand for MigrateArgs {
@@ -75,12 +69,17 @@ pub(crate) fn run(s: &Settings, args: &MigrateArgs) -> Result<(), Error> {
     let (a, b) = (chosen[0], chosen[1]);
     let a_target = target::resolve(&a.capability, scope, None, &env)?;
     let b_target = target::resolve(&b.capability, scope, None, &env)?;
+    // What an interrupted run left on either home is made whole first.
+    for home in [&a_target.home, &b_target.home] {
+        if let Some(r) = apply::recover(home, s.allow_symlinks)? {
+            print(&format!("{}\n", super::install::recovery_line(&r)));
+        }
+    }
     let a_installed =
         FileManifest::read(&a_target.home, &a.capability, scope).map_err(apply::plan::PlanError::from)?.is_some();
     let b_installed =
         FileManifest::read(&b_target.home, &b.capability, scope).map_err(apply::plan::PlanError::from)?.is_some();
-    let pending = apply::txn::Area::new(&a_target.home, s.allow_symlinks).pending();
-    if !a_installed && !pending {
+    if !a_installed {
         if b_installed {
             print(&format!("nothing to migrate: {from} has no install here and {to} has one (done before)\n"));
             return Ok(());
@@ -107,20 +106,27 @@ pub(crate) fn run(s: &Settings, args: &MigrateArgs) -> Result<(), Error> {
         common.push("--allow-symlinks".into());
     }
 
-    print(&format!("migrate {from} -> {to} ({}): 1. install {to}\n", scope.as_str()));
+    print(&format!("migrate {from} -> {to} ({}): install {to} and uninstall {from}, as one\n", scope.as_str()));
     let mut argv = vec!["install".to_string(), "-r".into(), to.clone(), "--yes".into()];
     argv.extend(common.iter().cloned());
     if let Some(p) = &profile {
         argv.extend(["--profile".into(), p.clone()]);
     }
     let install = InstallCli::try_parse_from(&argv).map_err(|e| usage(&e))?;
-    super::install::run(&Settings::of(&install.args, s.output), &install.args)?;
-
-    print(&format!("migrate {from} -> {to} ({}): 2. uninstall {from}\n", scope.as_str()));
-    let mut argv = vec!["uninstall".to_string(), "-r".into(), from.clone()];
-    argv.extend(common);
-    let uninstall = UninstallCli::try_parse_from(&argv).map_err(|e| usage(&e))?;
-    super::uninstall::run(&Settings::of(&uninstall.args, s.output), &uninstall.args)?;
+    // A's uninstall, staged (A's home locked until it is done).
+    let Some(removal) = apply::stage_removal(&a.capability, &a_target, &b_target.home, s.allow_symlinks)? else {
+        return Err(Error::Usage {
+            message: format!("no msd install of {from} ({}) to migrate", scope.as_str()),
+            hint: format!("`msd-install -r {to}` installs {to} afresh"),
+        });
+    };
+    super::install::run_linked(&Settings::of(&install.args, s.output), &install.args, removal.linked())?;
+    let report = removal.finish();
+    let kept = match (&report.backup_dir, report.kept_edited.len()) {
+        (Some(dir), n) if n > 0 => format!(", {n} file(s) you edited kept in place (copies in {})", dir.display()),
+        _ => String::new(),
+    };
+    print(&format!("uninstalled {from}: {} file(s) removed{kept}\n", report.removed.len()));
     print(&format!(
         "migrated {from} -> {to} ({}){}; `msd-install doctor -r {to}` checks the result\n",
         scope.as_str(),

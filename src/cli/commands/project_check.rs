@@ -123,6 +123,7 @@ pub(crate) fn run(s: &Settings, project: Option<&std::path::Path>) -> Result<(),
                 profile: profile.as_deref(),
                 hooks: apply::surfaces::HookMode { portable, force_statusline: false },
                 inputs: None,
+                linked: None,
             };
             let recorded = FileManifest::read(&checks[i].home, &rt.capability, Scope::Local)
                 .map_err(apply::plan::PlanError::from)?;

@@ -1529,8 +1529,11 @@ impl Drop for Lock {
         // Unlink while still holding the lock, then drop the work dir if nothing else is in it
         // (a journal left by a failed rollback stays, for the next run to find).
         let _ = std::fs::remove_file(&self.path);
-        if let Some(dir) = self.path.parent() {
-            let _ = std::fs::remove_dir(dir);
+        if let Some(dir) = self.path.parent()
+            && std::fs::remove_dir(dir).is_ok()
+        {
+            // Removed: a later lock of the same home in this process makes it again.
+            known_dirs::forget(dir);
         }
         let _ = self.file.unlock();
     }

@@ -105,6 +105,11 @@ pub struct Capability {
     /// the name of one msd wrote shadows or duplicates it; `msd-install doctor` reports it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also_reads: Vec<AlsoReads>,
+    /// Settings of the runtime that, set by the user or another tool, stop what msd installed
+    /// from working (a deny rule covering the helper, hooks switched off): `msd-install doctor`
+    /// reports each one it finds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<Conflict>,
     /// The public sources this manifest follows, one fact each: `package@version:path:line`
     /// of the runtime's packaged tool (or `@<byte offset>` in a single binary), or the URL of
     /// its documentation. Not interpreted; kept next to the data it backs.
@@ -149,29 +154,94 @@ pub struct Tested {
     pub max: String,
     /// When the tier last passed on `max` (`YYYY-MM-DD`).
     pub date: String,
-    /// An offline call of the CLI that lists what it loaded (run in the project, stdin given,
-    /// no model): every name msd wrote of `kinds` must appear in its output.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub listing: Option<Listing>,
+    /// Offline calls of the CLI that list what it loaded (run in the project, stdin given, no
+    /// model; the same calls the real-runtime tier's probe makes): `msd-install doctor` runs
+    /// each, bounded in time, and compares the names it lists with the names msd wrote.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listings: Vec<Listing>,
 }
 
 fn default_version_args() -> Vec<String> {
     vec!["--version".to_string()]
 }
 
-/// An offline listing call of a runtime's CLI (see [`Tested::listing`]).
+/// An offline listing call of a runtime's CLI (see [`Tested::listings`]). In `args` and `stdin`,
+/// `{{project}}` is the project's path.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Listing {
     /// Arguments after the CLI's name.
     pub args: Vec<String>,
-    /// Text written to its stdin (then closed).
+    /// Text written to its stdin.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub stdin: String,
-    /// The artifact kinds whose names the output lists.
-    pub kinds: Vec<ArtifactKind>,
-    /// Where the fact comes from (`package@version:path:line`).
+    /// Environment variables the call gets on top of the user's: the ones the tier's probe sets
+    /// to keep the CLI offline (no update check, no telemetry, no model download). Never a key.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// A CLI that serves requests on stdin until it is closed (an RPC mode): stdin stays open
+    /// until a line of its output holds this text (the answer to the last request), then the
+    /// CLI is stopped. Absent: stdin is closed once written and the CLI exits on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    /// What its output lists, one entry per artifact kind.
+    pub lists: Vec<Listed>,
+    /// Where the fact comes from (`package@version:path:line`, the probe that makes the call).
     pub source: String,
+}
+
+/// The names of one artifact kind in a listing's output: exactly one of `json` and `text`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Listed {
+    /// The artifact kind whose names these are.
+    pub kind: ArtifactKind,
+    /// The output is JSON (one document, or one per line): the names are the strings at this
+    /// path, `.`-separated keys, `*` for each element of an array or value of an object,
+    /// `*key` for each key of an object (`command.*key`, `data.commands.*.name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json: Option<String>,
+    /// The output is text, one item a line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<TextListing>,
+}
+
+/// A text listing (see [`Listed::text`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TextListing {
+    /// An item is a line that starts with this text and then a name (no space); the name is its
+    /// first word.
+    pub indent: String,
+    /// Text that follows the name on an item's line (` [args...]`), when the CLI writes one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    /// Per scope, the heading (a line starting with no space) over that scope's items.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sections: Option<PerScope>,
+    /// Per scope, the text in an item's lines (up to the next item) that says its scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marks: Option<PerScope>,
+}
+
+/// One text per scope.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PerScope {
+    /// For the global scope.
+    pub global: String,
+    /// For the project-local scope.
+    pub local: String,
+}
+
+impl PerScope {
+    /// The text of `scope`.
+    pub fn of(&self, scope: Scope) -> &str {
+        match scope {
+            Scope::Global => &self.global,
+            Scope::Local => &self.local,
+        }
+    }
 }
 
 impl Tested {
@@ -215,6 +285,43 @@ pub struct AlsoReads {
     pub dirs: Vec<String>,
     /// The runtime's source for it (`package@version:path:line` or a URL).
     pub source: String,
+}
+
+/// A setting that conflicts with msd's install (see [`Capability::conflicts`]): found when the
+/// value at `at` in one of `files` is `equals`, or is (or holds) a string that one of `matches`
+/// matches.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Conflict {
+    /// The settings files (JSON or JSONC) the runtime reads it from: `~/<path>` under the
+    /// user's home, or a path relative to the install's home.
+    pub files: Vec<String>,
+    /// The keys to the value.
+    pub at: Vec<String>,
+    /// Patterns of a string value or of an array's strings; `*` matches any text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub matches: Vec<String>,
+    /// The value that conflicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equals: Option<serde_json::Value>,
+    /// What it blocks, for the finding (`the helper msd's workflows and hooks run`).
+    pub blocks: String,
+    /// The runtime's source for it.
+    pub source: String,
+}
+
+/// Whether `text` matches `pattern`, whose `*` matches any text (the rest literally).
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let [first, middle @ .., last] = parts.as_slice() else { return pattern == text };
+    let Some(mut rest) = text.strip_prefix(first) else { return false };
+    for p in middle {
+        match rest.find(p) {
+            Some(i) => rest = &rest[i + p.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 /// A runtime's end (see [`Capability::sunset`]).
@@ -900,8 +1007,45 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
         {
             errs.push(err(&at("cli"), format!("tested.cli `{cli}` is not a command name"), "name the executable"));
         }
-        if t.listing.is_some() && t.cli.is_none() {
-            errs.push(err(&at("listing"), "a listing needs `cli`".into(), "name the executable the listing runs"));
+        if !t.listings.is_empty() && t.cli.is_none() {
+            errs.push(err(&at("listings"), "a listing needs `cli`".into(), "name the executable the listing runs"));
+        }
+        for (i, l) in t.listings.iter().enumerate() {
+            let at = |k: &'static str| [Seg::Key("tested"), Seg::Key("listings"), Seg::Index(i), Seg::Key(k)];
+            if l.lists.is_empty() {
+                errs.push(err(&at("lists"), "a listing lists nothing".into(), "name the kinds its output lists"));
+            }
+            for (j, x) in l.lists.iter().enumerate() {
+                let path = [Seg::Key("tested"), Seg::Key("listings"), Seg::Index(i), Seg::Key("lists"), Seg::Index(j)];
+                match (&x.json, &x.text) {
+                    (Some(p), None) if p.is_empty() || p.split('.').any(str::is_empty) => errs.push(err(
+                        &path,
+                        format!("listing path `{p}` has an empty part"),
+                        "write keys, `*` or `*key` separated by `.`",
+                    )),
+                    (Some(_), None) => {}
+                    (None, Some(t)) if t.indent.chars().any(|c| c != ' ') => errs.push(err(
+                        &path,
+                        format!("text listing indent `{}` is not spaces", t.indent),
+                        "items under a heading are indented: write the spaces before a name",
+                    )),
+                    (None, Some(_)) => {}
+                    _ => errs.push(err(
+                        &path,
+                        "a listed kind needs one of `json` and `text`".into(),
+                        "write exactly one",
+                    )),
+                }
+            }
+        }
+    }
+    for (i, c) in cap.conflicts.iter().enumerate() {
+        let at = [Seg::Key("conflicts"), Seg::Index(i)];
+        if c.files.is_empty() || c.at.is_empty() {
+            errs.push(err(&at, "a conflict names no file or no key".into(), "write `files` and `at`"));
+        }
+        if c.matches.is_empty() == c.equals.is_none() {
+            errs.push(err(&at, "a conflict needs one of `matches` and `equals`".into(), "write exactly one"));
         }
     }
     for (i, a) in cap.also_reads.iter().enumerate() {

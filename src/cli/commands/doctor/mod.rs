@@ -13,11 +13,14 @@
 //!
 //! Reads only: it runs the runtime's CLI and msd's hooks, which write nothing msd owns.
 
+mod call;
+mod conflicts;
+mod listing;
+
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -32,12 +35,11 @@ use crate::pipeline;
 use crate::pipeline::Sources;
 use crate::pipeline::load::LoadedRuntime;
 use crate::pipeline::target::{self, Environment, Target};
+use call::call;
 use msd_core::fs::fsx;
-use msd_core::manifest::capability::{ArtifactKind, Capability, Scope, parse_version};
+use msd_core::manifest::capability::{ArtifactKind, Capability, Listing, Scope, parse_version};
 use msd_core::shell::Os;
 
-/// How long one CLI call, listing or hook may take.
-const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a hook may take (the runtimes' own defaults are 10-60 s; msd's hooks answer in ms).
 const HOOK_TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -103,8 +105,8 @@ pub(crate) enum Level {
 pub(crate) struct Finding {
     /// How much it matters.
     pub level: Level,
-    /// Which check: `install`, `cli`, `listing`, `hook`, `helper`, `shadow`, `files`, `settings`,
-    /// `sunset`.
+    /// Which check: `install`, `cli`, `listing`, `hook`, `helper`, `shadow`, `conflict`, `files`,
+    /// `settings`, `sunset`.
     pub check: String,
     /// What was found.
     pub message: String,
@@ -153,12 +155,14 @@ fn collect(s: &Settings, args: &DoctorArgs) -> Result<DoctorDoc, Error> {
         Runtimes::Named(ids) => ids.clone(),
         Runtimes::Default | Runtimes::All => Vec::new(),
     };
+    let timeout = Duration::from_secs(args.timeout.max(1));
     let chosen: Vec<&LoadedRuntime> =
         if named.is_empty() { runtimes.iter().collect() } else { pipeline::select(&runtimes, &named, false)? };
     let mut targets = Vec::new();
     for rt in chosen {
         let cap = &rt.capability;
-        let mut found = false;
+        // Every install of the runtime here first: a CLI lists both scopes at once.
+        let mut installs = Vec::new();
         for scope in [Scope::Global, Scope::Local] {
             if scope == Scope::Local && cap.local.is_none() {
                 continue;
@@ -170,10 +174,15 @@ fn collect(s: &Settings, args: &DoctorArgs) -> Result<DoctorDoc, Error> {
             let Ok(t) = target::resolve(cap, scope, None, &senv) else { continue };
             let manifest = FileManifest::read(&t.home, cap, scope).map_err(apply::plan::PlanError::from)?;
             let Some(m) = manifest else { continue };
-            found = true;
-            targets.push(check_target(cap, &t, &m, &senv, &root.dir)?);
+            installs.push((t, m, senv));
         }
-        if !found && !named.is_empty() {
+        for (i, (t, m, senv)) in installs.iter().enumerate() {
+            let others: Vec<(Scope, &FileManifest)> =
+                installs.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, (ot, om, _))| (ot.scope, om)).collect();
+            let run = Run { env: senv, project: &root.dir, timeout };
+            targets.push(check_target(cap, t, m, &others, &run)?);
+        }
+        if installs.is_empty() && !named.is_empty() {
             let (home, _) = target::global_home(cap, None, &env);
             targets.push(DoctorTarget {
                 runtime: cap.id.clone(),
@@ -194,13 +203,24 @@ fn collect(s: &Settings, args: &DoctorArgs) -> Result<DoctorDoc, Error> {
     Ok(DoctorDoc { schema_version: crate::cli::versioned::SCHEMA_VERSION, ok, project: root.dir, targets })
 }
 
+/// What every check of one target runs with.
+struct Run<'a> {
+    /// The environment the target was resolved in (and the CLI and hooks run with).
+    env: &'a Environment,
+    /// The project, where the CLI and hooks run.
+    project: &'a Path,
+    /// How long one CLI call may take.
+    timeout: Duration,
+}
+
 fn check_target(
     cap: &Capability,
     t: &Target,
     m: &FileManifest,
-    env: &Environment,
-    project: &Path,
+    others: &[(Scope, &FileManifest)],
+    run: &Run<'_>,
 ) -> Result<DoctorTarget, Error> {
+    let (env, project) = (run.env, run.project);
     let mut findings = Vec::new();
     let reinstall =
         format!("`msd-install -r {}{}` writes it again", cap.id, if t.scope == Scope::Local { " --local" } else { "" });
@@ -233,7 +253,7 @@ fn check_target(
     if m.files.iter().any(|f| f.path.as_str() == helper_rel) {
         let helper = t.home.join(&helper_rel);
         let content = fsx::read_to_string(&core.join("VERSION")).map(|s| s.trim().to_string()).unwrap_or_default();
-        match call(Command::new(&helper).arg("--version"), "", CALL_TIMEOUT) {
+        match call(Command::new(&helper).arg("--version"), "", None, run.timeout) {
             Err(e) => findings.push(finding(
                 Level::Problem,
                 "helper",
@@ -256,10 +276,14 @@ fn check_target(
     }
 
     // The CLI, its version and what it loads.
-    let cli = check_cli(cap, t, m, env, project, &mut findings);
+    let cli = check_cli(cap, t, m, others, run, &mut findings);
 
     // Hooks, run the way the runtime runs them.
-    check_hooks(cap, t, env, project, &reinstall, &mut findings);
+    check_hooks(cap, t, run, &reinstall, &mut findings);
+
+    // Other entries in the settings files that stop msd's from working.
+    conflicts::check(cap, t, &env.home, &mut findings);
+    conflicts::rival_hooks(cap, t, &mut findings);
 
     // Copies that shadow msd's.
     for a in &cap.also_reads {
@@ -313,10 +337,11 @@ fn check_cli(
     cap: &Capability,
     t: &Target,
     m: &FileManifest,
-    env: &Environment,
-    project: &Path,
+    others: &[(Scope, &FileManifest)],
+    run: &Run<'_>,
     findings: &mut Vec<Finding>,
 ) -> Option<CliReport> {
+    let (env, project) = (run.env, run.project);
     let Some(tested) = &cap.tested else {
         findings.push(finding(
             Level::NotChecked,
@@ -357,7 +382,7 @@ fn check_cli(
         return Some(report);
     };
     report.path = Some(path.clone());
-    match call(Command::new(&path).args(&tested.version_args).current_dir(project), "", CALL_TIMEOUT) {
+    match call(Command::new(&path).args(&tested.version_args).current_dir(project), "", None, run.timeout) {
         Err(e) => findings.push(finding(
             Level::Problem,
             "cli",
@@ -398,60 +423,100 @@ fn check_cli(
             }
         }
     }
-    match &tested.listing {
-        None => findings.push(finding(
+    if tested.listings.is_empty() {
+        findings.push(finding(
             Level::NotChecked,
             "listing",
             format!("{command} has no offline listing msd knows: what it loaded was not compared with what msd wrote"),
             "nothing to do",
-        )),
-        Some(l) => match call(Command::new(&path).args(&l.args).current_dir(project), &l.stdin, CALL_TIMEOUT) {
-            Err(e) => findings.push(finding(
-                Level::Problem,
-                "listing",
-                format!("`{command} {}` failed: {e}", l.args.join(" ")),
-                format!("run it in {} and read its errors", project.display()),
-            )),
-            Ok(out) => {
-                for kind in &l.kinds {
-                    let names = written_names(cap, t.scope, m, *kind);
-                    let missing: Vec<&String> = names.iter().filter(|n| !has_token(&out.stdout, n)).collect();
-                    if !missing.is_empty() {
-                        let first: Vec<&str> = missing.iter().take(5).map(|s| s.as_str()).collect();
-                        findings.push(finding(
-                            Level::Problem,
-                            "listing",
-                            format!(
-                                "{command} did not load {} of the {} {} msd wrote ({})",
-                                missing.len(),
-                                names.len(),
-                                kind.as_str(),
-                                first.join(", ")
-                            ),
-                            format!(
-                                "start {command} in {} and read its warnings; `msd-install verify -r {}` shows changed files",
-                                project.display(),
-                                cap.id
-                            ),
-                        ));
-                    }
-                }
-            }
-        },
+        ));
+    }
+    for l in &tested.listings {
+        check_listing(cap, t, m, others, run, command, &path, l, findings);
     }
     Some(report)
 }
 
-/// Every hook command msd registered in the settings files of `t`, as the file holds it now,
-/// run with a sample event.
-fn check_hooks(
+/// Runs one listing call of the CLI and reports, per kind it lists, each name msd wrote that it
+/// did not list and each name in msd's namespace that it listed and no msd install here wrote.
+#[allow(clippy::too_many_arguments)]
+fn check_listing(
     cap: &Capability,
     t: &Target,
-    env: &Environment,
-    project: &Path,
-    reinstall: &str,
+    m: &FileManifest,
+    others: &[(Scope, &FileManifest)],
+    run: &Run<'_>,
+    command: &str,
+    path: &Path,
+    l: &Listing,
     findings: &mut Vec<Finding>,
 ) {
+    let project = run.project.display().to_string();
+    let fill = |s: &str| s.replace("{{project}}", &project);
+    let args: Vec<String> = l.args.iter().map(|a| fill(a)).collect();
+    let shown = format!("`{command} {}`", args.join(" "));
+    let mut cmd = Command::new(path);
+    cmd.args(&args).current_dir(run.project).envs(&l.env);
+    let out = match call(&mut cmd, &fill(&l.stdin), l.until.as_deref(), run.timeout) {
+        Ok(out) if out.code.is_none_or(|c| c == 0) => out,
+        Ok(out) => {
+            findings.push(finding(
+                Level::Problem,
+                "listing",
+                format!("{shown} exited {}{}", out.code.unwrap_or(-1), tail_of(&out.stderr)),
+                format!("run it in {project} and read its errors"),
+            ));
+            return;
+        }
+        Err(e) => {
+            findings.push(finding(
+                Level::Problem,
+                "listing",
+                format!("{shown} failed: {e}"),
+                format!(
+                    "run it in {project}: a CLI that waits (for a login, a network, an update) is stopped after {} s (`--timeout`)",
+                    run.timeout.as_secs()
+                ),
+            ));
+            return;
+        }
+    };
+    for listed in &l.lists {
+        let kind = listed.kind;
+        let written = written_names(cap, t.scope, m, kind);
+        let other: Vec<String> = others.iter().flat_map(|(s, om)| written_names(cap, *s, om, kind)).collect();
+        let items = listing::items(listed, &out.stdout);
+        let c = listing::compare(&items, listing::scoped(listed), t.scope, &written, &other);
+        let what = kind.as_str().trim_end_matches('s');
+        for name in &c.missing {
+            findings.push(finding(
+                Level::Problem,
+                "listing",
+                format!("{command} did not load the {what} `{name}` msd wrote ({shown} does not list it)"),
+                format!(
+                    "start {command} in {project} and read its warnings; `msd-install verify -r {}` shows changed files",
+                    cap.id
+                ),
+            ));
+        }
+        for name in &c.extra {
+            findings.push(finding(
+                Level::Problem,
+                "listing",
+                format!(
+                    "{command} loads a {what} `{name}` that no msd install of {} here wrote ({shown}): a leftover or another tool's copy",
+                    cap.title
+                ),
+                format!("find it where {command} reads {} and remove it, or reinstall the msd that wrote it", kind.as_str()),
+            ));
+        }
+    }
+}
+
+/// Every hook command msd registered in the settings files of `t`, as the file holds it now,
+/// run with a sample event.
+fn check_hooks(cap: &Capability, t: &Target, run: &Run<'_>, reinstall: &str, findings: &mut Vec<Finding>) {
+    let (env, project, hook_timeout) = (run.env, run.project, HOOK_TIMEOUT.min(run.timeout));
     let Ok(Some(state)) = InstallState::read(&t.home, cap, t.scope) else { return };
     for (file, ledger) in &state.settings {
         let path = t.home.join(file.as_str());
@@ -500,15 +565,35 @@ fn check_hooks(
                 for var in project_dir_vars(&run) {
                     c.env(var, project);
                 }
+                // The event the runtime sends there (the entry's key: `PreToolUse`,
+                // `BeforeTool`, `SessionStart`), a harmless read of the project's README, with
+                // the fields of each protocol msd_run reads (Claude's and Gemini's snake_case,
+                // Copilot's camelCase).
+                let readme = project.join("README.md");
                 let event = serde_json::json!({
                     "session_id": "msd-doctor",
+                    "sessionId": "msd-doctor",
+                    "timestamp": 0,
                     "cwd": project,
-                    "hook_event_name": "SessionStart",
+                    "hook_event_name": entry.at.last().map_or("SessionStart", String::as_str),
                     "tool_name": "Read",
-                    "tool_input": {"file_path": project.join("README.md")},
+                    "tool_input": {"file_path": readme},
+                    "toolName": "view",
+                    "toolArgs": serde_json::json!({"path": readme}).to_string(),
                     "transcript_path": "",
                 });
-                match call(&mut c, &format!("{event}\n"), HOOK_TIMEOUT) {
+                match call(&mut c, &format!("{event}\n"), None, hook_timeout) {
+                    Ok(out) if out.code == Some(0) && refuses(&out.stdout) => findings.push(finding(
+                        Level::Problem,
+                        "hook",
+                        format!(
+                            "hook `{id}` ({}) refuses a harmless read of {}: `{}`",
+                            path.display(),
+                            readme.display(),
+                            out.stdout.trim()
+                        ),
+                        format!("`msd-install verify -r {}` shows whether its settings changed; {reinstall}", cap.id),
+                    )),
                     Ok(out) if out.code == Some(0) && answer_parses(&out.stdout) => {}
                     Ok(out) => findings.push(finding(
                         Level::Problem,
@@ -537,6 +622,26 @@ fn check_hooks(
 fn answer_parses(stdout: &str) -> bool {
     let s = stdout.trim();
     !s.starts_with('{') || serde_json::from_str::<serde_json::Value>(s).is_ok()
+}
+
+/// A hook's JSON answer refuses the call, in any protocol msd_run speaks (`decision: block`,
+/// `permissionDecision: deny`, `permission: deny`, `cancel: true`, `action: block`).
+fn refuses(stdout: &str) -> bool {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(stdout.trim()) else { return false };
+    fn walk(v: &serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Object(o) => o.iter().any(|(k, x)| {
+                matches!(
+                    (k.as_str(), x.as_str()),
+                    ("decision" | "action", Some("block" | "deny"))
+                        | ("permissionDecision" | "permission", Some("deny"))
+                ) || (k == "cancel" && x == &serde_json::Value::Bool(true))
+                    || walk(x)
+            }),
+            _ => false,
+        }
+    }
+    walk(&v)
 }
 
 fn tail_of(stderr: &str) -> String {
@@ -608,14 +713,6 @@ fn written_names(cap: &Capability, scope: Scope, m: &FileManifest, kind: Artifac
     out
 }
 
-/// `name` appears in `text` with no name character on either side.
-fn has_token(text: &str, name: &str) -> bool {
-    let word = |c: char| c.is_ascii_alphanumeric() || "_-:.".contains(c);
-    text.match_indices(name).any(|(i, _)| {
-        !text[..i].chars().next_back().is_some_and(word) && !text[i + name.len()..].chars().next().is_some_and(word)
-    })
-}
-
 fn is_inside(p: &Path, home: &Path) -> bool {
     let canon = |x: &Path| fsx::canonicalize(x).unwrap_or_else(|_| x.to_path_buf());
     canon(p).starts_with(canon(home))
@@ -625,52 +722,6 @@ fn is_inside(p: &Path, home: &Path) -> bool {
 fn on_path(command: &str, env: &Environment) -> Option<PathBuf> {
     let path = env.vars.get("PATH")?;
     std::env::split_paths(path).map(|d| d.join(command)).find(|p| fsx::is_file(p))
-}
-
-/// What a call printed.
-struct Output {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `cmd` with `stdin`, killing it after `timeout`.
-fn call(cmd: &mut Command, stdin: &str, timeout: Duration) -> Result<Output, String> {
-    let mut child =
-        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| e.to_string())?;
-    let mut input = child.stdin.take().expect("piped");
-    let bytes = stdin.as_bytes().to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&bytes);
-    });
-    let mut out = child.stdout.take().expect("piped");
-    let mut err = child.stderr.take().expect("piped");
-    let reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = out.read_to_end(&mut s);
-        s
-    });
-    let ereader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = err.read_to_end(&mut s);
-        s
-    });
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait().map_err(|e| e.to_string())? {
-            Some(s) => break s,
-            None if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("no answer within {} s", timeout.as_secs()));
-            }
-            None => std::thread::sleep(Duration::from_millis(20)),
-        }
-    };
-    let _ = writer.join();
-    let stdout = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&ereader.join().unwrap_or_default()).into_owned();
-    Ok(Output { code: status.code(), stdout, stderr })
 }
 
 fn render(doc: &DoctorDoc) -> String {
