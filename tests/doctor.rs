@@ -213,6 +213,27 @@ fn doctor_stops_a_cli_listing_that_hangs_and_reports_it() {
     assert!(l[0]["hint"].as_str().unwrap().contains("--timeout"));
 }
 
+/// `opencode debug config` prints ~400 KB and calls `process.exit()`: written to a pipe, what the
+/// pipe had not taken is lost (seen from opencode 1.18.33: 65,536 bytes of 415,484 reached a slow
+/// reader). The stub prints the whole config to a file and a cut one to a pipe, as the real CLI
+/// does when its reader lags; doctor must read all of it, and a listing it cannot read is one
+/// finding, not one per name.
+#[test]
+fn doctor_reads_a_large_listing_whole_and_a_cut_one_is_one_finding() {
+    let w = World::new();
+    Install::in_world(&w).runtime("opencode").arg("-q").run().success();
+    let body = r#"case "$1" in --version) echo 1.18.33 ;; debug) case "$2" in skill) echo '[]' ;; config) o=$(mktemp); { printf '{"pad":"%s","command":{' "$(head -c 200000 /dev/zero | tr '\0' x)"; s=; for f in "$HOME"/.config/opencode/commands/*.md; do n=${f##*/}; printf '%s"%s":{}' "$s" "${n%.md}"; s=,; done; printf '},"agent":{'; s=; for f in "$HOME"/.config/opencode/agents/*.md; do n=${f##*/}; printf '%s"%s":{}' "$s" "${n%.md}"; s=,; done; printf '}}\n'; } > $o; if [ -p /dev/stdout ]; then head -c 65536 $o; else cat $o; fi; rm -f $o ;; esac ;; esac"#;
+    let doc = doctor(&w, Some(&stub(&w, "opencode", body)), &[]).success().json();
+    assert!(findings(&doc, "opencode", "listing").is_empty(), "read whole: {:?}", problems(&doc));
+    // Cut whatever stdout is: one finding saying the output could not be read.
+    let cut = body.replace("if [ -p /dev/stdout ]; then head -c 65536 $o; else cat $o; fi", "head -c 65536 $o");
+    assert_ne!(cut, body);
+    let doc = doctor(&w, Some(&stub(&w, "opencode", &cut)), &[]).code(1).json();
+    let l: Vec<&str> = findings(&doc, "opencode", "listing").iter().map(|f| f["message"].as_str().unwrap()).collect();
+    assert_eq!(l.len(), 1, "{l:?}");
+    assert!(l[0].contains("`opencode debug config` could not be read") && l[0].contains("not JSON"), "{l:?}");
+}
+
 #[test]
 fn doctor_with_r_reports_a_runtime_without_an_install() {
     let w = World::new();

@@ -23,8 +23,13 @@ pub(super) struct Output {
 pub(super) fn call(cmd: &mut Command, stdin: &str, until: Option<&str>, timeout: Duration) -> Result<Output, String> {
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(cmd, 0);
+    // Stdout goes to an unnamed file, not a pipe: a Node CLI that calls `process.exit()` after a
+    // large write to a pipe loses what the pipe had not taken yet (`opencode debug config` came
+    // back cut at 64 KiB when the reader was slow); a write to a file completes before exit.
+    let out = tempfile::tempfile().map_err(|e| format!("a file for its output: {e}"))?;
+    let out_child = out.try_clone().map_err(|e| format!("a file for its output: {e}"))?;
     let mut child =
-        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| e.to_string())?;
+        cmd.stdin(Stdio::piped()).stdout(out_child).stderr(Stdio::piped()).spawn().map_err(|e| e.to_string())?;
     let mut input = child.stdin.take().expect("piped");
     let bytes = stdin.as_bytes().to_vec();
     let hold = until.is_some();
@@ -34,21 +39,8 @@ pub(super) fn call(cmd: &mut Command, stdin: &str, until: Option<&str>, timeout:
         // Returned to be kept open, or dropped here (closed).
         hold.then_some(input)
     });
-    let stdout = Arc::new(Mutex::new(Vec::new()));
+    let mut stdout = Vec::new();
     let (done_tx, done_rx) = mpsc::channel::<()>();
-    let mut out = child.stdout.take().expect("piped");
-    let sink = Arc::clone(&stdout);
-    let tx = done_tx.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = out.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().expect("not poisoned").extend_from_slice(&buf[..n]);
-        }
-        let _ = tx.send(());
-    });
     let stderr = Arc::new(Mutex::new(Vec::new()));
     let mut err = child.stderr.take().expect("piped");
     let esink = Arc::clone(&stderr);
@@ -62,7 +54,10 @@ pub(super) fn call(cmd: &mut Command, stdin: &str, until: Option<&str>, timeout:
     let mut answered = false;
     let status = loop {
         if let Some(text) = until
-            && answered_line(&stdout.lock().expect("not poisoned"), text)
+            && {
+                read_more(&out, &mut stdout);
+                answered_line(&stdout, text)
+            }
         {
             answered = true;
             stop(&mut child);
@@ -78,14 +73,29 @@ pub(super) fn call(cmd: &mut Command, stdin: &str, until: Option<&str>, timeout:
         }
     };
     drop(writer.join());
-    // The readers end when the last holder of the pipes exits; a process that left the group
-    // and holds them is not waited for.
-    for _ in 0..2 {
-        let _ = done_rx.recv_timeout(Duration::from_secs(2));
-    }
+    // The stderr reader ends when the last holder of the pipe exits; a process that left the
+    // group and holds it is not waited for.
+    let _ = done_rx.recv_timeout(Duration::from_secs(2));
+    read_more(&out, &mut stdout);
     let text = |b: &Arc<Mutex<Vec<u8>>>| String::from_utf8_lossy(&b.lock().expect("not poisoned")).into_owned();
     let code = if answered { None } else { status.and_then(|s| s.code()) };
-    Ok(Output { code, stdout: text(&stdout), stderr: text(&stderr) })
+    Ok(Output { code, stdout: String::from_utf8_lossy(&stdout).into_owned(), stderr: text(&stderr) })
+}
+
+/// Appends what the child wrote to `file` past what `buf` holds. Read at an offset, not
+/// through the descriptor's position, which the child's copy shares and moves as it writes.
+fn read_more(file: &std::fs::File, buf: &mut Vec<u8>) {
+    let mut chunk = [0u8; 64 * 1024];
+    loop {
+        #[cfg(unix)]
+        let n = std::os::unix::fs::FileExt::read_at(file, &mut chunk, buf.len() as u64);
+        #[cfg(windows)]
+        let n = std::os::windows::fs::FileExt::seek_read(file, &mut chunk, buf.len() as u64);
+        match n {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
 }
 
 /// A complete line of `out` holds `text`.

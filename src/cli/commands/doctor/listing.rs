@@ -12,12 +12,13 @@ pub(super) struct Item {
     pub scope: Option<Scope>,
 }
 
-/// The items of `listed`'s kind in `out`.
-pub(super) fn items(listed: &Listed, out: &str) -> Vec<Item> {
+/// The items of `listed`'s kind in `out`, or why `out` cannot be read as the manifest says
+/// (a JSON listing that holds no JSON at all: cut short, or the CLI printed an error instead).
+pub(super) fn items(listed: &Listed, out: &str) -> Result<Vec<Item>, String> {
     match (&listed.json, &listed.text) {
-        (Some(path), _) => json_names(path, out).into_iter().map(|name| Item { name, scope: None }).collect(),
-        (None, Some(t)) => text_items(t, out),
-        (None, None) => Vec::new(),
+        (Some(path), _) => Ok(json_names(path, out)?.into_iter().map(|name| Item { name, scope: None }).collect()),
+        (None, Some(t)) => Ok(text_items(t, out)),
+        (None, None) => Ok(Vec::new()),
     }
 }
 
@@ -27,19 +28,25 @@ pub(super) fn scoped(listed: &Listed) -> bool {
 }
 
 /// The strings at `path` in the output: one JSON document, or one per line.
-fn json_names(path: &str, out: &str) -> Vec<String> {
+fn json_names(path: &str, out: &str) -> Result<Vec<String>, String> {
     let segs: Vec<&str> = path.split('.').collect();
     let mut names = Vec::new();
-    if let Ok(v) = serde_json::from_str::<serde_json::Value>(out) {
-        walk(&v, &segs, &mut names);
-    } else {
-        for line in out.lines() {
-            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line.trim()) {
-                walk(&v, &segs, &mut names);
+    match serde_json::from_str::<serde_json::Value>(out) {
+        Ok(v) => walk(&v, &segs, &mut names),
+        Err(whole) => {
+            let mut any = false;
+            for line in out.lines() {
+                if let Ok(v) = serde_json::from_str::<serde_json::Value>(line.trim()) {
+                    any = true;
+                    walk(&v, &segs, &mut names);
+                }
+            }
+            if !any {
+                return Err(format!("its output ({} bytes) is not JSON: {whole}", out.len()));
             }
         }
     }
-    names
+    Ok(names)
 }
 
 fn walk(v: &serde_json::Value, segs: &[&str], out: &mut Vec<String>) {
@@ -162,6 +169,18 @@ mod tests {
         Listed { kind: ArtifactKind::Skills, json: Some(path.into()), text: None }
     }
 
+    fn items_ok(listed: &Listed, out: &str) -> Vec<Item> {
+        items(listed, out).expect("readable")
+    }
+
+    #[test]
+    fn a_json_listing_cut_short_is_one_error_not_every_name_missing() {
+        let cut = r#"{"command":{"msd-help":{"template":"#;
+        let e = items(&json("command.*key"), cut).expect_err("an error");
+        assert!(e.contains("not JSON"), "{e}");
+        assert!(items(&json("command.*key"), "").is_err());
+    }
+
     fn names(items: &[Item]) -> Vec<&str> {
         items.iter().map(|i| i.name.as_str()).collect()
     }
@@ -169,10 +188,10 @@ mod tests {
     #[test]
     fn json_paths_read_keys_elements_and_json_lines() {
         let out = r#"{"command":{"msd-help":{},"msd-plan":{}},"agent":{"build":{}}}"#;
-        assert_eq!(names(&items(&json("command.*key"), out)), ["msd-help", "msd-plan"]);
+        assert_eq!(names(&items_ok(&json("command.*key"), out)), ["msd-help", "msd-plan"]);
         let lines = "not json\n{\"id\":1,\"result\":{}}\n{\"id\":2,\"result\":{\"data\":[{\"skills\":[{\"name\":\"a\"},{\"name\":\"b\"}]}]}}\n";
-        assert_eq!(names(&items(&json("result.data.*.skills.*.name"), lines)), ["a", "b"]);
-        assert_eq!(names(&items(&json("*.name"), r#"[{"name":"x"},{"other":1}]"#)), ["x"]);
+        assert_eq!(names(&items_ok(&json("result.data.*.skills.*.name"), lines)), ["a", "b"]);
+        assert_eq!(names(&items_ok(&json("*.name"), r#"[{"name":"x"},{"other":1}]"#)), ["x"]);
     }
 
     #[test]
@@ -188,7 +207,7 @@ mod tests {
             }),
         };
         let out = "Builtin skills:\n  msd-x  builtin\nPersonal skills:\n  msd-help  Help\n    wrapped\nProject skills:\n  msd-plan  Plan\n";
-        let got = items(&sections, out);
+        let got = items_ok(&sections, out);
         assert_eq!(names(&got), ["msd-x", "msd-help", "msd-plan"]);
         assert_eq!(got.iter().map(|i| i.scope).collect::<Vec<_>>(), [None, Some(Scope::Global), Some(Scope::Local)]);
         let marks = Listed {
@@ -202,7 +221,7 @@ mod tests {
             }),
         };
         let out = "Custom commands:\n  msd-help [args...]   Shows help\n      over two lines (user)\n  msd-plan [args...]   Plans (workspace)\n  note: not an item\n";
-        let got = items(&marks, out);
+        let got = items_ok(&marks, out);
         assert_eq!(names(&got), ["msd-help", "msd-plan"]);
         assert_eq!(got.iter().map(|i| i.scope).collect::<Vec<_>>(), [Some(Scope::Global), Some(Scope::Local)]);
     }

@@ -485,7 +485,19 @@ fn check_listing(
         let kind = listed.kind;
         let written = written_names(cap, t.scope, m, kind);
         let other: Vec<String> = others.iter().flat_map(|(s, om)| written_names(cap, *s, om, kind)).collect();
-        let items = listing::items(listed, &out.stdout);
+        let items = match listing::items(listed, &out.stdout) {
+            Ok(items) => items,
+            Err(e) => {
+                findings.push(finding(
+                    Level::Problem,
+                    "listing",
+                    format!("{shown} could not be read: {e}"),
+                    format!("run it in {project} and read what it prints"),
+                ));
+                // One finding for the call, not one per kind it lists.
+                break;
+            }
+        };
         let c = listing::compare(&items, listing::scoped(listed), t.scope, &written, &other);
         let what = kind.as_str().trim_end_matches('s');
         for name in &c.missing {
