@@ -2,7 +2,9 @@
 # Hook latency benchmark: `msd_run hook <name> < event.json` for every payload fixture of every
 # runtime (crates/msd-run/tests/fixtures/hooks/<runtime>/<event>.json), in a project with a
 # STATE.md and a planning config; median and worst of N runs each, in milliseconds. Exits 1 when
-# a median is over the budget (50 ms: a hook runs on every tool call).
+# a median is over the budget (50 ms: a hook runs on every tool call). Then a table: one row per
+# hook (the median over its payloads), against a Node process that does nothing (`node -e ''`,
+# the start-up every hook written in JavaScript pays) and `true` (a process start, the floor).
 #
 #   bench/hooks.sh              # release build, 21 runs each
 #   bench/hooks.sh --runs 51    # more runs
@@ -19,7 +21,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --bin) bin="$2"; shift 2 ;;
-    -h | --help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -68,27 +70,71 @@ protocol_for() {
   esac
 }
 
+# cpu_ms FILE: the user+system CPU milliseconds of a `times` snapshot (the children this shell
+# has waited for: getrusage(RUSAGE_CHILDREN)). `times` is a builtin: run with a redirection it
+# forks nothing, where `$(times)` would report a subshell with no children of its own.
+cpu_ms() {
+  awk 'function ms(t,  m, s) { m = t; sub(/m.*/, "", m); s = t; sub(/^[0-9]+m/, "", s); sub(/s$/, "", s); return (m * 60 + s) * 1000 }
+    NR == 2 { printf "%d\n", ms($1) + ms($2) }' "$1"
+}
+
+# time_us CMD...: the median and worst of $runs runs of CMD (stdin: $event), in microseconds,
+# each timed as a runtime sees it (a process started in the project, its output read), and the
+# mean CPU time of a run (user+system, microseconds; the subshell each run starts in included):
+# on a loaded machine the wall times wait for a core, the CPU time does not.
+time_us() {
+  local t0 t1 times=() sorted c0 c1
+  times > "$work/times0"
+  for _ in $(seq "$runs"); do
+    t0=$(date +%s%N)
+    (cd "$project" && HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache" TMPDIR="$work" "$@" < "$event" > /dev/null 2>&1) || true
+    t1=$(date +%s%N)
+    times+=($(( (t1 - t0) / 1000 )))
+  done
+  times > "$work/times1"
+  c0=$(cpu_ms "$work/times0")
+  c1=$(cpu_ms "$work/times1")
+  sorted=($(printf '%s\n' "${times[@]}" | sort -n))
+  echo "${sorted[$(( runs / 2 ))]} ${sorted[$(( runs - 1 ))]} $(( (c1 - c0) * 1000 / runs ))"
+}
+ms() { printf '%d.%01d' $(( $1 / 1000 )) $(( $1 % 1000 / 100 )); }
+
 printf '%-48s %-16s %8s %8s\n' "payload" "hook" "median" "worst"
 over=0
+declare -A medians worst cpus
 for f in crates/msd-run/tests/fixtures/hooks/*/*.json; do
   h="$(hook_for "$f")"
   [ -n "$h" ] || continue
   read -r -a proto <<< "$(protocol_for "$f")"
   event="$work/event.json"
   sed "s|__PROJECT__|$project|g" "$f" > "$event"
-  times=()
-  for _ in $(seq "$runs"); do
-    t0=$(date +%s%N)
-    (cd "$project" && HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache" TMPDIR="$work" "$bin" hook "$h" "${proto[@]}" < "$event" > /dev/null 2>&1) || true
-    t1=$(date +%s%N)
-    times+=($(( (t1 - t0) / 1000 )))
-  done
-  sorted=($(printf '%s\n' "${times[@]}" | sort -n))
-  median_us=${sorted[$(( runs / 2 ))]}
-  worst_us=${sorted[$(( runs - 1 ))]}
-  printf '%-48s %-16s %6d.%01d %6d.%01d\n' "${f#crates/msd-run/tests/fixtures/hooks/}" "$h" \
-    $(( median_us / 1000 )) $(( median_us % 1000 / 100 )) $(( worst_us / 1000 )) $(( worst_us % 1000 / 100 ))
+  read -r median_us worst_us cpu_us < <(time_us "$bin" hook "$h" "${proto[@]}")
+  cpus[$h]+="$cpu_us "
+  printf '%-48s %-16s %8s %8s\n' "${f#crates/msd-run/tests/fixtures/hooks/}" "$h" "$(ms "$median_us")" "$(ms "$worst_us")"
+  medians[$h]+="$median_us "
+  [ "${worst[$h]:-0}" -lt "$worst_us" ] && worst[$h]=$worst_us
   if [ "$median_us" -gt $(( budget_ms * 1000 )) ]; then over=1; fi
 done
 echo "(milliseconds; $runs runs each; budget ${budget_ms} ms per median)"
+
+# One row per hook: the median over its payloads' medians, their range, the worst single run;
+# and the yardsticks, timed the same way with the last event on stdin: a Node process that does
+# nothing (what a hook written in JavaScript pays before its first line) and `true` (the
+# process start and the shell's own cost, the floor of any hook).
+echo
+echo "| hook | payloads | median | range of medians | worst single run | CPU per run |"
+echo "|---|--:|--:|--:|--:|--:|"
+for h in guard session-start context-monitor statusline config-reload; do
+  [ -n "${medians[$h]:-}" ] || continue
+  read -r -a m <<< "$(printf '%s\n' ${medians[$h]} | sort -n | tr '\n' ' ')"
+  n=${#m[@]}
+  cpu=$(printf '%s\n' ${cpus[$h]} | awk '{ s += $1 } END { printf "%d", s / NR }')
+  echo "| $h | $n | $(ms "${m[$(( n / 2 ))]}") ms | $(ms "${m[0]}") - $(ms "${m[$(( n - 1 ))]}") ms | $(ms "${worst[$h]}") ms | $(ms "$cpu") ms |"
+done
+if command -v node > /dev/null; then
+  read -r median_us worst_us cpu_us < <(time_us node -e '')
+  echo "| yardstick: \`node -e ''\` ($(node --version)) | | $(ms "$median_us") ms | | $(ms "$worst_us") ms | $(ms "$cpu_us") ms |"
+fi
+read -r median_us worst_us cpu_us < <(time_us "$(type -P true)")
+echo "| floor: \`true\` | | $(ms "$median_us") ms | | $(ms "$worst_us") ms | $(ms "$cpu_us") ms |"
 exit "$over"

@@ -10,6 +10,7 @@
 #   bench/install.sh --scale 4     # generated x1 and x4 only
 #   bench/install.sh --fs tmpfs    # one filesystem only (tmpfs or disk)
 #   bench/install.sh --bin DIR     # binaries already built there (default: a release build)
+#   bench/install.sh --reference DIR  # also the reference installer, side by side (below)
 #
 # Generated xN is `msd-install bench content --scale N`: N distinct copies of every command,
 # workflow, agent, reference and template, a large third-party-shaped tree loaded from a
@@ -24,6 +25,12 @@
 # `-r claude` and of `--all` over the largest generated content against the largest single
 # runtime tree, and of the no-change re-run with and without the fast path (MSD_INSTALL_FAST=0).
 #
+# With `--reference DIR` (a built checkout of the reference, open-gsd/gsd-core at 636ec92: see
+# docs/PERFORMANCE.md for the three commands that build it) a last table sets `node
+# DIR/bin/install.js --all --global` (18 runtimes, its own content) against `msd-install --all`
+# over the shipped content and over generated x2 (about the reference's number of files), runs
+# alternating on tmpfs, each into a fresh HOME: medians, CPU, and reference / msd paired.
+#
 # Public tools only: a loop timed with `date +%s%N` (`/usr/bin/time` resolution is 10 ms, too
 # coarse for sub-second runs; hyperfine cannot alternate two commands run for run); GNU time for
 # the peak memory. The tables are Markdown for the README.
@@ -34,13 +41,15 @@ runs=5
 scale=8
 fss="tmpfs disk"
 bindir=""
+refdir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --scale) scale="$2"; shift 2 ;;
     --fs) fss="$2"; shift 2 ;;
     --bin) bindir="$2"; shift 2 ;;
-    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
+    --reference) refdir="$(cd "$2" && pwd)"; shift 2 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -217,6 +226,51 @@ for fs in $fss; do
     echo "| $fs | generated x$n | $(thousands "$files") | $((bytes / 1024 / 1024)) | $inst ms | $icpu ms | $copy ms ($floor) | $ccpu ms | $(ratio "$inst" "$copy") | $paired | $(ratio "$inst" "$base") | $rerun ms |"
   done
 done
+
+# reference_vs CONTENT_ARGS: prints "ref_ms msd_ms ref_files ref_bytes msd_files msd_bytes paired
+# ref_cpu msd_cpu": the reference's `--all --global` and msd-install's `--all` alternating on
+# tmpfs, each into a fresh HOME; paired is the median of each reference run over the msd run
+# right after it.
+reference_vs() {
+  local work="${root[tmpfs]}" args="$1" i t0 t1
+  : > "$work/ref.ns"; : > "$work/msd.ns"; : > "$work/ref.cpu"; : > "$work/msd.cpu"
+  for i in $(seq "$runs"); do
+    rm -rf "$work/r" && mkdir -p "$work/r"
+    t0=$(date +%s%N)
+    snap_cpu "$work/c0"
+    HOME="$work/r" XDG_CONFIG_HOME="$work/r/.config" XDG_CACHE_HOME="$work/r/.cache" \
+      node "$refdir/bin/install.js" --all --global > /dev/null 2>&1
+    snap_cpu "$work/c1"
+    t1=$(date +%s%N)
+    echo $((t1 - t0)) >> "$work/ref.ns"
+    cpu_between "$work/c0" "$work/c1" >> "$work/ref.cpu"
+    rm -rf "$work/h" && mkdir -p "$work/h"
+    t0=$(date +%s%N)
+    snap_cpu "$work/c0"
+    install_into "$work/h" "$args"
+    snap_cpu "$work/c1"
+    t1=$(date +%s%N)
+    echo $((t1 - t0)) >> "$work/msd.ns"
+    cpu_between "$work/c0" "$work/c1" >> "$work/msd.cpu"
+  done
+  echo "$(median_ms < "$work/ref.ns") $(median_ms < "$work/msd.ns") $(find "$work/r" -type f | wc -l) $(du -sb "$work/r" | cut -f1) $(find "$work/h" -type f | wc -l) $(du -sb "$work/h" | cut -f1) $(paired_ratio "$work/ref.ns" "$work/msd.ns") $(cpu_cell "$work/ref.cpu") $(cpu_cell "$work/msd.cpu")"
+  rm -rf "$work/r" "$work/h"
+}
+
+if [ -n "$refdir" ]; then
+  [ -d "${root[tmpfs]}/content-x2" ] || "$bin" bench content --scale 2 --out "${root[tmpfs]}/content-x2" >/dev/null 2>&1
+  echo
+  echo "| tmpfs, every runtime (18; msd-install 19) | reference files | MiB | reference | reference CPU | msd-install content | files | MiB | msd-install | msd-install CPU | reference / msd-install | paired |"
+  echo "|---|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|"
+  for c in shipped x2; do
+    args=""
+    [ "$c" = x2 ] && args="--content ${root[tmpfs]}/content-x2"
+    read -r rms mms rf rb mf mb paired rcpu mcpu < <(reference_vs "$args")
+    label="shipped"
+    [ "$c" = x2 ] && label="generated x2"
+    echo "| \`node bin/install.js --all --global\` vs \`msd-install --all\` | $(thousands "$rf") | $((rb / 1024 / 1024)) | $rms ms | $rcpu ms | $label | $(thousands "$mf") | $((mb / 1024 / 1024)) | $mms ms | $mcpu ms | $(ratio "$rms" "$mms") | $paired |"
+  done
+fi
 
 base=$(peak_kib --version)
 one=$(peak_kib -r claude)

@@ -82,7 +82,8 @@ fn rewrite_and_plan(c: &mut Criterion) {
     let installed = tempfile::tempdir().expect("tempdir");
     let mut plan = build(installed.path());
     let no_progress = &msd_install::apply::txn::NoProgress;
-    let (staged, _) = msd_install::apply::write::prepare(&mut plan, false, no_progress).expect("stages");
+    let area = msd_install::apply::txn::Area::new(installed.path(), false);
+    let (staged, _) = msd_install::apply::write::prepare(&mut plan, area, no_progress).expect("stages");
     staged.commit(no_progress).expect("installs");
     let mut g = c.benchmark_group("plan");
     g.throughput(Throughput::Elements(emitted.emission.files.len() as u64));

@@ -13,6 +13,7 @@ mod compact;
 mod compose;
 mod content;
 mod crash;
+mod delivery;
 mod doctor;
 mod errors;
 mod flags;

@@ -322,6 +322,49 @@ fn project_gitignore_block_is_added_and_removed_exactly() {
     }
 }
 
+/// The `.gitignore` edit keeps what the user set on the file as a settings file's edit does (one
+/// primitive, `fsx::write_in_place`): its mode and its owner (run as root over another user's
+/// project, the file stays theirs), through install and uninstall, and through a symlink the
+/// file it points to keeps them. Before, only the mode was kept: root left a root-owned file.
+#[cfg(unix)]
+#[test]
+fn project_gitignore_keeps_its_mode_and_owner() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let is_root = std::fs::metadata("/proc/self").map(|m| m.uid() == 0).unwrap_or(false);
+    let meta = |p: &Path| {
+        let m = std::fs::metadata(p).unwrap();
+        (m.permissions().mode() & 0o7777, m.uid(), m.gid())
+    };
+    for linked in [false, true] {
+        let w = World::new();
+        let real = if linked { "shared/ignore" } else { ".gitignore" };
+        write(&w, real, "target/\n");
+        if linked {
+            std::os::unix::fs::symlink(real, w.project.join(".gitignore")).unwrap();
+        }
+        let file = w.project.join(real);
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+        // Another user's file, as root finds it in a project it installs into.
+        let want = if is_root {
+            std::os::unix::fs::chown(&file, Some(4242), Some(4343)).unwrap();
+            (0o640, 4242, 4343)
+        } else {
+            meta(&file)
+        };
+        team_file(&w, "gitignore = true\n");
+        Install::in_world(&w).run().success().stdout_has("added msd's block");
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains("/.claude/msd-core/") && text.ends_with("target/\n"), "{text}");
+        assert_eq!(meta(&file), want, "after install (linked: {linked}): mode, uid, gid");
+        Install::in_world(&w).args(["uninstall", "--local", "--all"]).run().success();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "target/\n");
+        assert_eq!(meta(&file), want, "after uninstall (linked: {linked}): mode, uid, gid");
+        if linked {
+            assert!(std::fs::symlink_metadata(w.project.join(".gitignore")).unwrap().file_type().is_symlink());
+        }
+    }
+}
+
 #[test]
 fn project_init_project_writes_msd_toml_from_the_installs_and_keeps_an_existing_one() {
     let w = World::new();

@@ -55,21 +55,60 @@ enum Flaw {
     OtherPlatform,
 }
 
+/// The archive format of a test release (dist-workspace.toml: .tar.gz on Unix, .zip on
+/// Windows; .tar.xz is dist's default, which msd does not ship).
+#[derive(Clone, Copy, PartialEq)]
+enum Format {
+    TarGz,
+    Zip,
+    TarXz,
+}
+
 /// Lays out a release of `version` for `triple` in `<tmp>/release-<version>`; returns its URL.
 fn release(w: &World, version: &str, triple: &str, flaw: Flaw) -> String {
-    let dir = w.tmp.path().join(format!("release-{version}-{}", flaw as u8));
+    release_as(w, version, triple, flaw, Format::TarGz)
+}
+
+/// The binaries of a release: the built ones with [`NEWER`] at their end.
+fn newer_binaries() -> Vec<(&'static str, Vec<u8>)> {
+    ["msd-install", "msd_run"]
+        .into_iter()
+        .map(|bin| {
+            let mut bytes = std::fs::read(assert_cmd::cargo::cargo_bin(bin)).unwrap();
+            bytes.extend_from_slice(NEWER);
+            (bin, bytes)
+        })
+        .collect()
+}
+
+/// [`release`] with its archive in `format`.
+fn release_as(w: &World, version: &str, triple: &str, flaw: Flaw, format: Format) -> String {
+    let dir = w.tmp.path().join(format!("release-{version}-{}-{}", flaw as u8, format as u8));
     std::fs::create_dir_all(&dir).unwrap();
     let triple = if flaw == Flaw::OtherPlatform { "riscv64gc-unknown-linux-gnu" } else { triple };
-    let name = format!("msd-install-{triple}.tar.gz");
+    let suffix = match format {
+        Format::TarGz => "tar.gz",
+        Format::Zip => "zip",
+        Format::TarXz => "tar.xz",
+    };
+    let name = format!("msd-install-{triple}.{suffix}");
     let archive = if flaw == Flaw::Damaged {
         b"this is not a gzip stream".to_vec()
+    } else if format == Format::Zip {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .unix_permissions(0o755);
+        for (bin, bytes) in newer_binaries() {
+            zip.start_file(format!("msd-install-{triple}/{bin}"), options).unwrap();
+            zip.write_all(&bytes).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
     } else {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         {
             let mut tar = tar::Builder::new(&mut gz);
-            for bin in ["msd-install", "msd_run"] {
-                let mut bytes = std::fs::read(assert_cmd::cargo::cargo_bin(bin)).unwrap();
-                bytes.extend_from_slice(NEWER);
+            for (bin, bytes) in newer_binaries() {
                 let mut header = tar::Header::new_gnu();
                 header.set_size(bytes.len() as u64);
                 header.set_mode(0o755);
@@ -174,6 +213,38 @@ fn self_update_a_bad_release_leaves_the_old_binaries_working() {
         assert!(stderr.contains(says), "{says}\n{stderr}");
         unchanged(&w, &bin);
     }
+}
+
+#[test]
+fn self_update_reads_the_archive_format_the_dist_manifest_names() {
+    let w = World::new();
+    let bin = binaries(&w);
+    let triple = target(&w, &bin);
+
+    // A .tar.xz (dist's default, which msd does not ship) is refused by name, before a download.
+    let url = release_as(&w, "99.0.0", &triple, Flaw::None, Format::TarXz);
+    let out = run(&w, &bin, &["self-update"], &[("MSD_INSTALL_RELEASE_URL", url)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(8), "{stderr}");
+    assert!(stderr.contains(".tar.xz: self-update reads .tar.gz and .zip archives"), "{stderr}");
+    unchanged(&w, &bin);
+
+    // A damaged .zip (the Windows archive) leaves the old binaries.
+    let url = release_as(&w, "99.0.0", &triple, Flaw::Damaged, Format::Zip);
+    let out = run(&w, &bin, &["self-update"], &[("MSD_INSTALL_RELEASE_URL", url)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(8), "{stderr}");
+    assert!(stderr.contains("not a .zip archive"), "{stderr}");
+    unchanged(&w, &bin);
+
+    // A .zip, whatever this platform is: the manifest's name of the archive decides.
+    let url = release_as(&w, "99.0.0", &triple, Flaw::None, Format::Zip);
+    let out = run(&w, &bin, &["self-update", "--no-reinstall"], &[("MSD_INSTALL_RELEASE_URL", url.clone())]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains(&format!("({url}/msd-install-{triple}.zip, sha256 verified)")), "{stdout}");
+    assert!(is_newer(&bin.join("msd-install")) && is_newer(&bin.join("msd_run")), "both replaced from the .zip");
+    assert!(run(&w, &bin, &["--version"], &[]).status.success(), "the new binary runs");
 }
 
 #[test]

@@ -6,21 +6,11 @@ const fs = require("fs");
 const path = require("path");
 const { spawnSync } = require("child_process");
 
-const PACKAGES = {
-  "linux x64": "msd-install-linux-x64",
-  "linux arm64": "msd-install-linux-arm64",
-  "darwin x64": "msd-install-darwin-x64",
-  "darwin arm64": "msd-install-darwin-arm64",
-  "win32 x64": "msd-install-win32-x64",
-};
+// This platform's package: msd-install-<process.platform>-<process.arch>, one per target of the
+// release (.ci/channels.py names them the same way); npm installs the one whose os and cpu fit.
 const name = path.basename(__filename, ".js");
 const exe = process.platform === "win32" ? `${name}.exe` : name;
-const pkg = PACKAGES[`${process.platform} ${process.arch}`];
-if (!pkg) {
-  console.error(`msd-install: no prebuilt binary for ${process.platform} ${process.arch}`);
-  console.error("hint: build it from source: cargo install --locked msd-install");
-  process.exit(1);
-}
+const pkg = `msd-install-${process.platform}-${process.arch}`;
 
 function locate() {
   try {
@@ -33,6 +23,13 @@ function locate() {
 }
 
 const bin = locate();
+// The platforms the release has: this package's optional dependencies.
+const known = Object.keys(require("../package.json").optionalDependencies || {}).includes(pkg);
+if (!bin && !known) {
+  console.error(`msd-install: no prebuilt binary for ${process.platform} ${process.arch}`);
+  console.error("hint: build it from source: cargo install --locked msd-install");
+  process.exit(1);
+}
 if (!bin) {
   console.error(`msd-install: the package ${pkg} is not installed (npm installs it as an optional dependency)`);
   console.error("hint: install again without --omit=optional / --no-optional: npm install -g msd-install");

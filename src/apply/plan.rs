@@ -19,8 +19,9 @@ use serde::Serialize;
 use crate::apply::record::{self, Entry, FileManifest};
 use crate::apply::survey::{Class, Disk, PathFacts, Reading, Survey, SurveyError};
 use crate::pipeline::convert::{Bytes, Emission, FileKind};
+use msd_core::fs::bytes::Digests;
 use msd_core::fs::digest::Sha256;
-use msd_core::fs::fsx::{self, FileMode};
+use msd_core::fs::fsx::{self, DirCache, FileMode};
 use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
 
@@ -263,7 +264,7 @@ pub fn build(
     allow_symlinks: bool,
     adopt: bool,
 ) -> Result<Plan, PlanError> {
-    let digests = digests(&[&emission]).pop().unwrap_or_default();
+    let digests = digests(&[&emission], &Digests::default()).pop().unwrap_or_default();
     build_hashed(emission, digests, cap, home, allow_symlinks, adopt)
 }
 
@@ -272,12 +273,13 @@ pub fn build(
 /// thread writes the previous target (`install::stream`), so the two cores are already busy; a
 /// rayon pool beside them measured more CPU, not less time (its idle workers spun in
 /// `sched_yield`, 867 calls per `--all`). A reference or template that most runtimes get unchanged, or the
-/// helper binary every runtime gets, costs one digest however many trees it goes into. Equal
+/// helper binary every runtime gets, costs one digest however many trees it goes into (across
+/// calls, a large buffer once per `memo`: the caller's, one per run). Equal
 /// byte strings are found by length and a few bytes of each end, then compared in full (a
 /// comparison is a fraction of a digest and stops at the first difference).
-pub fn digests(emissions: &[&Emission]) -> Vec<Vec<Sha256>> {
+pub fn digests(emissions: &[&Emission], memo: &Digests) -> Vec<Vec<Sha256>> {
     let (unique, slots) = distinct(emissions);
-    let hashed: Vec<Sha256> = unique.iter().map(|b| b.sha256()).collect();
+    let hashed: Vec<Sha256> = unique.iter().map(|b| memo.sha256(b)).collect();
     slots.into_iter().map(|s| s.into_iter().map(|i| hashed[i]).collect()).collect()
 }
 
@@ -336,6 +338,7 @@ pub fn build_hashed(
         keep_edited: true,
         runtime_surfaces: false,
         allow_symlinks,
+        dirs: &DirCache::new(),
     };
     let mut survey = Survey::read(home, cap, emission.scope, how).map_err(PlanError::from_survey)?;
     from_survey(emission, &mut survey, cap, adopt)
@@ -546,7 +549,7 @@ mod tests {
         let (unique, slots) = distinct(&[&a, &b]);
         assert_eq!(unique.len(), 5, "digests computed: one per distinct byte string");
         assert_eq!(slots, vec![vec![0, 1, 2, 3, 2], vec![1, 3, 4, 0]]);
-        let d = digests(&[&a, &b]);
+        let d = digests(&[&a, &b], &Digests::default());
         for (e, de) in [(&a, &d[0]), (&b, &d[1])] {
             for (f, sha) in e.files.iter().zip(de) {
                 assert_eq!(*sha, fsx::sha256(&f.bytes));

@@ -111,6 +111,22 @@ impl FileManifest {
         Ok(m)
     }
 
+    /// The msd-install version that wrote the manifest under `home`; `None` where there is none,
+    /// or it cannot be read or is of another schema (as [`FileManifest::read`] would fail).
+    /// Parses the two fields alone: the whole manifest (every file's path and sha256) was read
+    /// for its version before each install, one more full parse per target on every run.
+    pub fn read_tool_version(home: &Path, cap: &Capability, scope: Scope) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Head {
+            schema_version: u32,
+            tool_version: String,
+        }
+        let path = home.join(manifest_rel(cap, scope).as_str());
+        let bytes = fsx::read_if_exists(&path).ok()??;
+        let head: Head = serde_json::from_slice(&bytes).ok()?;
+        (head.schema_version == SCHEMA_VERSION).then_some(head.tool_version)
+    }
+
     /// Reads the manifest under `home`, `None` when there is none.
     pub fn read(home: &Path, cap: &Capability, scope: Scope) -> Result<Option<FileManifest>, RecordError> {
         let path = home.join(manifest_rel(cap, scope).as_str());

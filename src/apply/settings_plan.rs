@@ -152,10 +152,12 @@ pub(super) fn next_state(
         .chain(plan.settings.iter().filter(|s| s.action == Action::Add).map(|s| &s.path))
         .chain(std::iter::once(&plan.manifest_path))
         .chain(std::iter::once(&state_rel));
+    // Each directory looked at once, however many new files go into it.
+    let known = fsx::DirCache::new();
     for p in new_paths {
         let mut anc = p.parent();
         while let Some(a) = anc {
-            if !fsx::dir_exists(&plan.home.join(a.as_str())) {
+            if !known.dir_exists(&plan.home.join(a.as_str())) {
                 dirs.insert(a.clone());
             }
             anc = a.parent();

@@ -27,7 +27,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use msd_core::fs::digest::Sha256;
-use msd_core::fs::fsx::{self, FileMode, StatKey};
+use msd_core::fs::fsx::{self, DirCache, FileMode, StatKey};
 use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
 
@@ -168,6 +168,9 @@ pub(crate) struct Reading<'e> {
     pub(crate) runtime_surfaces: bool,
     /// `--allow-symlinks`.
     pub(crate) allow_symlinks: bool,
+    /// What the survey learns of the home's directories (a missing one is looked at once, not
+    /// once per file under it): the caller's, for the transaction that follows to go on from.
+    pub(crate) dirs: &'e DirCache,
 }
 
 /// Errors of the survey.
@@ -201,10 +204,10 @@ impl Survey {
                 emitted.insert(&f.path);
                 let recorded = manifest.as_ref().and_then(|m| m.get(&f.path)).cloned();
                 let new = NewFile { len: f.bytes.len() as u64, sha256: *sha, mode: f.mode, kind: f.kind };
-                let dest = fsx::confined(home, &f.path, how.allow_symlinks)?;
-                let stat = fsx::stat_key(&dest)?;
+                let dest = how.dirs.confined(home, &f.path, how.allow_symlinks)?;
+                let stat = how.dirs.stat_key(&dest)?;
                 refuse_special(&dest, stat.as_ref())?;
-                let disk = read_against_new(&dest, &f.bytes, &new, recorded.as_ref())?;
+                let disk = read_against_new(how.dirs, &dest, &f.bytes, &new, recorded.as_ref())?;
                 let class = classify(recorded.as_ref(), &disk);
                 files.push(PathFacts {
                     path: f.path.clone(),
@@ -221,9 +224,9 @@ impl Survey {
             && let Some(m) = &manifest
         {
             for e in m.files.iter().filter(|e| !emitted.contains(&e.path)) {
-                let dest = fsx::confined(home, &e.path, how.allow_symlinks)?;
-                refuse_special(&dest, fsx::stat_key(&dest)?.as_ref())?;
-                let disk = read_recorded(&dest, e, how.keep_edited)?;
+                let dest = how.dirs.confined(home, &e.path, how.allow_symlinks)?;
+                refuse_special(&dest, how.dirs.stat_key(&dest)?.as_ref())?;
+                let disk = read_recorded(how.dirs, &dest, e, how.keep_edited)?;
                 let class = classify(Some(e), &disk);
                 files.push(PathFacts {
                     path: e.path.clone(),
@@ -274,12 +277,13 @@ impl Survey {
     ) -> Option<Survey> {
         let state = InstallState::read(home, cap, scope).ok()?;
         let manifest_path = record::manifest_rel(cap, scope);
-        if fsx::confined_stat(home, &manifest_path, allow_symlinks).ok()? != Some(manifest_stat) {
+        let dirs = DirCache::new();
+        if dirs.confined_stat(home, &manifest_path, allow_symlinks).ok()? != Some(manifest_stat) {
             return None;
         }
         let mut out = Vec::new();
         for (e, kind, stat) in files {
-            if fsx::confined_stat(home, &e.path, allow_symlinks).ok()? != Some(stat) {
+            if dirs.confined_stat(home, &e.path, allow_symlinks).ok()? != Some(stat) {
                 return None;
             }
             let new = NewFile { len: e.bytes, sha256: e.sha256, mode: e.mode, kind };
@@ -439,6 +443,7 @@ fn classify(recorded: Option<&Entry>, disk: &Disk) -> Class {
 /// a file (the helper) are compared by hash, the disk's read in blocks. The disk's bytes are
 /// kept when they would be backed up (they differ from the new ones and from what was recorded).
 fn read_against_new(
+    dirs: &DirCache,
     dest: &Path,
     bytes: &crate::pipeline::convert::Bytes,
     new: &NewFile,
@@ -446,17 +451,17 @@ fn read_against_new(
 ) -> Result<Disk, SurveyError> {
     let backed_up = |sha: &Sha256| recorded.is_none_or(|r| r.sha256 != *sha);
     if bytes.file().is_some() {
-        return Ok(match fsx::sha256_of_file_if_exists(dest)? {
+        return Ok(match dirs.sha256_of_file_if_exists(dest)? {
             None => Disk::Absent,
             Some((sha256, len)) => {
                 let same_as_new = len == new.len && sha256 == new.sha256;
                 // Read again, whole, only for a backup (the helper edited by hand: rare).
-                let bytes = if !same_as_new && backed_up(&sha256) { fsx::read_if_exists(dest)? } else { None };
+                let bytes = if !same_as_new && backed_up(&sha256) { dirs.read_if_exists(dest)? } else { None };
                 Disk::File { len, sha256, same_as_new, bytes }
             }
         });
     }
-    let Some(disk) = fsx::read_if_exists(dest)? else { return Ok(Disk::Absent) };
+    let Some(disk) = dirs.read_if_exists(dest)? else { return Ok(Disk::Absent) };
     let same_as_new = disk[..] == bytes[..];
     let sha256 = if same_as_new { new.sha256 } else { fsx::sha256(&disk) };
     let len = disk.len() as u64;
@@ -466,14 +471,14 @@ fn read_against_new(
 
 /// Reads a recorded file the emission does not write (or every recorded file, when there is no
 /// emission): hashed; its bytes kept when it was edited and `keep_edited`.
-fn read_recorded(dest: &Path, e: &Entry, keep_edited: bool) -> Result<Disk, SurveyError> {
+fn read_recorded(dirs: &DirCache, dest: &Path, e: &Entry, keep_edited: bool) -> Result<Disk, SurveyError> {
     if !keep_edited {
-        return Ok(match fsx::sha256_of_file_if_exists(dest)? {
+        return Ok(match dirs.sha256_of_file_if_exists(dest)? {
             None => Disk::Absent,
             Some((sha256, len)) => Disk::File { len, sha256, same_as_new: false, bytes: None },
         });
     }
-    let Some(disk) = fsx::read_if_exists(dest)? else { return Ok(Disk::Absent) };
+    let Some(disk) = dirs.read_if_exists(dest)? else { return Ok(Disk::Absent) };
     let sha256 = fsx::sha256(&disk);
     let len = disk.len() as u64;
     let bytes = (sha256 != e.sha256).then_some(disk);
@@ -543,7 +548,7 @@ mod tests {
         let new = NewFile { len: 3, sha256: fsx::sha256(b"new"), mode: FileMode::Regular, kind: FileKind::Core };
         let kept = |disk: &[u8], recorded: Option<&Entry>| {
             fsx::write_atomic_unsynced(&dest, disk).unwrap();
-            match read_against_new(&dest, &new_bytes, &new, recorded).unwrap() {
+            match read_against_new(&DirCache::new(), &dest, &new_bytes, &new, recorded).unwrap() {
                 Disk::File { bytes, same_as_new, .. } => (bytes.is_some(), same_as_new),
                 d => panic!("{d:?}"),
             }
@@ -553,6 +558,6 @@ mod tests {
         assert_eq!(kept(b"edit", Some(&entry(b"old"))), (true, false), "edited: backed up");
         assert_eq!(kept(b"theirs", None), (true, false), "the user's own: backed up (with --adopt)");
         fsx::remove_file_if_exists(&dest).unwrap();
-        assert!(matches!(read_against_new(&dest, &new_bytes, &new, None).unwrap(), Disk::Absent));
+        assert!(matches!(read_against_new(&DirCache::new(), &dest, &new_bytes, &new, None).unwrap(), Disk::Absent));
     }
 }

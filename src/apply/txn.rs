@@ -42,13 +42,14 @@
 //! (the package's dev-dependency on itself): a release binary has neither.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 #[cfg(feature = "fault-injection")]
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 
 use msd_core::fs::digest::Sha256;
-use msd_core::fs::fsx::{self, FileMode};
+use msd_core::fs::fsx::{self, DirCache, FileMode, SharedWrites};
 use msd_core::fs::relpath::RelPath;
 
 /// The environment variable of the fault-injection test hook.
@@ -246,17 +247,29 @@ pub enum Recovery {
     Discarded,
 }
 
-/// The staging area and journal of a home.
+/// The staging area and journal of a home, and what the transaction knows of its disk: the
+/// directories it looked at ([`DirCache`]: every look and change of the transaction goes
+/// through it) and the files of shared bytes already written ([`SharedWrites`]). Both are
+/// values of the caller's: an install shares one set of shared writes across its targets, and
+/// gives each target the cache its survey filled.
 #[derive(Debug, Clone)]
 pub struct Area {
     home: PathBuf,
     allow_symlinks: bool,
+    dirs: Arc<DirCache>,
+    shared: Arc<SharedWrites>,
 }
 
 impl Area {
-    /// The area of `home`.
+    /// The area of `home`, knowing nothing of its disk yet.
     pub fn new(home: &Path, allow_symlinks: bool) -> Area {
-        Area { home: home.to_path_buf(), allow_symlinks }
+        Area { home: home.to_path_buf(), allow_symlinks, dirs: Arc::default(), shared: Arc::default() }
+    }
+
+    /// This area, looking directories up in `dirs` (what a survey of the home learned) and
+    /// linking shared bytes to the files `shared` saw written (by other targets of the run).
+    pub fn with_caches(self, dirs: &Arc<DirCache>, shared: &Arc<SharedWrites>) -> Area {
+        Area { dirs: dirs.clone(), shared: shared.clone(), ..self }
     }
 
     fn work(&self) -> PathBuf {
@@ -287,7 +300,7 @@ impl Area {
     }
 
     fn dest(&self, p: &RelPath) -> Result<PathBuf, TxnError> {
-        Ok(fsx::confined(&self.home, p, self.allow_symlinks)?)
+        Ok(self.dirs.confined(&self.home, p, self.allow_symlinks)?)
     }
 
     /// The destination of a file that is to be new, its directories checked for symlinks but
@@ -295,7 +308,7 @@ impl Area {
     /// for a file directly in the home.
     fn dest_of_new(&self, p: &RelPath) -> Result<Option<PathBuf>, TxnError> {
         let Some(parent) = p.parent() else { return Ok(None) };
-        Ok(Some(fsx::confined(&self.home, &parent, self.allow_symlinks)?.join(p.file_name())))
+        Ok(Some(self.dirs.confined(&self.home, &parent, self.allow_symlinks)?.join(p.file_name())))
     }
 
     /// The staged half of a linked transaction names its other half's home here while it is
@@ -336,8 +349,8 @@ pub struct Staged {
     pub op: TxnOp,
     /// The new bytes of a put.
     pub bytes: Option<crate::pipeline::convert::Bytes>,
-    /// Many targets receive these bytes alike: stage a hard link to the copy this process
-    /// already wrote, where it can ([`fsx::write_new_shared`]).
+    /// Many targets receive these bytes alike: stage a hard link to the copy the run
+    /// already wrote, where it can ([`SharedWrites::write_new`]).
     pub shared: bool,
 }
 
@@ -473,7 +486,7 @@ pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPoin
         text.push('\n');
         let staged = p.area.staged_journal();
         fault_point();
-        fsx::write_new(&staged, text.as_bytes(), FileMode::Regular).map_err(|e| none(io(&staged)(e)))?;
+        p.area.dirs.write_new(&staged, text.as_bytes(), FileMode::Regular).map_err(|e| none(io(&staged)(e)))?;
     }
     let works: Vec<PathBuf> = todo.iter().map(|p| p.area.work()).collect();
     let mut flushes = flush(&works).map_err(none)?;
@@ -484,7 +497,7 @@ pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPoin
             Err(injected)
         } else {
             fault_point();
-            fsx::rename(&p.area.staged_journal(), &jpath)
+            p.area.dirs.rename(&p.area.staged_journal(), &jpath)
         };
         if let Err(e) = moved {
             failed = Some((n, CommitPointError { at: at[n], error: io(&jpath)(e) }));
@@ -539,7 +552,7 @@ pub fn commit_linked(
         text.push('\n');
         let staged = p.area.staged_journal();
         fault_point();
-        fsx::write_new(&staged, text.as_bytes(), FileMode::Regular).map_err(|e| err(io(&staged)(e)))?;
+        p.area.dirs.write_new(&staged, text.as_bytes(), FileMode::Regular).map_err(|e| err(io(&staged)(e)))?;
     }
     let works = [first.area.work(), decider.area.work()];
     flush(&works).map_err(err)?;
@@ -549,7 +562,7 @@ pub fn commit_linked(
             Some(injected) => Err(injected),
             None => {
                 fault_point();
-                fsx::rename(&p.area.staged_journal(), &jpath)
+                p.area.dirs.rename(&p.area.staged_journal(), &jpath)
             }
         };
         moved.map_err(|e| err(io(&jpath)(e)))?;
@@ -609,12 +622,12 @@ pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progre
     // A leftover from an interrupted run is recovered before planning; anything still here is
     // stale staging and is cleared.
     let txn = area.txn();
-    fsx::remove_dir_all_if_exists(&txn).map_err(io(&txn))?;
+    area.dirs.remove_dir_all_if_exists(&txn).map_err(io(&txn))?;
     progress.staging(ops.iter().filter(|s| s.bytes.is_some()).count());
     let mut ops = ops;
     let staged = stage(&area, &mut ops, progress);
     if let Err(e) = staged {
-        let _ = fsx::remove_dir_all_if_exists(&txn);
+        let _ = area.dirs.remove_dir_all_if_exists(&txn);
         return Err(e);
     }
     // Into a buffer of its own, sized to fit: collected in place, the journal would keep the
@@ -666,7 +679,9 @@ impl Prepared {
         let link = Link { home: partner.to_path_buf(), decides: true };
         let path = self.area.staged_link();
         fault_point();
-        fsx::write_new(&path, &serde_json::to_vec(&link).expect("link serializes"), FileMode::Regular)
+        self.area
+            .dirs
+            .write_new(&path, &serde_json::to_vec(&link).expect("link serializes"), FileMode::Regular)
             .map_err(io(&path))
     }
 
@@ -689,7 +704,7 @@ impl Drop for Prepared {
     /// then the staged tree (best effort; the next run would discard it too).
     fn drop(&mut self) {
         if !self.done && self.uncommit() {
-            let _ = fsx::remove_dir_all_if_exists(&self.area.txn());
+            let _ = self.area.dirs.remove_dir_all_if_exists(&self.area.txn());
         }
     }
 }
@@ -725,9 +740,9 @@ fn stage(area: &Area, ops: &mut [Staged], progress: &dyn Progress) -> Result<(),
             // Bytes read from a file are copied from it (and checked), never loaded whole.
             if s.shared || bytes.file().is_some() {
                 let dest = area.dest(&s.op.path)?;
-                fsx::write_new_shared(&p, bytes.source(), sha256, *mode, &dest).map_err(io(&p))?;
+                area.shared.write_new(&area.dirs, &p, bytes.source(), sha256, *mode, &dest).map_err(io(&p))?;
             } else {
-                fsx::write_new(&p, &bytes, *mode).map_err(io(&p))?;
+                area.dirs.write_new(&p, &bytes, *mode).map_err(io(&p))?;
             }
             drop(bytes);
             progress.tick();
@@ -742,7 +757,7 @@ fn finish(area: &Area) -> Result<(), TxnError> {
     fsx::remove_file_if_exists(&jpath).map_err(io(&jpath))?;
     let txn = area.txn();
     fault_point();
-    fsx::remove_dir_all_if_exists(&txn).map_err(io(&txn))
+    area.dirs.remove_dir_all_if_exists(&txn).map_err(io(&txn))
 }
 
 /// Applies every op not yet applied. Idempotent: an op whose destination already holds its
@@ -762,7 +777,7 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
             // A new file moves in only if nothing is there (one atomic call, no look first);
             // otherwise it is checked below like any other put.
             fault_point();
-            if fsx::rename_new(&area.new_of(&op.path), &dest).map_err(io(&dest))? {
+            if area.dirs.rename_new(&area.new_of(&op.path), &dest).map_err(io(&dest))? {
                 if let Some(parent) = dest.parent() {
                     dirs.insert(parent.to_path_buf());
                 }
@@ -787,13 +802,13 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
                     // Through a symlink (allowed), the file it points to is what changes.
                     let kept = if *in_place { fsx::write_target(&dest).map_err(io(&dest))? } else { dest.clone() };
                     fault_point();
-                    fsx::preserve(&kept, &old).map_err(io(&dest))?;
+                    area.dirs.preserve(&kept, &old).map_err(io(&dest))?;
                 }
                 fault_point();
                 if *in_place {
-                    fsx::replace_in_place(&new, &dest).map_err(io(&dest))?;
+                    area.dirs.replace_in_place(&new, &dest).map_err(io(&dest))?;
                 } else {
-                    fsx::rename(&new, &dest).map_err(io(&dest))?;
+                    area.dirs.rename(&new, &dest).map_err(io(&dest))?;
                 }
             }
             TxnAction::Remove => {
@@ -809,10 +824,10 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
                 if old.exists() {
                     fsx::remove_file_if_exists(&dest).map_err(io(&dest))?;
                 } else {
-                    fsx::rename(&dest, &old).map_err(io(&dest))?;
+                    area.dirs.rename(&dest, &old).map_err(io(&dest))?;
                 }
                 if let Some(parent) = dest.parent() {
-                    fsx::prune_empty_dirs(parent, &prune_stop(&area.home, &op.path));
+                    area.dirs.prune_empty_dirs(parent, &prune_stop(&area.home, &op.path));
                 }
             }
         }
@@ -825,7 +840,7 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
         let dest = area.dest(d)?;
         if fsx::is_dir(&dest) {
             fault_point();
-            fsx::remove_dir_if_empty(&dest);
+            area.dirs.remove_dir_if_empty(&dest);
         }
     }
     // The staged bytes were flushed before the journal was written (the commit point). The
@@ -903,7 +918,7 @@ impl<'j> WholeDirs<'j> {
             // resolved target; only what is under it is checked for symlinks).
             let dest = area.dest_of_new(&rel)?.unwrap_or_else(|| area.home.join(dir));
             fault_point();
-            let moved = fsx::rename_dir_new(&area.new_of(&rel), &dest).map_err(io(&dest))?;
+            let moved = area.dirs.rename_dir_new(&area.new_of(&rel), &dest).map_err(io(&dest))?;
             self.dirs.insert(dir, if moved { Whole::Moved } else { Whole::Stayed });
             if moved {
                 if let Some(parent) = dest.parent() {
@@ -938,7 +953,7 @@ fn undo(area: &Area, journal: &Journal) -> Result<(), TxnError> {
         let dest = area.dest(d)?;
         if fsx::is_dir(&dest) {
             fault_point();
-            fsx::remove_dir_if_empty(&dest);
+            area.dirs.remove_dir_if_empty(&dest);
         }
     }
     Ok(())
@@ -958,20 +973,20 @@ fn undo_ops(area: &Area, journal: &Journal) -> Result<(), TxnError> {
                 if old.exists() && *in_place {
                     // Back through the link it was written through, with the mode and owner
                     // the file had (kept by the write).
-                    fsx::replace_in_place(&old, &dest).map_err(io(&dest))?;
+                    area.dirs.replace_in_place(&old, &dest).map_err(io(&dest))?;
                 } else if old.exists() {
-                    fsx::rename(&old, &dest).map_err(io(&dest))?;
+                    area.dirs.rename(&old, &dest).map_err(io(&dest))?;
                 } else if op.old_sha256.is_none() {
                     fsx::remove_file_if_exists(&dest).map_err(io(&dest))?;
                     if let Some(parent) = dest.parent() {
-                        fsx::prune_empty_dirs(parent, &prune_stop(&area.home, &op.path));
+                        area.dirs.prune_empty_dirs(parent, &prune_stop(&area.home, &op.path));
                     }
                 }
             }
             TxnAction::Remove => {
                 if cur.is_none() && old.exists() {
                     fault_point();
-                    fsx::rename(&old, &dest).map_err(io(&dest))?;
+                    area.dirs.rename(&old, &dest).map_err(io(&dest))?;
                 }
             }
         }
@@ -1011,11 +1026,11 @@ pub fn recover(area: &Area) -> Result<Option<Recovery>, TxnError> {
     if txn.exists() {
         let partner = area.partner();
         fault_point();
-        fsx::remove_dir_all_if_exists(&txn).map_err(io(&txn))?;
+        area.dirs.remove_dir_all_if_exists(&txn).map_err(io(&txn))?;
         if let Some(home) = partner {
             // The other half of a linked transaction staged with this one: never committed
             // either (this half had no journal), its staging goes too.
-            recover(&Area { home, allow_symlinks: area.allow_symlinks })?;
+            recover(&Area::new(&home, area.allow_symlinks))?;
         }
         return Ok(Some(Recovery::Discarded));
     }
@@ -1027,7 +1042,7 @@ pub fn recover(area: &Area) -> Result<Option<Recovery>, TxnError> {
 /// finish, the decider's. The pair committed when the decider's journal exists (it is removed
 /// last); when only the first half's does, it never did and the first half is discarded.
 fn recover_pair(area: &Area, journal: Journal, link: &Link) -> Result<Option<Recovery>, TxnError> {
-    let other = Area { home: link.home.clone(), allow_symlinks: area.allow_symlinks };
+    let other = Area::new(&link.home, area.allow_symlinks);
     let linked_to = |a: &Area, home: &Path| -> Result<Option<Journal>, TxnError> {
         Ok(a.journal()?.filter(|j| j.link.as_ref().is_some_and(|l| l.home == home)))
     };
@@ -1042,7 +1057,7 @@ fn recover_pair(area: &Area, journal: Journal, link: &Link) -> Result<Option<Rec
         finish(first)?;
         if fsx::exists(&decider.txn()) {
             fault_point();
-            fsx::remove_dir_all_if_exists(&decider.txn()).map_err(io(&decider.txn()))?;
+            decider.dirs.remove_dir_all_if_exists(&decider.txn()).map_err(io(&decider.txn()))?;
         }
         return Ok(Some(Recovery::RolledBack {
             label,
@@ -1102,10 +1117,8 @@ impl TxnError {
 #[cfg(all(test, target_os = "linux"))]
 #[allow(clippy::disallowed_methods, reason = "the tests set up and look at homes directly")]
 mod tests {
-    use std::os::unix::fs::MetadataExt;
-    use std::sync::Arc;
-
     use super::*;
+    use std::os::unix::fs::MetadataExt;
 
     fn rel(s: &str) -> RelPath {
         RelPath::new(s).unwrap()
@@ -1283,7 +1296,9 @@ mod tests {
         let mut prepared = prepare(&area, "test", ops, &NoProgress).unwrap();
         commit_points(&mut [&mut prepared]).unwrap();
         // A run stopped right after moving `agents/` (as a crash would leave it), then recovered.
-        assert!(fsx::rename_dir_new(area.new_of(&rel("agents/a.md")).parent().unwrap(), &home.join("agents")).unwrap());
+        assert!(
+            area.dirs.rename_dir_new(area.new_of(&rel("agents/a.md")).parent().unwrap(), &home.join("agents")).unwrap()
+        );
         std::mem::forget(prepared);
         let got = recover(&area).unwrap();
         assert_eq!(got, Some(Recovery::Completed { label: "test".into(), ops: 2 }));

@@ -2,8 +2,9 @@
 //! up and stay), our settings entries, our metadata and the directories we created when empty.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use msd_core::fs::fsx::{self, FileMode};
+use msd_core::fs::fsx::{self, DirCache, FileMode};
 use msd_core::fs::relpath::RelPath;
 use msd_core::manifest::capability::{Capability, Scope};
 use serde::Serialize;
@@ -74,7 +75,7 @@ pub fn uninstall(
     }
     let held = if dry_run { None } else { Some(hold(&[home.as_path()], allow_symlinks)?) };
     report.recovery = held.as_ref().and_then(|h| h.recoveries.get(home).cloned());
-    let Some(Removal { staged, state_sha, state_rel, dirs, created }) =
+    let Some(Removal { staged, state_sha, state_rel, dirs, created, known }) =
         plan_removal(cap, target, allow_symlinks, dry_run, &mut report)?
     else {
         return Ok(report);
@@ -83,7 +84,7 @@ pub fn uninstall(
         return Ok(report);
     }
     let bars = progress.target(&format!("{} ({}) uninstall", cap.id, target.scope.as_str()));
-    let area = Area::new(home, allow_symlinks);
+    let area = Area::new(home, allow_symlinks).with_caches(&known, &Arc::default());
     txn::commit(&area, &format!("uninstall {} {}", cap.id, target.scope.as_str()), staged, bars.as_ref())
         .map_err(LifecycleError::from)?;
     // Directories we created, deepest first, when empty; those holding the state after it.
@@ -91,7 +92,7 @@ pub fn uninstall(
     let (later, now): (Vec<RelPath>, Vec<RelPath>) = dirs.into_iter().partition(|d| holds_state(d));
     for d in now {
         let p = home.join(d.as_str());
-        if fsx::is_dir(&p) && fsx::remove_dir_if_empty(&p) {
+        if fsx::is_dir(&p) && known.remove_dir_if_empty(&p) {
             report.dirs_removed.push(d);
         }
     }
@@ -106,7 +107,7 @@ pub fn uninstall(
     }
     for d in later {
         let p = home.join(d.as_str());
-        if fsx::is_dir(&p) && fsx::remove_dir_if_empty(&p) {
+        if fsx::is_dir(&p) && known.remove_dir_if_empty(&p) {
             report.dirs_removed.push(d);
         }
     }
@@ -149,7 +150,7 @@ pub(crate) fn stage_removal(
     }
     let held = hold(&[home.as_path()], allow_symlinks)?;
     report.recovery = held.recoveries.get(home).cloned();
-    let Some(Removal { mut staged, state_sha, state_rel, dirs, created }) =
+    let Some(Removal { mut staged, state_sha, state_rel, dirs, created, known }) =
         plan_removal(cap, target, allow_symlinks, false, &mut report)?
     else {
         return Ok(None);
@@ -158,8 +159,8 @@ pub(crate) fn stage_removal(
         staged.push(Staged::remove(state_rel, sha));
     }
     let label = format!("uninstall {} {}", cap.id, target.scope.as_str());
-    let mut prepared = txn::prepare(&Area::new(home, allow_symlinks), &label, staged, &txn::NoProgress)
-        .map_err(LifecycleError::from)?;
+    let area = Area::new(home, allow_symlinks).with_caches(&known, &Arc::default());
+    let mut prepared = txn::prepare(&area, &label, staged, &txn::NoProgress).map_err(LifecycleError::from)?;
     prepared.prune_after(dirs.clone());
     prepared.link_staging(partner).map_err(LifecycleError::from)?;
     Ok(Some(StagedRemoval { held, report, linked: super::Linked::new(prepared), dirs, created }))
@@ -197,6 +198,9 @@ pub(crate) struct Removal {
     dirs: Vec<RelPath>,
     /// The install created its home, and this many directories above it.
     created: Option<usize>,
+    /// What the survey learned of the home's directories, which the transaction and the
+    /// removals after it go on from (every change of the home after the survey goes through it).
+    known: Arc<DirCache>,
 }
 
 /// Plans the uninstall of `target` into `report` (after its migrations, unless `dry_run`);
@@ -212,13 +216,21 @@ fn plan_removal(
     if !dry_run {
         migrate::run(home, cap, target.scope, None, allow_symlinks).map_err(LifecycleError::from)?;
     }
-    let how = Reading { emission: None, recorded: true, keep_edited: true, runtime_surfaces: false, allow_symlinks };
+    let known = Arc::new(DirCache::new());
+    let how = Reading {
+        emission: None,
+        recorded: true,
+        keep_edited: true,
+        runtime_surfaces: false,
+        allow_symlinks,
+        dirs: &known,
+    };
     let mut survey = Survey::read(home, cap, target.scope, how)?;
     if !survey.installed() {
         // A run killed after removing the state and before its core dir leaves it empty.
         if !dry_run {
             let core = home.join(cap.core_dir(target.scope).as_str());
-            if fsx::is_dir(&core) && fsx::remove_dir_if_empty(&core) {
+            if fsx::is_dir(&core) && known.remove_dir_if_empty(&core) {
                 report.dirs_removed.push(cap.core_dir(target.scope).clone());
             }
         }
@@ -304,5 +316,5 @@ fn plan_removal(
     let mut dirs = survey.state.as_ref().map(|s| s.created_dirs.clone()).unwrap_or_default();
     dirs.sort_by_key(|d| std::cmp::Reverse(d.as_str().matches('/').count()));
     let created = survey.state.as_ref().filter(|s| s.created_home).map(|s| s.created_above);
-    Ok(Some(Removal { staged, state_sha, state_rel, dirs, created }))
+    Ok(Some(Removal { staged, state_sha, state_rel, dirs, created, known }))
 }

@@ -76,7 +76,14 @@ pub(crate) fn verify_surveyed(
     if !fsx::lexists(&home.join(record::manifest_rel(cap, target.scope).as_str())) {
         return Ok((r, None));
     }
-    let how = Reading { emission: None, recorded: true, keep_edited: false, runtime_surfaces: true, allow_symlinks };
+    let how = Reading {
+        emission: None,
+        recorded: true,
+        keep_edited: false,
+        runtime_surfaces: true,
+        allow_symlinks,
+        dirs: &fsx::DirCache::new(),
+    };
     let survey = Survey::read(home, cap, target.scope, how)?;
     let Some(manifest) = &survey.manifest else { return Ok((r, None)) };
     r.installed = true;

@@ -92,7 +92,8 @@ pub fn label(plan: &Plan) -> String {
     format!("install {} {}", plan.runtime, plan.scope.as_str())
 }
 
-/// Stages `plan`'s transaction ([`txn::prepare`]), changing nothing visible;
+/// Stages `plan`'s transaction ([`txn::prepare`]) in `area` (its home's, with what the run knows
+/// of that home's disk: [`txn::Area::with_caches`]), changing nothing visible;
 /// [`txn::Prepared::commit`] carries it out (as the transaction [`label`]). The report says what the commit
 /// will write.
 ///
@@ -104,7 +105,7 @@ pub fn label(plan: &Plan) -> String {
 /// it commits any.
 pub fn prepare(
     plan: &mut Plan,
-    allow_symlinks: bool,
+    area: txn::Area,
     progress: &dyn txn::Progress,
 ) -> Result<(txn::Prepared, WriteReport), WriteError> {
     let previous = plan.previous.take();
@@ -183,7 +184,6 @@ pub fn prepare(
     if let Some((path, bytes, old)) = &plan.state {
         staged.push(Staged::put(path.clone(), bytes.clone(), FileMode::Regular, *old));
     }
-    let area = txn::Area::new(home, allow_symlinks);
     Ok((txn::prepare(&area, &label(plan), staged, progress)?, report))
 }
 

@@ -1,7 +1,8 @@
 //! The release channel of `msd-install self-update`: where releases are read from
 //! (`MSD_INSTALL_RELEASE_URL`, else the repository's releases), which package manager installed
 //! a binary, the dist manifest of a release (cargo-dist's layout: `dist-manifest.json`, one
-//! `msd-install-<target>.tar.gz` per platform with its `.sha256`), the archive's two binaries,
+//! archive per platform with its `.sha256`: `msd-install-<target>.tar.gz`, `.zip` on Windows;
+//! the manifest's name of it says which), the archive's two binaries,
 //! and their replacement on disk. No printing: `commands::self_update` says what happened.
 
 use std::io::Read;
@@ -222,10 +223,13 @@ pub(crate) fn read_release(base: &str, url: &str) -> Result<Release, SelfUpdateE
         targets.extend(triples.iter().map(|t| t.to_string()));
         if triples.contains(&version::TARGET) {
             let name = a["name"].as_str().unwrap_or(id).to_string();
-            if !name.ends_with(".tar.gz") {
+            if ArchiveFormat::of(&name).is_none() {
                 return Err(SelfUpdateError::BadRelease {
                     url: format!("{base}/{name}"),
-                    reason: "self-update reads .tar.gz archives only".into(),
+                    reason: format!(
+                        "self-update reads {} archives, and this one is none of them",
+                        ArchiveFormat::NAMES
+                    ),
                 });
             }
             archive = Some(Archive {
@@ -238,10 +242,76 @@ pub(crate) fn read_release(base: &str, url: &str) -> Result<Release, SelfUpdateE
     Ok(Release { version, archive, targets })
 }
 
-/// The two binaries of a release archive, by file name anywhere in it.
+/// The archive formats a release ships, by the suffix of the archive's name in the dist
+/// manifest (dist-workspace.toml: `unix-archive` .tar.gz, `windows-archive` .zip). Whatever the
+/// manifest names is read, on every platform: the platform decides nothing here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ArchiveFormat {
+    /// A gzipped tarball.
+    TarGz,
+    /// A zip archive (deflated or stored entries).
+    Zip,
+}
+
+impl ArchiveFormat {
+    /// The suffixes read, for messages.
+    const NAMES: &str = ".tar.gz and .zip";
+
+    /// The format of the archive called `name`, if it is one self-update reads.
+    pub(crate) fn of(name: &str) -> Option<ArchiveFormat> {
+        let name = name.to_ascii_lowercase();
+        if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
+            Some(ArchiveFormat::TarGz)
+        } else if name.ends_with(".zip") {
+            Some(ArchiveFormat::Zip)
+        } else {
+            None
+        }
+    }
+}
+
+/// The two binaries of the release archive at `url` (its format from its name), by file name
+/// anywhere in it.
 pub(crate) fn unpack(url: &str, bytes: &[u8]) -> Result<[(&'static str, Vec<u8>); 2], SelfUpdateError> {
     let bad = |reason: String| SelfUpdateError::BadRelease { url: url.to_string(), reason };
     let names = binary_names();
+    let found = match ArchiveFormat::of(url) {
+        Some(ArchiveFormat::TarGz) => unpack_tar_gz(bytes, &names).map_err(bad)?,
+        Some(ArchiveFormat::Zip) => unpack_zip(bytes, &names).map_err(bad)?,
+        None => {
+            return Err(bad(format!(
+                "self-update reads {} archives, and this one is none of them",
+                ArchiveFormat::NAMES
+            )));
+        }
+    };
+    let [Some(install), Some(run)] = found else {
+        return Err(bad(format!("the archive lacks {} or {}", names[0], names[1])));
+    };
+    Ok([(names[0], install), (names[1], run)])
+}
+
+/// The entries called `names` of a zip archive.
+fn unpack_zip(bytes: &[u8], names: &[&str; 2]) -> Result<[Option<Vec<u8>>; 2], String> {
+    let mut found: [Option<Vec<u8>>; 2] = [None, None];
+    let mut archive =
+        zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| format!("not a .zip archive ({e})"))?;
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).map_err(|e| format!("a damaged archive ({e})"))?;
+        let Some(path) = entry.enclosed_name() else { continue };
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        if let Some(i) = names.iter().position(|n| *n == name) {
+            let mut data = Vec::new();
+            entry.read_to_end(&mut data).map_err(|e| format!("a damaged archive ({e})"))?;
+            found[i] = Some(data);
+        }
+    }
+    Ok(found)
+}
+
+/// The entries called `names` of a gzipped tarball.
+fn unpack_tar_gz(bytes: &[u8], names: &[&str; 2]) -> Result<[Option<Vec<u8>>; 2], String> {
+    let bad = |reason: String| reason;
     let mut found: [Option<Vec<u8>>; 2] = [None, None];
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes));
     let entries = archive.entries().map_err(|e| bad(format!("not a .tar.gz archive ({e})")))?;
@@ -255,10 +325,7 @@ pub(crate) fn unpack(url: &str, bytes: &[u8]) -> Result<[(&'static str, Vec<u8>)
             found[i] = Some(data);
         }
     }
-    let [Some(install), Some(run)] = found else {
-        return Err(bad(format!("the archive lacks {} or {}", names[0], names[1])));
-    };
-    Ok([(names[0], install), (names[1], run)])
+    Ok(found)
 }
 
 /// `msd-install` and `msd_run`, with this platform's executable suffix.

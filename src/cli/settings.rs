@@ -274,15 +274,15 @@ fn refuse<C: Subcommand>(cmd: &C, g: &Globals) -> Result<(), Error> {
         }
     }
     match (C::RUNTIME, g.runtime.len()) {
-        (Arity::None, 1..) => return Err(refused("-r", "takes no runtime")),
-        (Arity::One, 2..) => return Err(refused("-r twice", "takes one runtime")),
+        (Arity::None, 1..) => return Err(refused("-r", "takes no runtime (drop it)")),
+        (Arity::One, 2..) => return Err(refused("-r twice", "takes one runtime (keep one -r)")),
         _ => {}
     }
     if g.all && !C::ALL {
-        return Err(refused("--all", "has no --all"));
+        return Err(refused("--all", "has no --all (drop it)"));
     }
     if g.local && !C::LOCAL {
-        return Err(refused("--local", "has no --local (it reads no one scope)"));
+        return Err(refused("--local", "has no --local (drop it)"));
     }
     Ok(())
 }

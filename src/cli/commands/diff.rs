@@ -53,6 +53,7 @@ pub(crate) fn run(s: &Settings, args: &DiffArgs) -> Result<(), Error> {
     let paint = Paint::stdout(s.output.color);
     let mut text = String::new();
     let mut changed = 0usize;
+    let memo = msd_core::fs::bytes::Digests::default();
     for rt in selected {
         let cap = &rt.capability;
         let target = pipeline::target::resolve(cap, scope, config_dir, &env)?;
@@ -67,13 +68,14 @@ pub(crate) fn run(s: &Settings, args: &DiffArgs) -> Result<(), Error> {
         // from it what the install's plan writes: every emitted file whose bytes differ, and
         // every recorded file it no longer ships that is still there (an edited one is backed up
         // and removed too).
-        let digests = crate::apply::plan::digests(&[&e.emission]).pop().unwrap_or_default();
+        let digests = crate::apply::plan::digests(&[&e.emission], &memo).pop().unwrap_or_default();
         let how = Reading {
             emission: Some((&e.emission, &digests)),
             recorded: true,
             keep_edited: false,
             runtime_surfaces: false,
             allow_symlinks: true,
+            dirs: &fsx::DirCache::new(),
         };
         let survey = Survey::read(home, cap, scope, how).map_err(crate::apply::ApplyError::from)?;
         let read = |path: &msd_core::fs::relpath::RelPath| {

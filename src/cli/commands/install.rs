@@ -372,7 +372,7 @@ fn report_text(
 /// where nothing is installed, or where the manifest cannot be read: the install itself then
 /// reports what is wrong with the target, as it always has.
 fn installed_version(rt: &LoadedRuntime, target: &Target) -> Option<String> {
-    FileManifest::read(&target.home, &rt.capability, target.scope).ok().flatten().map(|m| m.tool_version)
+    FileManifest::read_tool_version(&target.home, &rt.capability, target.scope)
 }
 
 /// The command a new user begins with (`new-project`; else `help`), when the installed content

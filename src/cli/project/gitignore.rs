@@ -179,7 +179,7 @@ pub(crate) fn sync(
     match edit(current.as_deref(), &lines).map_err(|m| invalid(&path, m))? {
         Edit::Unchanged => Ok(None),
         Edit::Write(text) => {
-            fsx::write_atomic_keeping_mode(&path, text.as_bytes()).map_err(io)?;
+            fsx::write_in_place(&path, text.as_bytes()).map_err(io)?;
             Ok(Some(if lines.is_empty() {
                 format!("{}: removed msd's block (no local install left)", path.display())
             } else if had {
@@ -190,7 +190,7 @@ pub(crate) fn sync(
         }
         // A link in its place is the user's (msd never makes one): it stays, emptied.
         Edit::Delete if fsx::is_symlink(&path) => {
-            fsx::write_atomic_keeping_mode(&path, b"").map_err(io)?;
+            fsx::write_in_place(&path, b"").map_err(io)?;
             Ok(Some(format!("{}: removed msd's block (no local install left)", path.display())))
         }
         Edit::Delete => {

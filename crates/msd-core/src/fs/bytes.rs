@@ -6,9 +6,9 @@
 //!   copied onto the heap;
 //! - a file on disk (the msd_run helper every runtime receives): its length is known, its sha256
 //!   is taken once by reading it in blocks, and it is copied into place from the file
-//!   ([`Bytes::source`], [`fsx::write_new_shared`]), so the install never holds it in memory. Only a caller that
-//!   needs the bytes themselves (`diff`, `emit`, the maintainers' tools) loads it, once, through
-//!   [`std::ops::Deref`].
+//!   ([`Bytes::source`], [`fsx::SharedWrites::write_new`]), so the install never holds it in
+//!   memory. Only a caller that needs the bytes themselves (`diff`, `emit`, the maintainers'
+//!   tools) loads it, once, through [`std::ops::Deref`].
 
 use std::fmt;
 use std::ops::Deref;
@@ -79,10 +79,11 @@ impl Bytes {
         self.len() == 0
     }
 
-    /// The sha256 of the bytes (a file's was taken when it was).
+    /// The sha256 of the bytes (a file's was taken when it was; others are hashed on every call:
+    /// [`Digests`] remembers the large ones).
     pub fn sha256(&self) -> Sha256 {
         match &self.0 {
-            Repr::Shared(b) => fsx::sha256_shared(b),
+            Repr::Shared(b) => fsx::sha256(b),
             Repr::Owned(b) => fsx::sha256(b),
             Repr::Static(b) => fsx::sha256(b),
             Repr::File(f) => f.sha256,
@@ -99,6 +100,42 @@ impl Bytes {
             (Repr::File(x), Repr::File(y)) => Arc::ptr_eq(x, y) || (x.path == y.path && x.sha256 == y.sha256),
             _ => false,
         }
+    }
+}
+
+/// The digests of large byte strings an operation has hashed, by content: a buffer of a megabyte
+/// or more that many runtimes receive alike is hashed once per operation, however many trees it
+/// goes into. A value its caller owns (an install, for all of its targets), never a
+/// process-global: what one operation hashed is not known to the next.
+#[derive(Debug, Default)]
+pub struct Digests(std::sync::Mutex<Vec<(Bytes, Sha256)>>);
+
+impl Digests {
+    /// Byte strings shorter than this are hashed every time (a comparison would cost about as
+    /// much as the digest).
+    const MIN: usize = 1 << 20;
+    /// At most this many are remembered (the large ones are few: a comparison of each new one
+    /// against them all stays cheap).
+    const MAX_ENTRIES: usize = 8;
+
+    /// The sha256 of `bytes`: a file's as taken, a large buffer's from this memo when it was
+    /// hashed before (the same buffer, or equal bytes), any other computed.
+    pub fn sha256(&self, bytes: &Bytes) -> Sha256 {
+        if bytes.len() < Self::MIN || bytes.file().is_some() {
+            return bytes.sha256();
+        }
+        if let Ok(memo) = self.0.lock()
+            && let Some((_, h)) = memo.iter().find(|(b, _)| Bytes::ptr_eq(b, bytes) || b == bytes)
+        {
+            return *h;
+        }
+        let s = bytes.sha256();
+        if let Ok(mut memo) = self.0.lock()
+            && memo.len() < Self::MAX_ENTRIES
+        {
+            memo.push((bytes.clone(), s));
+        }
+        s
     }
 }
 
@@ -218,7 +255,9 @@ mod tests {
         // What an install asks of a file never reads it into memory.
         let _ = (file.len(), file.sha256(), file.source(), file == file.clone(), file == shared);
         let to = tmp.path().join("copy");
-        fsx::write_new_shared(&to, file.source(), &file.sha256(), fsx::FileMode::Regular, &to).unwrap();
+        fsx::SharedWrites::default()
+            .write_new(&fsx::DirCache::new(), &to, file.source(), &file.sha256(), fsx::FileMode::Regular, &to)
+            .unwrap();
         assert!(!file.loaded(), "a file is hashed, compared and copied without being held");
         assert_eq!(std::fs::read(&to).unwrap(), data);
         assert_eq!(shared.file(), None);
@@ -239,12 +278,14 @@ mod tests {
         std::fs::write(&p, b"one").unwrap();
         let file = Bytes::from_file(&p).unwrap();
         std::fs::write(&p, b"two").unwrap();
+        let (shared, dirs) = (fsx::SharedWrites::default(), fsx::DirCache::new());
         let to = tmp.path().join("stage/helper");
-        let e = fsx::write_new_shared(&to, file.source(), &file.sha256(), fsx::FileMode::Executable, &to).unwrap_err();
+        let e =
+            shared.write_new(&dirs, &to, file.source(), &file.sha256(), fsx::FileMode::Executable, &to).unwrap_err();
         assert!(e.to_string().contains("changed while it was being installed"), "{e}");
         assert!(!to.exists(), "the wrong copy is removed");
         std::fs::write(&p, b"one").unwrap();
-        fsx::write_new_shared(&to, file.source(), &file.sha256(), fsx::FileMode::Executable, &to).unwrap();
+        shared.write_new(&dirs, &to, file.source(), &file.sha256(), fsx::FileMode::Executable, &to).unwrap();
         assert_eq!(std::fs::read(&to).unwrap(), b"one");
     }
 
