@@ -24,12 +24,13 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{env, normalize_ids, print, project_root};
+use super::{env, project_root};
 use crate::apply;
 use crate::apply::record::FileManifest;
 use crate::apply::state::InstallState;
 use crate::cli::args::DoctorArgs;
 use crate::cli::error::Error;
+use crate::cli::settings::{Arity, Globals, Runtimes, Settings, Subcommand, Takes};
 use crate::pipeline;
 use crate::pipeline::Sources;
 use crate::pipeline::load::LoadedRuntime;
@@ -117,22 +118,43 @@ fn finding(level: Level, check: &str, message: String, hint: impl Into<String>) 
     Finding { level, check: check.to_string(), message, hint: hint.into() }
 }
 
+impl Subcommand for DoctorArgs {
+    const NAME: &'static str = "doctor";
+    const RUNTIME: Arity = Arity::Many;
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    /// `-r` given before `doctor` counts as its own.
+    fn settings(&self, base: Settings, g: &Globals) -> Settings {
+        base.runtimes(if self.runtime.is_empty() { &g.runtime } else { &self.runtime }, false)
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
+
 /// Runs `doctor`.
-pub(crate) fn run(args: &DoctorArgs) -> Result<(), Error> {
-    let doc = collect(args)?;
-    if args.output.json {
-        print(&format!("{}\n", serde_json::to_string_pretty(&doc).expect("json")));
-    } else if !args.output.quiet {
-        print(&render(&doc));
+pub(crate) fn run(s: &Settings, args: &DoctorArgs) -> Result<(), Error> {
+    let doc = collect(s, args)?;
+    if s.output.json {
+        s.output.document(&doc);
+    } else {
+        s.output.text(&render(&doc));
     }
     if doc.ok { Ok(()) } else { Err(Error::CheckFailed(String::new())) }
 }
 
-fn collect(args: &DoctorArgs) -> Result<DoctorDoc, Error> {
+fn collect(s: &Settings, args: &DoctorArgs) -> Result<DoctorDoc, Error> {
     let runtimes = pipeline::load_runtimes(&Sources { content: None, runtimes: args.runtimes_dir.clone() })?;
     let env = env()?;
     let root = project_root(args.project.as_deref(), &env.cwd);
-    let named = normalize_ids(&args.runtime);
+    let named = match &s.runtimes {
+        Runtimes::Named(ids) => ids.clone(),
+        Runtimes::Default | Runtimes::All => Vec::new(),
+    };
     let timeout = Duration::from_secs(args.timeout.max(1));
     let chosen: Vec<&LoadedRuntime> =
         if named.is_empty() { runtimes.iter().collect() } else { pipeline::select(&runtimes, &named, false)? };
