@@ -1,7 +1,7 @@
 //! Criterion benchmarks of the marker parser and the composer (SPEC section 13), on synthetic
 //! documents shaped like the shipped content: prose, fenced code holding marker look-alikes,
 //! multi-line comments, protected blocks and `when=`-gated sections, at three sizes so that
-//! linear growth shows. `cargo bench --bench composer`.
+//! linear growth shows. `cargo bench -p msd-bench --bench composer`.
 
 use std::hint::black_box;
 

@@ -3,7 +3,7 @@
 //! the context predicate parser on the shipped CONTEXT.md and on larger synthetic stores, the
 //! path and brand rewrite over every shipped text file, and the plan step of one runtime (an
 //! empty home: every file an add; an installed one: every file a keep).
-//! `cargo bench --bench pipeline`.
+//! `cargo bench -p msd-bench --bench pipeline`.
 
 use std::hint::black_box;
 
@@ -12,10 +12,17 @@ use msd_core::manifest::capability::Scope;
 use msd_install::pipeline;
 use msd_install::pipeline::target::Environment;
 
+/// The emission adds the installed msd_run, which a bench binary does not have beside it (the
+/// benches are a package of their own, without msd-install's binaries): the bench's own
+/// executable stands in. Its bytes do not matter here: the helper is hashed once per process.
+fn stand_in_helper() {
+    let exe = std::env::current_exe().expect("the bench's executable");
+    // SAFETY: set before any thread starts.
+    unsafe { std::env::set_var(msd_install::pipeline::synth::MSD_RUN_BIN_ENV, exe) };
+}
+
 fn emission(c: &mut Criterion) {
-    // SAFETY: set before any thread starts; the emission adds the installed msd_run, which a
-    // bench binary does not have beside it.
-    unsafe { std::env::set_var(msd_install::pipeline::synth::MSD_RUN_BIN_ENV, env!("CARGO_BIN_EXE_msd_run")) };
+    stand_in_helper();
     let sources = pipeline::Sources::default();
     let runtimes = pipeline::load_runtimes(&sources).expect("manifests");
     let content = pipeline::load_content(&sources).expect("content");
@@ -48,8 +55,7 @@ fn predicates(c: &mut Criterion) {
 }
 
 fn rewrite_and_plan(c: &mut Criterion) {
-    // SAFETY: as in `emission`, before any thread starts.
-    unsafe { std::env::set_var(msd_install::pipeline::synth::MSD_RUN_BIN_ENV, env!("CARGO_BIN_EXE_msd_run")) };
+    stand_in_helper();
     let sources = pipeline::Sources::default();
     let runtimes = pipeline::load_runtimes(&sources).expect("manifests");
     let content = pipeline::load_content(&sources).expect("content");

@@ -15,9 +15,6 @@
 //! `msd_core` holds what msd_run shares (fs, markup, manifests, the installed-tree contract, the
 //! composer); `msd_run` is the runtime helper, on `msd_core` only. docs/ARCHITECTURE.md is the map.
 
-#![deny(missing_docs)]
-#![warn(unreachable_pub)]
-
 pub mod apply;
 pub mod cli;
 pub mod dev;

@@ -534,7 +534,7 @@ fn attribution_inventory_matches_the_emitted_tree() {
                     "program" => {
                         let manifest = format!("runtimes/{}/capability.json", key.0);
                         let mut want = vec![manifest.as_str()];
-                        // A JS module also comes from its format's template.
+                        // A JS module also comes from the shared prelude and its format's template.
                         let cap: serde_json::Value =
                             serde_json::from_str(&std::fs::read_to_string(repo().join(&manifest)).unwrap()).unwrap();
                         let format = cap["hook_files"]
@@ -544,8 +544,18 @@ fn attribution_inventory_matches_the_emitted_tree() {
                             .find(|h| h["path"] == key.2.as_str())
                             .and_then(|h| h["format"].as_str());
                         match format {
-                            Some("js-plugin") => want.push("src/pipeline/convert/js_plugin.js"),
-                            Some("pi-extension") => want.push("src/pipeline/convert/pi_extension.js"),
+                            Some("js-plugin") => {
+                                want.extend([
+                                    "src/pipeline/convert/js_prelude.js",
+                                    "src/pipeline/convert/js_plugin.js",
+                                ]);
+                            }
+                            Some("pi-extension") => {
+                                want.extend([
+                                    "src/pipeline/convert/js_prelude.js",
+                                    "src/pipeline/convert/pi_extension.js",
+                                ]);
+                            }
                             _ => {}
                         }
                         assert_eq!(strs(&f["sources"]), want, "{key:?}: a hook file of the manifest");

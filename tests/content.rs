@@ -199,7 +199,7 @@ fn content_sizes_tiers_and_counts() {
         assert!(n > 40_960, "{stem}: canonical {n} bytes is not LARGE");
     }
     let xl_agents: Vec<_> =
-        c.agents.iter().filter(|a| files[a.source.as_str()].len() > 49_152).map(|a| a.name.clone()).collect();
+        c.agents.iter().filter(|a| files[a.source.as_str()].len() > 49_152).map(|a| a.stem.clone()).collect();
     assert!(xl_agents.len() >= 2, "two XL agents: {xl_agents:?}");
     for a in &xl_agents {
         assert_eq!(c.tiers.agent(a), Tier::Xl, "{a} is XL-sized and tiered so");
@@ -218,7 +218,7 @@ fn content_sizes_tiers_and_counts() {
         "doc-writer",
         "ui-researcher",
     ] {
-        assert!(c.agents.iter().any(|a| a.name == format!("msd-{name}")), "agent msd-{name}");
+        assert!(c.agents.iter().any(|a| a.stem == format!("msd-{name}")), "agent msd-{name}");
     }
     for stem in [
         "new-project",

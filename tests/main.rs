@@ -2,6 +2,10 @@
 //! homes and projects and inspects what lands on disk. One module per feature.
 
 #![allow(clippy::disallowed_methods, reason = "tests build fixtures and inspect trees with std::fs")]
+#![allow(
+    unreachable_pub,
+    reason = "a test binary exports nothing: `pub` shares helpers between its modules (the workspace lint is for the libraries)"
+)]
 
 mod support;
 
@@ -23,6 +27,7 @@ mod init;
 mod install;
 mod install_sh;
 mod lifecycle;
+mod lints;
 mod manifests;
 mod migrate_cmd;
 mod migrations;

@@ -185,7 +185,7 @@ fn check_layout(cap: &Capability, scope: Scope, content: &Content, files: &BTree
             (ArtifactKind::Agents, Converter::MarkdownAgent) => {
                 let suffix = spec.suffix.as_deref().unwrap_or(".md");
                 for a in &content.agents {
-                    assert!(files.contains_key(&format!("{dest}/{}{suffix}", a.name)), "{id}: agent {}", a.name);
+                    assert!(files.contains_key(&format!("{dest}/{}{suffix}", a.stem)), "{id}: agent {}", a.stem);
                 }
                 assert_eq!(count(files, |f| direct(f, suffix)), n_agents, "{id}: agents == content agents");
             }

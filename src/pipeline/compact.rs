@@ -71,7 +71,7 @@ pub(crate) fn validate(content: &Content) -> Result<(), ContentError> {
                 "canonical payloads are copied from agents/<agent>.md at install; move this file",
             ));
         };
-        let Some(agent) = content.agents.iter().find(|a| a.name == name) else {
+        let Some(agent) = content.agents.iter().find(|a| a.stem == name) else {
             return Err(err(
                 content,
                 src,
@@ -118,7 +118,7 @@ pub(crate) fn canonical_payloads(content: &Content) -> Vec<(RelPath, &str, &RelP
         .agents
         .iter()
         .map(|a| {
-            let rel = RelPath::new(format!("{AGENTS_DIR}/{}.md", a.name)).expect("agent names are stems");
+            let rel = RelPath::new(format!("{AGENTS_DIR}/{}.md", a.stem)).expect("agent names are stems");
             (rel, a.body.as_str(), &a.source)
         })
         .collect()

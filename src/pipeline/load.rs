@@ -340,10 +340,13 @@ pub fn runtimes(tree: &Tree) -> Result<Vec<LoadedRuntime>, LoadError> {
     Ok(out)
 }
 
-/// A slash command of the content.
+/// A command or an agent of the content: a Markdown file with frontmatter, one type for both
+/// (they are loaded, composed and converted alike; only their directory and the checks of their
+/// frontmatter differ, in [`content`]).
 #[derive(Debug, Clone)]
-pub struct Command {
-    /// The stem (`plan-phase`).
+pub struct Definition {
+    /// The file stem: a command's (`plan-phase`, named `msd:plan-phase` in its frontmatter) or
+    /// an agent's (`msd-planner`, equal to its frontmatter `name`).
     pub stem: String,
     /// Source path in the content tree.
     pub source: RelPath,
@@ -357,22 +360,11 @@ pub struct Command {
     pub sections: Vec<Section>,
 }
 
-/// An agent of the content.
-#[derive(Debug, Clone)]
-pub struct Agent {
-    /// The agent name (`msd-planner`), equal to the file stem.
-    pub name: String,
-    /// Source path in the content tree.
-    pub source: RelPath,
-    /// Parsed frontmatter.
-    pub frontmatter: Frontmatter,
-    /// The body, markers stripped.
-    pub body: String,
-    /// The description.
-    pub description: String,
-    /// The body's sections when it has explicit ones (empty otherwise), for the emission fit.
-    pub sections: Vec<Section>,
-}
+/// A slash command of the content (`commands/<stem>.md`).
+pub type Command = Definition;
+
+/// An agent of the content (`agents/<stem>.md`).
+pub type Agent = Definition;
 
 /// A file of the core tree (`msd-core/**`).
 #[derive(Debug, Clone)]
@@ -529,6 +521,66 @@ fn required_str(fm: &Frontmatter, key: &str, path: &str) -> Result<String, Conte
     }
 }
 
+/// What differs between reading a command and reading an agent: their messages and how the
+/// frontmatter `name` spells the file stem.
+struct DefinitionRules {
+    /// "a command file must be named <stem>.md".
+    bad_file_name: &'static str,
+    /// The noun of the messages (`command`, `agent`).
+    noun: &'static str,
+    /// What to write when the frontmatter is missing.
+    frontmatter_hint: &'static str,
+    /// What the frontmatter `name` puts before the stem (`msd:` for a command).
+    name_prefix: &'static str,
+}
+
+const COMMAND: DefinitionRules = DefinitionRules {
+    bad_file_name: "a command file must be named <stem>.md",
+    noun: "command",
+    frontmatter_hint: "start the file with `---`, `name: msd:<stem>`, `description: ...`, `---`",
+    name_prefix: "msd:",
+};
+
+const AGENT: DefinitionRules = DefinitionRules {
+    bad_file_name: "an agent file must be named <name>.md",
+    noun: "agent",
+    frontmatter_hint: "start the file with `---`, `name:`, `description:`, `tools:`, `---`",
+    name_prefix: "",
+};
+
+/// Reads one command or agent file (`file` is its name in its directory): the stem, the
+/// frontmatter with a `name` that matches the stem and a `description`, the composed body.
+fn definition(
+    rules: &DefinitionRules,
+    tree: &Tree,
+    rel: &RelPath,
+    bytes: &[u8],
+    disp: String,
+    file: &str,
+) -> Result<Definition, ContentError> {
+    let stem = file.strip_suffix(".md").filter(|s| is_stem(s)).ok_or_else(|| {
+        ContentError::new(disp.clone(), None, rules.bad_file_name, "use lowercase letters, digits and hyphens")
+    })?;
+    let src = no_bom(&disp, text(tree, rel, bytes)?)?;
+    let (fm, body) = frontmatter::split(&disp, src)?;
+    let fm = fm.ok_or_else(|| {
+        ContentError::new(disp.clone(), Some(1), format!("{} has no frontmatter", rules.noun), rules.frontmatter_hint)
+    })?;
+    let name = required_str(&fm, "name", &disp)?;
+    let expected = format!("{}{stem}", rules.name_prefix);
+    if name != expected {
+        return Err(ContentError::new(
+            disp,
+            Some(2),
+            format!("{} name `{name}` does not match its file", rules.noun),
+            format!("write `name: {expected}`"),
+        ));
+    }
+    let description = required_str(&fm, "description", &disp)?;
+    let (body, sections) = compose(&disp, body)?;
+    Ok(Definition { stem: stem.to_string(), source: rel.clone(), frontmatter: fm, body, description, sections })
+}
+
 /// Parses a content tree: layout, frontmatter, markers. Everything is validated here.
 pub fn content(tree: Tree) -> Result<Content, ContentError> {
     let mut commands = Vec::new();
@@ -546,84 +598,8 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
             ));
         }
         match segs.as_slice() {
-            ["commands", "msd", file] => {
-                let stem = file.strip_suffix(".md").filter(|s| is_stem(s)).ok_or_else(|| {
-                    ContentError::new(
-                        disp.clone(),
-                        None,
-                        "a command file must be named <stem>.md",
-                        "use lowercase letters, digits and hyphens",
-                    )
-                })?;
-                let src = no_bom(&disp, text(&tree, rel, bytes)?)?;
-                let (fm, body) = frontmatter::split(&disp, src)?;
-                let fm = fm.ok_or_else(|| {
-                    ContentError::new(
-                        disp.clone(),
-                        Some(1),
-                        "command has no frontmatter",
-                        "start the file with `---`, `name: msd:<stem>`, `description: ...`, `---`",
-                    )
-                })?;
-                let name = required_str(&fm, "name", &disp)?;
-                if name != format!("msd:{stem}") {
-                    return Err(ContentError::new(
-                        disp,
-                        Some(2),
-                        format!("command name `{name}` does not match its file"),
-                        format!("write `name: msd:{stem}`"),
-                    ));
-                }
-                let description = required_str(&fm, "description", &disp)?;
-                let (body, sections) = compose(&disp, body)?;
-                commands.push(Command {
-                    stem: stem.to_string(),
-                    source: rel.clone(),
-                    frontmatter: fm,
-                    body,
-                    description,
-                    sections,
-                });
-            }
-            ["agents", file] => {
-                let name = file.strip_suffix(".md").filter(|s| is_stem(s)).ok_or_else(|| {
-                    ContentError::new(
-                        disp.clone(),
-                        None,
-                        "an agent file must be named <name>.md",
-                        "use lowercase letters, digits and hyphens",
-                    )
-                })?;
-                let src = no_bom(&disp, text(&tree, rel, bytes)?)?;
-                let (fm, body) = frontmatter::split(&disp, src)?;
-                let fm = fm.ok_or_else(|| {
-                    ContentError::new(
-                        disp.clone(),
-                        Some(1),
-                        "agent has no frontmatter",
-                        "start the file with `---`, `name:`, `description:`, `tools:`, `---`",
-                    )
-                })?;
-                let fm_name = required_str(&fm, "name", &disp)?;
-                if fm_name != name {
-                    return Err(ContentError::new(
-                        disp,
-                        Some(2),
-                        format!("agent name `{fm_name}` does not match its file"),
-                        format!("write `name: {name}`"),
-                    ));
-                }
-                let description = required_str(&fm, "description", &disp)?;
-                let (body, sections) = compose(&disp, body)?;
-                agents.push(Agent {
-                    name: name.to_string(),
-                    source: rel.clone(),
-                    frontmatter: fm,
-                    body,
-                    description,
-                    sections,
-                });
-            }
+            ["commands", "msd", file] => commands.push(definition(&COMMAND, &tree, rel, bytes, disp, file)?),
+            ["agents", file] => agents.push(definition(&AGENT, &tree, rel, bytes, disp, file)?),
             ["msd-core", ..] => {
                 let sub = RelPath::new(segs[1..].join("/"))
                     .map_err(|e| ContentError::new(disp.clone(), None, e.to_string(), "rename the file"))?;
@@ -680,7 +656,7 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
         ));
     }
     commands.sort_by(|a, b| a.stem.cmp(&b.stem));
-    agents.sort_by(|a, b| a.name.cmp(&b.name));
+    agents.sort_by(|a, b| a.stem.cmp(&b.stem));
     core.sort_by(|a, b| a.rel.cmp(&b.rel));
     let tiers = tiers(&tree, &agents, &core)?;
     let namespaces = namespaces(&tree, &commands)?;
@@ -761,7 +737,7 @@ fn tiers(tree: &Tree, agents: &[Agent], core: &[CoreFile]) -> Result<Tiers, Cont
         .iter()
         .filter_map(|c| c.rel.as_str().strip_prefix("workflows/")?.strip_suffix(".md"))
         .find(|w| !w.contains('/') && !tiers.workflows.contains_key(*w));
-    let missing_agent = agents.iter().map(|a| a.name.as_str()).find(|a| !tiers.agents.contains_key(*a));
+    let missing_agent = agents.iter().map(|a| a.stem.as_str()).find(|a| !tiers.agents.contains_key(*a));
     if let Some(name) = missing_workflow.or(missing_agent) {
         return Err(ContentError::new(
             disp,
@@ -771,7 +747,7 @@ fn tiers(tree: &Tree, agents: &[Agent], core: &[CoreFile]) -> Result<Tiers, Cont
         ));
     }
     for name in tiers.agents.keys() {
-        if !agents.iter().any(|a| &a.name == name) {
+        if !agents.iter().any(|a| &a.stem == name) {
             let (line, _) =
                 msd_core::fs::json::locate(std::str::from_utf8(bytes).unwrap_or_default(), &format!("\"{name}\""));
             return Err(ContentError::new(

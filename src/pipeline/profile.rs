@@ -89,14 +89,14 @@ pub(crate) fn select(content: Content, name: &str) -> Result<Content, ProfileErr
                 let window = &text[i..(i + 120).min(text.len())];
                 let window = &window[..window.find('\n').unwrap_or(window.len())];
                 for a in &out.agents {
-                    if window.contains(a.name.as_str()) {
-                        spawned.insert(a.name.clone());
+                    if window.contains(a.stem.as_str()) {
+                        spawned.insert(a.stem.clone());
                     }
                 }
             }
         }
     }
-    out.agents.retain(|a| spawned.contains(&a.name));
+    out.agents.retain(|a| spawned.contains(&a.stem));
     out.core.retain(|f| match f.rel.as_str().strip_prefix("agents/") {
         Some(file) => spawned.iter().any(|a| file.starts_with(&format!("{a}."))),
         None => true,

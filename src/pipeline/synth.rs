@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 use crate::pipeline::convert::{Bytes, ConvertError, Emission, EmittedFile, FileKind, js_plugin};
 use msd_core::fs::fsx::FileMode;
 use msd_core::fs::relpath::RelPath;
-use msd_core::installed::runtime_info::{HookHost, RUNTIME_INFO_PATH, RuntimeInfo};
+use msd_core::installed::runtime_info::{HostHelpers, RUNTIME_INFO_PATH, RuntimeInfo};
 use msd_core::manifest::capability::{ArtifactKind, Capability, Scope};
 use msd_core::manifest::resolver::{self, Installed};
 use msd_core::manifest::surfaces::{self, HookFileFormat};
@@ -109,7 +109,7 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
             let (text, mode) = match h.format {
                 HookFileFormat::Script => (surfaces::hook_script(h, &helper_at), FileMode::Executable),
                 HookFileFormat::JsPlugin | HookFileFormat::PiExtension => {
-                    sources.push(js_plugin::template_source(h.format).into());
+                    sources.extend(js_plugin::template_sources(h.format).map(String::from));
                     (js_plugin::render(h, &helper_at), FileMode::Regular)
                 }
             };
@@ -129,11 +129,7 @@ pub fn add(emission: &mut Emission, cap: &Capability, manifest_source: &str) -> 
         command_ref: cap.command_ref.clone(),
         agents_native: cap.layout(emission.scope).iter().any(|a| a.kind == ArtifactKind::Agents),
         local_helper: local_helper(cap, emission.scope),
-        hook_hosts: cap
-            .hook_hosts
-            .iter()
-            .map(|h| HookHost { marker: h.marker.clone(), helpers: h.helpers.clone() })
-            .collect(),
+        hook_hosts: cap.hook_hosts.iter().map(HostHelpers::from).collect(),
     };
     let files = [
         EmittedFile {

@@ -1,7 +1,7 @@
 //! Test support: an isolated world per test (HOME, XDG_* and every runtime's env override
 //! pointed into a TempDir) and helpers to read what landed on disk.
 
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test module uses part of the support, none all of it")]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

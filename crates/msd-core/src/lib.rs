@@ -13,9 +13,6 @@
 //!
 //! Nothing here prints, and nothing pulls in a CLI, rayon, progress bars or a tokenizer.
 
-#![deny(missing_docs)]
-#![warn(unreachable_pub)]
-
 pub mod compose;
 pub mod fs;
 pub mod installed;

@@ -16,8 +16,6 @@
 //! payloads). `--core DIR` or `MSD_CORE_DIR` override that, for tests and for running a build
 //! from `target/`. The project is the current directory.
 
-#![warn(unreachable_pub)]
-
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -54,24 +54,24 @@ pub(super) fn agents(ctx: &Ctx<'_>, spec: &ArtifactSpec) -> Result<Vec<EmittedFi
             version: 1,
             agent: AgentSpec {
                 extend: "default",
-                name: &a.name,
-                system_prompt_path: format!("./{}.md", a.name),
+                name: &a.stem,
+                system_prompt_path: format!("./{}.md", a.stem),
                 tools: Some(tools),
                 subagents: BTreeMap::new(),
             },
         };
         let sources = ctx.sources(Some(spec), &[&a.source]);
         out.push(ctx.file(
-            format!("{dest}/subagents/{}.yaml", a.name),
+            format!("{dest}/subagents/{}.yaml", a.stem),
             &yaml(&file),
             FileKind::Agent,
             sources.clone(),
         )?);
-        out.push(ctx.file(format!("{dest}/subagents/{}.md", a.name), &a.body, FileKind::Agent, sources)?);
+        out.push(ctx.file(format!("{dest}/subagents/{}.md", a.stem), &a.body, FileKind::Agent, sources)?);
         subagents.insert(
-            a.name.as_str(),
+            a.stem.as_str(),
             Subagent {
-                path: format!("./subagents/{}.yaml", a.name),
+                path: format!("./subagents/{}.yaml", a.stem),
                 description: ctx.rw.apply(&ctx.description(&a.description)),
             },
         );

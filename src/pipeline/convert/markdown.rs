@@ -17,10 +17,10 @@ pub(super) fn command(ctx: &Ctx<'_>, spec: &ArtifactSpec, c: &Command) -> Result
 
 /// `<dest>/<agent name><suffix>`.
 pub(super) fn agent(ctx: &Ctx<'_>, spec: &ArtifactSpec, a: &Agent) -> Result<EmittedFile, ConvertError> {
-    let fm = ctx.frontmatter(spec, &a.frontmatter, &a.name, &a.description, None);
+    let fm = ctx.frontmatter(spec, &a.frontmatter, &a.stem, &a.description, None);
     let text = fm.render() + &escape_template(spec.body_template, &ctx.with_adapter(spec, &a.body));
     let suffix = spec.suffix.as_deref().unwrap_or(".md");
-    ctx.file(format!("{}/{}{suffix}", spec.dest, a.name), &text, FileKind::Agent, ctx.sources(Some(spec), &[&a.source]))
+    ctx.file(format!("{}/{}{suffix}", spec.dest, a.stem), &text, FileKind::Agent, ctx.sources(Some(spec), &[&a.source]))
 }
 
 /// Escapes what the runtime's body template would substitute, so the text arrives as written.

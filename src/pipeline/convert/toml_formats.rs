@@ -56,13 +56,13 @@ pub(super) fn codex_agent(ctx: &Ctx<'_>, spec: &ArtifactSpec, a: &Agent) -> Resu
     let instructions = ctx.rw.apply(&ctx.with_adapter(spec, &a.body));
     let description = ctx.rw.apply(&ctx.description(&a.description));
     let text = render(&[
-        ("name", &a.name),
+        ("name", &a.stem),
         ("description", &description),
         ("sandbox_mode", sandbox),
         ("developer_instructions", &instructions),
     ]);
     let mut f =
-        ctx.file(format!("{}/{}.toml", spec.dest, a.name), "", FileKind::Agent, ctx.sources(Some(spec), &[&a.source]))?;
+        ctx.file(format!("{}/{}.toml", spec.dest, a.stem), "", FileKind::Agent, ctx.sources(Some(spec), &[&a.source]))?;
     f.bytes = text.into_bytes().into();
     Ok(f)
 }

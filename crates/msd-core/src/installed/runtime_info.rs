@@ -20,6 +20,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::manifest::capability::HookHost;
+
 /// Where the file lives, relative to the core dir.
 pub const RUNTIME_INFO_PATH: &str = "runtime.json";
 
@@ -47,18 +49,26 @@ pub struct RuntimeInfo {
     pub local_helper: Option<String>,
     /// Runtimes that run this runtime's hooks too, from the manifest's `hook_hosts`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub hook_hosts: Vec<HookHost>,
+    pub hook_hosts: Vec<HostHelpers>,
 }
 
-/// A runtime that runs this runtime's hooks: the payload field only it sends, and where its
-/// own msd helper is (`~/` for the user's home, else relative to the project).
+/// What the helper needs at run time of a runtime that runs this runtime's hooks (a
+/// [`HookHost`] of the manifest, without what only the installer reads): the payload field
+/// only it sends, and where its own msd helper is (`~/` for the user's home, else relative to
+/// the project).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct HookHost {
+pub struct HostHelpers {
     /// The top-level payload field that names the host (`cursor_version`).
     pub marker: String,
     /// The host's helper paths.
     pub helpers: Vec<String>,
+}
+
+impl From<&HookHost> for HostHelpers {
+    fn from(host: &HookHost) -> HostHelpers {
+        HostHelpers { marker: host.marker.clone(), helpers: host.helpers.clone() }
+    }
 }
 
 impl RuntimeInfo {

@@ -29,7 +29,7 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use msd_core::fs::fsx;
-use msd_core::installed::runtime_info::{HookHost, RuntimeInfo};
+use msd_core::installed::runtime_info::{HostHelpers, RuntimeInfo};
 use msd_core::installed::update_cache::{self, NoticeShown, UpdateCache};
 
 pub(crate) mod allow_helper;
@@ -288,7 +288,7 @@ fn host_answers_here(e: &Event, cwd: &Path) -> bool {
 /// `fields` has one of its `helpers` (`~/` under `home`, else under `cwd` or an ancestor).
 pub(crate) fn host_answers(
     fields: &[String],
-    hosts: &[HookHost],
+    hosts: &[HostHelpers],
     home: Option<&Path>,
     cwd: &Path,
     exists: impl Fn(&Path) -> bool,

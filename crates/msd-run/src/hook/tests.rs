@@ -319,7 +319,7 @@ fn hook_planning_rel_from_the_last_planning_dir() {
 
 #[test]
 fn hook_host_answers_only_inside_the_host_with_its_own_install() {
-    let hosts = [HookHost {
+    let hosts = [HostHelpers {
         marker: "cursor_version".into(),
         helpers: vec!["~/.cursor/msd-core/bin/msd_run".into(), ".cursor/msd-core/bin/msd_run".into()],
     }];

@@ -84,6 +84,7 @@ pub(super) fn call(cmd: &mut Command, stdin: &str, until: Option<&str>, timeout:
 
 /// Appends what the child wrote to `file` past what `buf` holds. Read at an offset, not
 /// through the descriptor's position, which the child's copy shares and moves as it writes.
+#[allow(clippy::large_stack_arrays, reason = "one 64 KiB read buffer per call, on a thread's stack of megabytes")]
 fn read_more(file: &std::fs::File, buf: &mut Vec<u8>) {
     let mut chunk = [0u8; 64 * 1024];
     loop {
