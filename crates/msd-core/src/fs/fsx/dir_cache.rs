@@ -146,6 +146,7 @@ fn key_ref(p: &Path) -> std::borrow::Cow<'_, [u8]> {
 /// compiler turns into vector code, not a scan comparing every window as a slice: this runs for
 /// every lookup, tens of thousands of times in one `--all` (it was 11% of its instructions other
 /// than sha256).
+#[allow(clippy::needless_bitwise_bool, reason = "no early exit, so that the folds vectorise")]
 fn is_clean(b: &[u8]) -> bool {
     if b.is_empty() || b == b"." || b.starts_with(b"./") || b.ends_with(b"/") || b.ends_with(b"/.") {
         return false;
