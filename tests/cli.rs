@@ -87,6 +87,27 @@ fn cli_completions_parse_in_bash_and_the_man_page_renders() {
     assert!(man.starts_with(".ie") || man.contains(".TH msd-install"), "{}", &man[..200.min(man.len())]);
 }
 
+/// Issue 37: `uninstall` (with `verify` and `recover`) and `migrate` share one struct of where and
+/// how the homes are read, so their options say the same thing in the same words.
+#[test]
+fn cli_uninstall_and_migrate_describe_their_shared_options_alike() {
+    let w = World::new();
+    let options = |sub: &str| -> Vec<String> {
+        let help = Install::in_world(&w).env("COLUMNS", "1000").args([sub, "-h"]).run().success().stdout();
+        let wanted = ["--global", "--local", "--config-dir", "--project", "--runtimes", "--allow-symlinks"];
+        let lines: Vec<String> = help
+            .lines()
+            .filter(|l| wanted.iter().any(|f| l.split_whitespace().any(|w| w.trim_end_matches(',') == *f)))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        assert_eq!(lines.len(), wanted.len(), "{sub} has every shared option:\n{help}");
+        lines
+    };
+    let uninstall = options("uninstall");
+    assert_eq!(options("migrate"), uninstall);
+    assert_eq!(options("verify"), uninstall);
+}
+
 #[test]
 fn cli_help_lists_maintainer_commands_apart() {
     let help = Install::new().arg("--help").run().stdout();

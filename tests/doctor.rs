@@ -126,6 +126,23 @@ fn doctor_finds_a_shadowing_copy() {
 }
 
 #[test]
+fn doctor_says_when_the_cli_names_its_tools_otherwise_than_the_agents() {
+    // Claude Code before 2.1.117 has Glob and Grep; msd wrote the agents for 2.1.332 (Bash).
+    let w = World::new();
+    Install::in_world(&w).runtime("claude").arg("-q").run().success();
+    let stubs = stub(&w, "claude", "echo '2.1.100 (Claude Code)'");
+    let doc = doctor(&w, Some(&stubs), &[]).code(1).json();
+    let tools = findings(&doc, "claude", "tools");
+    assert_eq!(tools.len(), 1, "{:?}", problems(&doc));
+    let m = tools[0]["message"].as_str().unwrap();
+    assert!(m.contains("claude 2.1.100") && m.contains("2.1.117+") && m.contains("Glob, Grep"), "{m}");
+    // A version in the applied range: nothing about tools.
+    let stubs = stub(&w, "claude", "echo '2.1.200 (Claude Code)'");
+    let doc = doctor(&w, Some(&stubs), &[]).json();
+    assert!(findings(&doc, "claude", "tools").is_empty(), "{:?}", problems(&doc));
+}
+
+#[test]
 fn doctor_finds_a_cli_outside_the_tested_range() {
     let w = World::new();
     Install::in_world(&w).runtime("gemini").arg("-q").run().success();

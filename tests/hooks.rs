@@ -515,6 +515,32 @@ fn hooks_session_start_update_notice_once_a_day_from_the_installers_cache() {
 }
 
 #[test]
+fn hooks_session_start_without_a_position_says_so_instead_of_an_empty_summary() {
+    // A STATE.md with continuity lines but no `## Current Position` (hand-written, or an older
+    // template): the line used to read `msd: ; next: /msd-progress ...`.
+    let w = World::new();
+    let c = content_copy(&w, "content");
+    Install::in_world(&w).content(&c).run().success();
+    std::fs::create_dir_all(w.project.join(".planning")).unwrap();
+    std::fs::write(
+        w.project.join(".planning/STATE.md"),
+        "# Project State\n\n## Session Continuity\n\nStopped at: plan 2-1 task 3\nResume file: None\n",
+    )
+    .unwrap();
+    let ev = serde_json::json!({"cwd": w.project}).to_string();
+    let reply: serde_json::Value = serde_json::from_str(&hook(&w, &["session-start"], &ev).success().stdout()).unwrap();
+    let out = reply["hookSpecificOutput"]["additionalContext"].as_str().unwrap_or_default().to_string();
+    let first = out.lines().next().unwrap_or_default();
+    assert!(!first.starts_with("msd: ;"), "an empty summary: {out}");
+    assert!(
+        first.starts_with("msd: .planning/STATE.md names no current phase, plan or status")
+            && first.ends_with("progress to see where the project stands"),
+        "{out}"
+    );
+    assert!(out.contains("Stopped at: plan 2-1 task 3"), "the continuity lines still come: {out}");
+}
+
+#[test]
 fn hooks_codex_summary_says_how_to_trust_the_hooks() {
     let w = World::new();
     let c = content_copy(&w, "content");

@@ -19,6 +19,7 @@ mod content;
 mod crash;
 mod delivery;
 mod doctor;
+mod errors;
 mod flags;
 mod r#gen;
 mod helper;

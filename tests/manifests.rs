@@ -192,3 +192,80 @@ fn manifests_every_problem_of_a_manifest_is_reported_at_once() {
         .stderr_has(&format!("capability.json:{}:", at("agents/?.md")))
         .stderr_has("a rewrite has an empty `from`");
 }
+
+/// The claude manifest of a runtimes copy, edited as JSON by `edit`.
+fn edit_claude(dir: &std::path::Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let p = dir.join("claude/capability.json");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    edit(&mut v);
+    std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+}
+
+/// The `tools:` line of the planner a global Claude install wrote.
+fn planner_tools(w: &World) -> String {
+    let text = std::fs::read_to_string(w.home.join(".claude/agents/msd-planner.md")).unwrap();
+    text.lines().find(|l| l.starts_with("tools:")).unwrap_or_default().to_string()
+}
+
+#[test]
+fn manifests_tool_table_follows_the_version_range_of_the_tested_cli() {
+    // Claude Code 2.1.117 dropped Glob and Grep (runtimes/claude: tool_versions cites both
+    // binaries); the range holding tested.max applies. The shipped manifest (tested 2.1.332):
+    // the planner's Grep and Glob become Bash.
+    let w = World::new();
+    Install::in_world(&w).runtime("claude").run().success();
+    assert_eq!(planner_tools(&w), "tools: Read, Write, Edit, Bash");
+    // The same manifest, tested on 2.1.116 only: Claude Code has both there, so they stay.
+    let w = World::new();
+    let dir = runtimes_copy(&w);
+    edit_claude(&dir, |v| {
+        v["tested"]["min"] = "2.1.100".into();
+        v["tested"]["max"] = "2.1.116".into();
+    });
+    Install::in_world(&w).arg("--runtimes").arg(&dir).runtime("claude").run().success();
+    assert_eq!(planner_tools(&w), "tools: Read, Write, Edit, Bash, Grep, Glob");
+    // A tested range across the change would need two tool tables: refused, located.
+    let w = World::new();
+    let dir = runtimes_copy(&w);
+    edit_claude(&dir, |v| v["tested"]["min"] = "2.1.116".into());
+    Install::in_world(&w)
+        .arg("--runtimes")
+        .arg(&dir)
+        .runtime("claude")
+        .run()
+        .code(3)
+        .stderr_has("claude/capability.json:")
+        .stderr_has("tested range 2.1.116-2.1.332 spans a change of the tool table")
+        .no_file("~/.claude");
+}
+
+#[test]
+fn manifests_a_bad_tool_version_range_is_refused_with_its_location() {
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(Edit, &str); 6] = [
+        (|v| v["tool_versions"][0]["min"] = "2.1.x".into(), "tool_versions[0].min `2.1.x` is not a version"),
+        (|v| v["tool_versions"][0]["max"] = "2.1.100".into(), "tool_versions[0]: the range 2.1.117-2.1.100 is empty"),
+        (
+            |v| {
+                let mut second = v["tool_versions"][0].clone();
+                second["min"] = "2.1.200".into();
+                v["tool_versions"].as_array_mut().unwrap().push(second);
+            },
+            "tool_versions[1] (2.1.200+) overlaps tool_versions[0] (2.1.117+)",
+        ),
+        (|v| v["tool_versions"][0]["sources"] = serde_json::json!([]), "tool_versions[0] cites no source"),
+        (|v| v["tool_versions"][0]["tools"] = serde_json::json!({}), "tool_versions[0] changes no tool"),
+        (
+            |v| {
+                v.as_object_mut().unwrap().remove("tested");
+            },
+            "tool_versions needs `tested`",
+        ),
+    ];
+    for (edit, message) in cases {
+        let w = World::new();
+        let dir = runtimes_copy(&w);
+        edit_claude(&dir, edit);
+        install_with(&w, &dir).code(3).stderr_has("claude/capability.json:").stderr_has(message).no_file("~/.claude");
+    }
+}

@@ -610,6 +610,32 @@ fn runtimes_cline_workflows_keep_no_literal_arguments_placeholder() {
 }
 
 #[test]
+fn runtimes_cline_commands_are_slash_commands_in_both_scopes() {
+    // Cline runs `<CLINE_DIR>/workflows/*.md` and `.clinerules/workflows/*.md` as `/msd-<name>`;
+    // it scans skills one level deep, so the global routers with nested command skills left
+    // `/msd-new-project`, which the install summary tells the user to type, no command there.
+    for local in [false, true] {
+        let w = World::new();
+        let mut install = Install::in_world(&w);
+        install = install.runtime("cline");
+        if local {
+            install = install.local();
+        }
+        let ran = install.run().success();
+        let out = ran.stdout();
+        let next = out.lines().find(|l| l.starts_with("next:")).unwrap_or_default().to_string();
+        let typed = next.split_whitespace().find(|w| w.starts_with('/')).expect("a command to type");
+        let dir = if local { w.project.join(".clinerules/workflows") } else { w.home.join(".cline/workflows") };
+        let file = dir.join(format!("{}.md", &typed[1..]));
+        assert!(file.is_file(), "local {local}: `{next}` names {}, which is not installed", file.display());
+        let flows = tree(&dir);
+        assert_eq!(flows.keys().filter(|k| k.starts_with("msd-")).count(), content().commands.len(), "local {local}");
+        let skills = w.home.join(".cline/skills");
+        assert!(!skills.exists() || tree(&skills).is_empty(), "local {local}: msd writes no Cline skills");
+    }
+}
+
+#[test]
 fn runtimes_mcp_tool_names_are_mapped_or_dropped_per_runtime() {
     let w = World::new();
     let content = content_with_mcp_agent(&w);

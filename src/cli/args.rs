@@ -1,5 +1,6 @@
 //! The command line of `msd-install`, as clap derive structs that mirror it and nothing else.
-//! Doc comments are the help text. `app` turns these into validated settings and runs them.
+//! Doc comments are the help text. [`crate::cli::settings`] resolves them into one value before
+//! any command runs.
 
 use std::path::PathBuf;
 
@@ -26,6 +27,9 @@ pub(crate) struct Cli {
     /// Say what each step did: every file with the reason it is added, changed, removed or kept.
     #[arg(short = 'v', long, global = true)]
     pub verbose: bool,
+    /// `--json` and `-q`, for every subcommand.
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// What to do (default: install).
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -107,7 +111,7 @@ pub(crate) enum Command {
     /// Print a shell completion script (e.g. `msd-install completions bash > ~/.local/share/bash-completion/completions/msd-install`).
     Completions(CompletionsArgs),
     /// Print the man page (roff) of msd-install.
-    Man,
+    Man(ManArgs),
     /// Update msd-install and msd_run to the newest release (MSD_INSTALL_RELEASE_URL, else the
     /// repository's releases), checksum verified, then install again every target `status`
     /// lists. A binary from npm, PyPI, Homebrew, cargo or the Claude Code plugin is updated by
@@ -172,9 +176,6 @@ pub(crate) struct ProjectCheckArgs {
     /// directory]; its msd.toml is checked.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
-    /// Print the report as one JSON document.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// `init-project` options.
@@ -215,9 +216,6 @@ pub(crate) struct ToolsArgs {
     /// embedded content).
     #[arg(long, value_name = "DIR")]
     pub content: Option<PathBuf>,
-    /// Print the report as one JSON document.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// `check references` options.
@@ -231,9 +229,6 @@ pub(crate) struct ReferencesArgs {
     /// content)]. Absent, the profile rule is skipped and the report says so.
     #[arg(long, value_name = "FILE")]
     pub profiles: Option<PathBuf>,
-    /// Print the report as one JSON document.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// `check partition` options.
@@ -247,9 +242,6 @@ pub(crate) struct PartitionArgs {
     /// The content tree to check (its msd-core/workflows/ and the gate in msd-core/references/).
     #[arg(long, value_name = "DIR", default_value = "content")]
     pub content: PathBuf,
-    /// Print the report as one JSON document.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// `attribution` options.
@@ -266,9 +258,6 @@ pub(crate) struct AttributionArgs {
     /// tests/emitted-drift-acks/ are at the top of its git work tree.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Print the report as one JSON document on stdout.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// `bench` options.
@@ -335,7 +324,7 @@ pub(crate) enum GenWhat {
 
 impl GenWhat {
     /// The options of whichever target.
-    pub(crate) fn opts_mut(&mut self) -> &mut GenOpts {
+    pub(crate) fn opts(&self) -> &GenOpts {
         match self {
             GenWhat::Golden(o) | GenWhat::SectionManifest(o) | GenWhat::ContextIndex(o) => o,
         }
@@ -357,9 +346,6 @@ pub(crate) struct GenOpts {
     /// Sources (content generators read `--content DIR`, default `<root>/content`).
     #[command(flatten)]
     pub sources: SourceArgs,
-    /// Print the outcome, or the failure and its typed reason, as one JSON object.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// Runtimes and where, for the commands that act on installs.
@@ -371,13 +357,22 @@ pub(crate) struct OneTargetArgs {
     /// Every runtime that has an install in this scope.
     #[arg(long, conflicts_with = "runtime", global = true)]
     pub all: bool,
+    /// Where, the manifests and symlinks.
+    #[command(flatten)]
+    pub home: HomeArgs,
+}
+
+/// Where an install is and how its homes are read: the options `uninstall`, `verify`, `recover`
+/// and `migrate` share.
+#[derive(Debug, Clone, Args, Default)]
+pub(crate) struct HomeArgs {
     /// Scope and home.
     #[command(flatten)]
     pub place: PlaceArgs,
     /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
     #[arg(long = "runtimes", value_name = "DIR")]
     pub runtimes_dir: Option<PathBuf>,
-    /// Go through symlinks between the home and a destination (refused by default).
+    /// Go through symlinks between a home and a destination inside it (refused by default).
     #[arg(long)]
     pub allow_symlinks: bool,
 }
@@ -391,9 +386,6 @@ pub(crate) struct UninstallArgs {
     /// Print what would be removed and write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// `verify` options.
@@ -402,9 +394,6 @@ pub(crate) struct VerifyArgs {
     /// Runtime and scope.
     #[command(flatten)]
     pub target: OneTargetArgs,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// `recover` options.
@@ -413,9 +402,6 @@ pub(crate) struct RecoverArgs {
     /// Runtime and scope.
     #[command(flatten)]
     pub target: OneTargetArgs,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// Where content and manifests come from.
@@ -470,17 +456,6 @@ pub(crate) struct PlaceArgs {
     /// else the current directory].
     #[arg(long, value_name = "DIR", conflicts_with_all = ["global", "config_dir"])]
     pub project: Option<PathBuf>,
-}
-
-impl PlaceArgs {
-    /// The scope asked for.
-    pub(crate) fn scope(&self) -> msd_core::manifest::capability::Scope {
-        if self.local || self.project.is_some() {
-            msd_core::manifest::capability::Scope::Local
-        } else {
-            msd_core::manifest::capability::Scope::Global
-        }
-    }
 }
 
 /// Which part of msd-core.
@@ -539,9 +514,6 @@ pub(crate) struct InstallArgs {
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// `emit` options.
@@ -549,8 +521,8 @@ pub(crate) struct InstallArgs {
 pub(crate) struct EmitArgs {
     /// The runtime to emit (with --plugin: the runtime whose emission the plugin carries,
     /// default claude).
-    // Required without --plugin: checked by `Cli::settle_globals`, after a `-r` given before
-    // `emit` has reached it (clap's requirement would not see that one).
+    // Required without --plugin: checked when it runs, so that a `-r` given before `emit`
+    // counts (clap's requirement would not see that one).
     #[arg(short = 'r', long = "runtime", value_name = "ID")]
     pub runtime: Option<String>,
     /// Write a Claude Code plugin marketplace into DIR instead: DIR/.claude-plugin/marketplace.json
@@ -570,9 +542,6 @@ pub(crate) struct EmitArgs {
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// `runtimes` options.
@@ -581,9 +550,6 @@ pub(crate) struct ListArgs {
     /// Sources.
     #[command(flatten)]
     pub sources: SourceArgs,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// `--color`.
@@ -608,9 +574,6 @@ pub(crate) struct StatusArgs {
     /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
     #[arg(long = "runtimes", value_name = "DIR")]
     pub runtimes_dir: Option<PathBuf>,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// `migrate` options.
@@ -622,15 +585,9 @@ pub(crate) struct MigrateArgs {
     /// The runtime it moves to.
     #[arg(long, value_name = "ID")]
     pub to: String,
-    /// Where.
+    /// Where, the manifests and symlinks.
     #[command(flatten)]
-    pub place: PlaceArgs,
-    /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones.
-    #[arg(long = "runtimes", value_name = "DIR")]
-    pub runtimes_dir: Option<PathBuf>,
-    /// Write through symlinked directories inside the homes.
-    #[arg(long)]
-    pub allow_symlinks: bool,
+    pub home: HomeArgs,
 }
 
 /// `doctor` options.
@@ -650,9 +607,6 @@ pub(crate) struct DoctorArgs {
     /// listing) and report it.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub timeout: u64,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 /// `diff` options.
@@ -717,10 +671,11 @@ pub(crate) struct SelfUpdateArgs {
     /// them, and installing each again updates it).
     #[arg(long)]
     pub no_reinstall: bool,
-    /// Output.
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
+
+/// `man` options (none).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ManArgs {}
 
 /// `completions` options.
 #[derive(Debug, Clone, Args)]
@@ -728,216 +683,4 @@ pub(crate) struct CompletionsArgs {
     /// The shell.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
-}
-
-/// Where a subcommand puts one of the flags that mean the same everywhere.
-enum Slot<'a> {
-    /// Its own option: the flag given anywhere lands here.
-    Field(&'a mut bool),
-    /// Always so (`schema` and `inventory` print JSON only): the flag changes nothing.
-    Always,
-    /// No option of its own: the output layer honours it (`-q`: nothing but errors on stdout).
-    Output,
-    /// Refused: why it means nothing to this subcommand, and what to do instead.
-    Refused(&'static str),
-    /// Refused, and so is the subcommand's own option of the same name (which it ignores).
-    RefusedOwn(&'a bool, &'static str),
-}
-
-/// What a subcommand does with `--json` and `-q`, and whether it takes `-r`, `--all` and
-/// `--local` (clap accepts these global flags with every subcommand; one that has no use for
-/// them refuses them rather than ignore them).
-struct Globals<'a> {
-    json: Slot<'a>,
-    quiet: Slot<'a>,
-    runtime: Runtime<'a>,
-    all: Option<&'a mut bool>,
-    local: Option<&'a mut bool>,
-}
-
-/// Where a subcommand takes `-r`.
-enum Runtime<'a> {
-    /// Repeatable.
-    Many(&'a mut Vec<String>),
-    /// One runtime (`emit`).
-    One(&'a mut Option<String>),
-    /// None.
-    No,
-}
-
-/// The `--json` refusal of a command whose output has no JSON form.
-const NO_JSON: &str = "has no JSON output; drop --json";
-/// The `-q` refusal of a command whose output is the document asked for.
-const NO_QUIET: &str = "prints only what you asked for, so -q would leave nothing; drop -q";
-
-impl Command {
-    /// The subcommand's name as typed.
-    fn name(&self) -> &'static str {
-        match self {
-            Command::Install(_) => "install",
-            Command::Emit(_) => "emit",
-            Command::Runtimes(_) => "runtimes",
-            Command::Status(_) => "status",
-            Command::Diff(_) => "diff",
-            Command::Doctor(_) => "doctor",
-            Command::Migrate(_) => "migrate",
-            Command::Schema(_) => "schema",
-            Command::Completions(_) => "completions",
-            Command::Man => "man",
-            Command::SelfUpdate(_) => "self-update",
-            Command::Gen(_) => "gen",
-            Command::Check(_) => "check",
-            Command::InitProject(_) => "init-project",
-            Command::Bench(_) => "bench",
-            Command::Uninstall(_) => "uninstall",
-            Command::Verify(_) => "verify",
-            Command::Recover(_) => "recover",
-            Command::Attribution(_) => "attribution",
-            Command::Inventory(_) => "inventory",
-        }
-    }
-
-    /// Where this subcommand takes each global flag (the one table of which command honours
-    /// which; `Cli::settle_globals` applies it).
-    fn globals(&mut self) -> Globals<'_> {
-        use Slot::{Always, Field, Output, Refused, RefusedOwn};
-        let g = |json, quiet| Globals { json, quiet, runtime: Runtime::No, all: None, local: None };
-        match self {
-            Command::Install(a) => Globals {
-                json: Field(&mut a.output.json),
-                quiet: Field(&mut a.output.quiet),
-                runtime: Runtime::Many(&mut a.target.runtime),
-                all: Some(&mut a.target.all),
-                local: Some(&mut a.target.place.local),
-            },
-            Command::Uninstall(UninstallArgs { target, output, .. })
-            | Command::Verify(VerifyArgs { target, output })
-            | Command::Recover(RecoverArgs { target, output }) => Globals {
-                json: Field(&mut output.json),
-                quiet: Field(&mut output.quiet),
-                runtime: Runtime::Many(&mut target.runtime),
-                all: Some(&mut target.all),
-                local: Some(&mut target.place.local),
-            },
-            Command::Emit(a) => Globals {
-                json: Field(&mut a.output.json),
-                quiet: Field(&mut a.output.quiet),
-                runtime: Runtime::One(&mut a.runtime),
-                all: None,
-                local: Some(&mut a.local),
-            },
-            Command::Doctor(a) => Globals {
-                runtime: Runtime::Many(&mut a.runtime),
-                ..g(Field(&mut a.output.json), Field(&mut a.output.quiet))
-            },
-            Command::Status(a) => g(Field(&mut a.output.json), Field(&mut a.output.quiet)),
-            Command::SelfUpdate(a) => g(Field(&mut a.output.json), Field(&mut a.output.quiet)),
-            Command::Runtimes(a) => g(Field(&mut a.json), Refused(NO_QUIET)),
-            Command::Diff(a) => Globals {
-                runtime: Runtime::Many(&mut a.target.runtime),
-                all: Some(&mut a.target.all),
-                local: Some(&mut a.target.place.local),
-                ..g(
-                    Refused("prints a unified diff, which has no JSON form; drop --json"),
-                    Refused("prints only the diff you asked for; drop -q (for the exit status alone: --exit-code)"),
-                )
-            },
-            Command::Migrate(a) => Globals { local: Some(&mut a.place.local), ..g(Refused(NO_JSON), Output) },
-            Command::InitProject(_) => g(Refused(NO_JSON), Output),
-            Command::Schema(_) | Command::Inventory(_) => g(Always, Refused(NO_QUIET)),
-            Command::Completions(_) | Command::Man => g(Refused(NO_JSON), Refused(NO_QUIET)),
-            Command::Bench(a) => match &a.what {
-                BenchWhat::Tokens(o) => g(RefusedOwn(&o.json, NO_JSON), Output),
-                BenchWhat::Content(_) => g(Refused(NO_JSON), Output),
-            },
-            // JSON is the outcome of --check or --write of a content file; golden and printing
-            // have none.
-            Command::Gen(a) => {
-                let golden = matches!(a.what, GenWhat::Golden(_));
-                let o = a.what.opts_mut();
-                if golden || !(o.check || o.write) {
-                    g(
-                        RefusedOwn(
-                            &o.json,
-                            "prints the generated text, which has no JSON form here (JSON is the outcome of --check or --write of section-manifest and context-index); drop --json",
-                        ),
-                        Output,
-                    )
-                } else {
-                    g(Field(&mut o.json), Output)
-                }
-            }
-            Command::Check(a) => {
-                let json = match &mut a.what {
-                    None => &mut a.project.json,
-                    Some(CheckWhat::Partition(p)) => &mut p.json,
-                    Some(CheckWhat::References(r)) => &mut r.json,
-                    Some(CheckWhat::Tools(t)) => &mut t.json,
-                };
-                g(Field(json), Output)
-            }
-            Command::Attribution(a) => g(Field(&mut a.json), Output),
-        }
-    }
-}
-
-impl Cli {
-    /// Settles the flags that mean the same everywhere (`-q`, `--json`, `-r`, `--all`,
-    /// `--local`), given before or after the subcommand: each reaches the subcommand's own
-    /// option, and `self.install.output` ends up holding the effective `--json` and `-q` of the
-    /// run. A subcommand that has no use for a flag given refuses it (the message says why and
-    /// what to do) rather than ignore it.
-    pub(crate) fn settle_globals(&mut self) -> Result<(), String> {
-        let top = &mut self.install;
-        let Some(cmd) = self.command.as_mut() else { return Ok(()) };
-        let name = cmd.name();
-        let g = cmd.globals();
-        let refuse = |flag: &str, why: &str| Err(format!("`msd-install {name}` {why} (given: {flag})"));
-        let settle = |flag: &str, given: &mut bool, slot: Slot<'_>| -> Result<(), String> {
-            match slot {
-                Slot::Field(own) => {
-                    *own |= *given;
-                    *given = *own;
-                }
-                Slot::Always | Slot::Output => {}
-                Slot::Refused(why) if *given => return refuse(flag, why),
-                Slot::RefusedOwn(own, why) if *given || *own => return refuse(flag, why),
-                Slot::Refused(_) | Slot::RefusedOwn(..) => {}
-            }
-            Ok(())
-        };
-        settle("--json", &mut top.output.json, g.json)?;
-        settle("-q", &mut top.output.quiet, g.quiet)?;
-        let runtime = &top.target.runtime;
-        match (g.runtime, runtime.as_slice()) {
-            (Runtime::Many(own), _) if own.is_empty() => own.clone_from(runtime),
-            (Runtime::One(own @ None), [one]) => *own = Some(one.clone()),
-            (Runtime::One(Some(own)), [one]) if own != one => {
-                return Err(format!("`msd-install {name}` takes one runtime (given: -r {one} and -r {own})"));
-            }
-            (Runtime::One(_), [_, _, ..]) => return refuse("-r twice", "takes one runtime"),
-            (Runtime::No, [_, ..]) => return refuse("-r", "takes no runtime"),
-            _ => {}
-        }
-        for (flag, given, own, why) in [
-            ("--all", top.target.all, g.all, "has no --all (drop it)"),
-            ("--local", top.target.place.local, g.local, "has no --local (drop it)"),
-        ] {
-            match own {
-                Some(own) => *own |= given,
-                None if given => return refuse(flag, why),
-                None => {}
-            }
-        }
-        if let Some(Command::Emit(e)) = &self.command
-            && e.runtime.is_none()
-            && e.plugin.is_none()
-        {
-            return Err(
-                "`msd-install emit` needs the runtime to emit: -r ID (or --plugin DIR for the Claude Code plugin)"
-                    .into(),
-            );
-        }
-        Ok(())
-    }
 }

@@ -2,8 +2,9 @@
 //!
 //! Every stage has its own `thiserror` enum that carries the path (and line:col where there is
 //! one): [`PipelineError`], [`ApplyError`], and the maintainers' tools' own; this module, the only
-//! place that combines them, wraps them, maps each to exactly one exit code, and renders `error:` /
-//! `hint:` lines for people or one JSON object for scripts.
+//! place that combines them, wraps them (apply's whole, never its variants copied), maps each to
+//! exactly one exit code, and renders the cause chain for people (`error:` / `  Caused by:` /
+//! `hint:`) or one JSON object for scripts (the chain as an array).
 
 use std::process::ExitCode;
 
@@ -62,18 +63,11 @@ impl From<Exit> for ExitCode {
 /// Any error of msd-install.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum Error {
-    /// Loading, validating, composing, converting or guarding failed.
+    /// An install, uninstall, verify or recovery failed, or a stage before them (loading,
+    /// composing, converting, guarding, planning, writing, locking): apply's own error, wrapped
+    /// whole (a run over several runtimes that failed part-way is its `Partial`).
     #[error(transparent)]
-    Pipeline(#[from] PipelineError),
-    /// Planning failed.
-    #[error(transparent)]
-    Plan(#[from] PlanError),
-    /// Writing failed.
-    #[error(transparent)]
-    Write(#[from] WriteError),
-    /// Locking, recovery, migrations, settings surfaces.
-    #[error(transparent)]
-    Lifecycle(#[from] LifecycleError),
+    Apply(#[from] ApplyError),
     /// Bad usage that clap cannot see.
     #[error("{message}")]
     Usage {
@@ -120,53 +114,25 @@ pub(crate) enum Error {
         /// This binary's version.
         binary: String,
     },
-    /// A run over several runtimes failed after some were installed.
-    #[error(
-        "{failed}: {source}\ninstalled by this run (kept): {}\nnot installed: {}",
-        names(installed),
-        names(not_installed)
-    )]
-    Partial {
-        /// Installed before the failure.
-        installed: Vec<String>,
-        /// The one that failed (rolled back).
-        failed: String,
-        /// Not installed, the failed one first.
-        not_installed: Vec<String>,
-        /// The failure.
-        source: Box<Error>,
-    },
 }
 
-fn names(v: &[String]) -> String {
-    if v.is_empty() { "none".into() } else { v.join(", ") }
-}
-
-/// Each stage error converts through the pipeline's own.
-macro_rules! through_pipeline {
-    ($($t:ty),*) => {$(
+/// Each stage error converts through its own stage's error into [`ApplyError`].
+macro_rules! through_apply {
+    ($($t:ty => $via:ty),*) => {$(
         impl From<$t> for Error {
             fn from(e: $t) -> Error {
-                Error::Pipeline(e.into())
+                Error::Apply(ApplyError::from(<$via>::from(e)))
             }
         }
     )*};
 }
-through_pipeline!(LoadError, ContentError, TargetError, ConvertError, GuardError, FitError, HelperError);
-
-impl From<ApplyError> for Error {
-    fn from(e: ApplyError) -> Error {
-        match e {
-            ApplyError::Pipeline(e) => Error::Pipeline(e),
-            ApplyError::Plan(e) => Error::Plan(e),
-            ApplyError::Write(e) => Error::Write(e),
-            ApplyError::Lifecycle(e) => Error::Lifecycle(e),
-            ApplyError::Partial { installed, failed, not_installed, source } => {
-                Error::Partial { installed, failed, not_installed, source: Box::new(Error::from(*source)) }
-            }
-        }
-    }
-}
+through_apply!(
+    PipelineError => PipelineError, PlanError => PlanError, WriteError => WriteError,
+    LifecycleError => LifecycleError,
+    LoadError => PipelineError, ContentError => PipelineError, TargetError => PipelineError,
+    ConvertError => PipelineError, GuardError => PipelineError, FitError => PipelineError,
+    HelperError => PipelineError
+);
 
 fn pipeline_exit(e: &PipelineError) -> Exit {
     match e {
@@ -251,25 +217,55 @@ fn attribution_hint(e: &AttributionError) -> Option<String> {
     })
 }
 
+/// The exit code of apply's error (and of every stage under it): one table.
+fn apply_exit(e: &ApplyError) -> Exit {
+    match e {
+        ApplyError::Pipeline(e) => pipeline_exit(e),
+        ApplyError::Plan(PlanError::Record(_)) => Exit::Invalid,
+        ApplyError::Write(WriteError::Txn(TxnError::BadJournal { .. })) => Exit::Invalid,
+        ApplyError::Plan(_) | ApplyError::Write(_) => Exit::Io,
+        ApplyError::Lifecycle(LifecycleError::Locked(fsx::LockError::Busy { .. })) => Exit::Locked,
+        ApplyError::Lifecycle(LifecycleError::Settings(_) | LifecycleError::State(_)) => Exit::Invalid,
+        // Damaged state (README: exit 3): an interrupted run's journal that cannot be read.
+        ApplyError::Lifecycle(LifecycleError::Txn(TxnError::BadJournal { .. })) => Exit::Invalid,
+        ApplyError::Lifecycle(_) => Exit::Io,
+        // The run failed as the runtime that failed did.
+        ApplyError::Partial { source, .. } => apply_exit(source),
+    }
+}
+
+/// What to do about apply's error.
+fn apply_hint(e: &ApplyError) -> Option<String> {
+    match e {
+        ApplyError::Pipeline(e) => pipeline_hint(e),
+        ApplyError::Plan(PlanError::Confine(c)) | ApplyError::Write(WriteError::Confine(c)) => Some(c.hint()),
+        ApplyError::Plan(PlanError::Record(_)) => Some("the install manifest is damaged; move it aside and run again with --adopt (files it listed are then backed up before they are replaced)".into()),
+        ApplyError::Plan(PlanError::Unmanaged { .. }) => Some("move these files aside (they are yours and were not touched), or run again with --adopt to back them up to msd-local-patches/ and replace them".into()),
+        ApplyError::Plan(_) => None,
+        ApplyError::Write(WriteError::Txn(t)) => Some(t.hint()),
+        ApplyError::Write(_) => Some(WRITABLE.into()),
+        ApplyError::Lifecycle(e) => Some(e.hint()),
+        ApplyError::Partial { failed, installed, .. } => Some(format!(
+            "only {failed} was rolled back; {} stay installed; fix the cause and run the same command again",
+            if installed.is_empty() { "no other runtime".to_string() } else { installed.join(", ") }
+        )),
+    }
+}
+
+const WRITABLE: &str = "check that the target exists and is writable";
+
 impl Error {
     /// The exit code.
     pub(crate) fn exit(&self) -> Exit {
         match self {
-            Error::Pipeline(e) => pipeline_exit(e),
-            Error::Plan(PlanError::Record(_)) => Exit::Invalid,
-            Error::Write(WriteError::Txn(TxnError::BadJournal { .. })) => Exit::Invalid,
-            Error::Plan(_) | Error::Write(_) | Error::Io { .. } => Exit::Io,
+            Error::Apply(e) => apply_exit(e),
+            Error::Io { .. } => Exit::Io,
             Error::Usage { .. } => Exit::Usage,
             Error::CheckFailed(_) => Exit::CheckFailed,
             Error::Gen(g) if g.reason == generated::Reason::FailWriteError => Exit::Io,
             Error::Gen(_) => Exit::CheckFailed,
             Error::Git(GitError::Failed { .. }) => Exit::Io,
             Error::Git(_) => Exit::Usage,
-            Error::Lifecycle(LifecycleError::Locked(fsx::LockError::Busy { .. })) => Exit::Locked,
-            Error::Lifecycle(LifecycleError::Settings(_) | LifecycleError::State(_)) => Exit::Invalid,
-            // Damaged state (README: exit 3): an interrupted run's journal that cannot be read.
-            Error::Lifecycle(LifecycleError::Txn(TxnError::BadJournal { .. })) => Exit::Invalid,
-            Error::Lifecycle(_) => Exit::Io,
             Error::Attribution(e) => attribution_exit(e),
             Error::Project(ProjectError::Invalid { .. }) => Exit::Invalid,
             Error::Project(ProjectError::Version { .. }) => Exit::Version,
@@ -277,7 +273,6 @@ impl Error {
             Error::Project(
                 ProjectError::Missing { .. } | ProjectError::Exists { .. } | ProjectError::Nothing { .. },
             ) => Exit::Usage,
-            Error::Partial { source, .. } => source.exit(),
             Error::Downgrade { .. } => Exit::Version,
             Error::SelfUpdate(SelfUpdateError::Unreachable { .. }) => Exit::Channel,
             Error::SelfUpdate(
@@ -293,17 +288,11 @@ impl Error {
     /// What to do about it. Every variant is listed: a new one must decide.
     pub(crate) fn hint(&self) -> Option<String> {
         match self {
-            Error::Pipeline(e) => pipeline_hint(e),
+            Error::Apply(e) => apply_hint(e),
             Error::Usage { hint, .. } => Some(hint.clone()),
-            Error::Plan(PlanError::Confine(c)) | Error::Write(WriteError::Confine(c)) => Some(c.hint()),
-            Error::Plan(PlanError::Record(_)) => Some("the install manifest is damaged; move it aside and run again with --adopt (files it listed are then backed up before they are replaced)".into()),
-            Error::Plan(PlanError::Unmanaged { .. }) => Some("move these files aside (they are yours and were not touched), or run again with --adopt to back them up to msd-local-patches/ and replace them".into()),
-            Error::Plan(_) => None,
-            Error::Write(WriteError::Txn(t)) => Some(t.hint()),
-            Error::Write(_) | Error::Io { .. } => Some("check that the target exists and is writable".into()),
+            Error::Io { .. } => Some(WRITABLE.into()),
             Error::Gen(g) => Some(g.hint.clone()),
             Error::Git(e) => Some(e.hint()),
-            Error::Lifecycle(e) => Some(e.hint()),
             Error::Attribution(e) => attribution_hint(e),
             Error::CheckFailed(_) => None,
             Error::Project(e) => Some(e.hint()),
@@ -311,16 +300,45 @@ impl Error {
             Error::Downgrade { installed, binary, .. } => Some(format!(
                 "update this msd-install to {installed} or newer (`msd-install self-update`, or the way you installed it), or run again with --allow-downgrade to put {binary} in its place"
             )),
-            Error::Partial { failed, installed, .. } => Some(format!(
-                "only {failed} was rolled back; {} stay installed; fix the cause and run the same command again",
-                if installed.is_empty() { "no other runtime".to_string() } else { installed.join(", ") }
-            )),
         }
     }
 
-    /// Renders the error for people.
+    /// What went wrong, then why, one level of the cause chain each: the error's own message,
+    /// then the message of each `source()` below it. A message that ends with its cause's text
+    /// (`reading X: permission denied`) is cut before it, so each level says its own part once;
+    /// a cause already quoted inside its parent's message adds no level.
+    pub(crate) fn chain(&self) -> Vec<String> {
+        let mut levels = vec![self.to_string()];
+        let mut cause = std::error::Error::source(self);
+        while let Some(e) = cause {
+            let text = e.to_string();
+            cause = e.source();
+            if text.is_empty() {
+                continue;
+            }
+            let last = levels.last_mut().expect("one level at least");
+            if let Some(head) = last.strip_suffix(text.as_str()) {
+                let head = head.trim_end_matches(|c: char| c == ':' || c.is_whitespace());
+                if !head.is_empty() {
+                    *last = head.to_string();
+                    levels.push(text);
+                }
+            } else if !last.contains(text.as_str()) {
+                levels.push(text);
+            }
+        }
+        levels
+    }
+
+    /// Renders the error for people, as uv does: `error: <what>`, one `  Caused by: <why>` per
+    /// level of the cause chain, then `hint: <what to do>`.
     pub(crate) fn render(&self) -> String {
-        let mut s = format!("error: {self}");
+        let mut levels = self.chain().into_iter();
+        let mut s = format!("error: {}", levels.next().unwrap_or_default());
+        for cause in levels {
+            s.push_str("\n  Caused by: ");
+            s.push_str(&cause);
+        }
         if let Some(h) = self.hint() {
             s.push_str("\nhint: ");
             s.push_str(&h);
@@ -328,15 +346,17 @@ impl Error {
         s
     }
 
-    /// Renders the error as JSON.
+    /// Renders the error as JSON: `error` whole as before, `chain` its levels as [`Error::render`]
+    /// prints them (what, then each cause).
     pub(crate) fn to_json(&self) -> serde_json::Value {
         let mut v = serde_json::json!({
             "ok": false,
             "exit_code": self.exit() as u8,
             "error": self.to_string(),
+            "chain": self.chain(),
             "hint": self.hint(),
         });
-        if let Error::Partial { installed, not_installed, .. } = self {
+        if let Error::Apply(ApplyError::Partial { installed, not_installed, .. }) = self {
             v["installed"] = serde_json::json!(installed);
             v["not_installed"] = serde_json::json!(not_installed);
         }
@@ -352,5 +372,51 @@ impl Error {
             v["reason"] = serde_json::json!(g.reason);
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+
+    fn io(context: &str, cause: &str) -> Error {
+        Error::Io { context: context.into(), source: std::io::Error::other(cause.to_string()) }
+    }
+
+    #[test]
+    fn a_message_that_ends_with_its_cause_is_cut_before_it() {
+        let e = io("reading /x/settings.json", "permission denied");
+        assert_eq!(e.chain(), ["reading /x/settings.json", "permission denied"]);
+        assert_eq!(
+            e.render(),
+            "error: reading /x/settings.json\n  Caused by: permission denied\nhint: check that the target exists and is writable"
+        );
+    }
+
+    #[test]
+    fn a_cause_quoted_inside_its_parent_adds_no_level() {
+        // `{context}: {source}` where the context already names the cause in the middle.
+        let e = Error::Apply(crate::apply::ApplyError::Partial {
+            installed: vec!["claude (global)".into()],
+            failed: "codex (global)".into(),
+            not_installed: vec!["codex (global)".into()],
+            source: Box::new(
+                crate::apply::LifecycleError::Io {
+                    path: "/h/.codex".into(),
+                    source: std::io::Error::other("read-only file system"),
+                }
+                .into(),
+            ),
+        });
+        let chain = e.chain();
+        assert_eq!(chain.len(), 1, "{chain:?}");
+        assert!(chain[0].starts_with("codex (global): /h/.codex: read-only file system\n"), "{chain:?}");
+    }
+
+    #[test]
+    fn an_error_without_a_source_is_one_level() {
+        let e = Error::Usage { message: "bad".into(), hint: "do this".into() };
+        assert_eq!(e.chain(), ["bad"]);
+        assert_eq!(e.render(), "error: bad\nhint: do this");
     }
 }

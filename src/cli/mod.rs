@@ -9,6 +9,7 @@ pub(crate) mod project;
 pub(crate) mod prompt;
 pub(crate) mod release;
 pub(crate) mod schemas;
+pub(crate) mod settings;
 pub(crate) mod version;
 pub(crate) mod versioned;
 
@@ -17,12 +18,13 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 
-use crate::cli::args::{Cli, Command};
+use crate::cli::args::{Cli, Command, InstallArgs};
 use crate::cli::error::{Error, Exit};
+use crate::cli::settings::{Globals, Output, Stop, run};
 
 /// Parses the command line. The flags that mean the same everywhere (`-q`, `-v`, `--json`,
 /// `--color`, `-r`, `--local`, `--all`) are clap `global` args: accepted before or after the
-/// subcommand. Any other install option goes with no subcommand only (`msd-install --dry-run
+/// subcommand, then taken or refused by it ([`settings::Subcommand`]). Any other install option goes with no subcommand only (`msd-install --dry-run
 /// status` is refused, as clap's `args_conflicts_with_subcommands` would, which cannot spare
 /// global args).
 fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, clap::Error> {
@@ -42,9 +44,7 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, clap::Error> {
             ));
         }
     }
-    let mut cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))?;
-    cli.settle_globals().map_err(|why| cmd.error(clap::error::ErrorKind::ArgumentConflict, why))?;
-    Ok(cli)
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
 }
 
 /// Runs `msd-install` with `args` (including the program name).
@@ -59,63 +59,66 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             };
         }
     };
-    output::set_color(cli.color);
-    output::set_verbose(cli.verbose);
+    let output = Output::new(&cli.output, cli.verbose, cli.color);
     if cli.version {
-        if cli.install.output.json {
-            crate::cli::output::println(serde_json::to_string_pretty(&version::doc()).expect("json"));
+        if output.json {
+            output.document(&version::doc());
         } else {
             crate::cli::output::println(format!("msd-install {}", version::long()));
         }
         return Exit::Ok.into();
     }
-    // The effective --json and -q, given before or after the subcommand (`Cli::settle_globals`).
-    let json = cli.install.output.json;
-    output::set_quiet(cli.install.output.quiet && !json);
     crate::apply::txn::init_fault_hook();
-    let result = match cli.command {
-        None => commands::install::run(&cli.install),
-        Some(Command::Install(a)) => commands::install::run(&a),
-        Some(Command::Emit(a)) if a.plugin.is_some() => commands::plugin::run(&a),
-        Some(Command::Emit(a)) => commands::emit::run(&a),
-        Some(Command::Runtimes(a)) => commands::runtimes::run(&a),
-        Some(Command::Gen(a)) => commands::generate::run(&a),
-        Some(Command::Check(a)) => commands::check::run(&a),
-        Some(Command::Bench(a)) => commands::bench::run(&a),
-        Some(Command::Attribution(a)) => commands::attribution::run(&a),
-        Some(Command::Inventory(a)) => commands::inventory::run(&a),
-        Some(Command::Schema(a)) => schemas::render(a.kind).map(crate::cli::output::print),
-        Some(Command::InitProject(a)) => commands::init_project::run(&a),
-        Some(Command::Status(a)) => commands::status::run(&a),
-        Some(Command::Doctor(a)) => commands::doctor::run(&a),
-        Some(Command::Migrate(a)) => commands::migrate::run(&a),
-        Some(Command::Diff(a)) => commands::diff::run(&a),
-        Some(Command::Completions(a)) => {
-            let mut cmd = <Cli as clap::CommandFactory>::command();
-            let mut buf = Vec::new();
-            clap_complete::generate(a.shell, &mut cmd, "msd-install", &mut buf);
-            commands::print(&String::from_utf8_lossy(&buf));
-            Ok(())
-        }
-        Some(Command::Man) => commands::man::run(),
-        Some(Command::Uninstall(a)) => commands::uninstall::run(&a),
-        Some(Command::Verify(a)) => commands::verify::run(&a),
-        Some(Command::Recover(a)) => commands::recover::run(&a),
-        Some(Command::SelfUpdate(a)) => commands::self_update::run(&a),
+    let globals = Globals {
+        output,
+        runtime: cli.install.target.runtime.clone(),
+        all: cli.install.target.all,
+        local: cli.install.target.place.local,
     };
-    match result {
+    match dispatch(cli.command, &cli.install, &globals) {
         Ok(()) => Exit::Ok.into(),
+        // A flag the command has no use for: a usage error about the command line, as clap's.
+        Err(Stop::Refused(e)) => {
+            eprintln!("{}", e.render());
+            e.exit().into()
+        }
         // A failed check has already printed its report (on stdout, or as the JSON document).
-        Err(Error::CheckFailed(m)) if m.is_empty() => Exit::CheckFailed.into(),
-        Err(e) => {
-            if json && matches!(e, crate::cli::error::Error::CheckFailed(_)) {
-                // The command already printed its JSON report (with `"ok": false`).
-            } else if json {
-                crate::cli::output::println(serde_json::to_string_pretty(&e.to_json()).expect("json"));
+        Err(Stop::Failed(Error::CheckFailed(m))) if m.is_empty() || output.json => Exit::CheckFailed.into(),
+        Err(Stop::Failed(e)) => {
+            if output.json {
+                output.document(&e.to_json());
             } else {
                 eprintln!("{}", e.render());
             }
             e.exit().into()
         }
+    }
+}
+
+/// The one dispatch: each subcommand refuses the flags it has no use for, its settings are
+/// resolved from its arguments and the global flags, then it runs ([`settings::run`]).
+fn dispatch(command: Option<Command>, install: &InstallArgs, g: &Globals) -> Result<(), Stop> {
+    match command {
+        None => run(install, g),
+        Some(Command::Install(a)) => run(&a, g),
+        Some(Command::Emit(a)) => run(&a, g),
+        Some(Command::Runtimes(a)) => run(&a, g),
+        Some(Command::Status(a)) => run(&a, g),
+        Some(Command::Diff(a)) => run(&a, g),
+        Some(Command::Doctor(a)) => run(&a, g),
+        Some(Command::Migrate(a)) => run(&a, g),
+        Some(Command::Schema(a)) => run(&a, g),
+        Some(Command::Completions(a)) => run(&a, g),
+        Some(Command::Man(a)) => run(&a, g),
+        Some(Command::SelfUpdate(a)) => run(&a, g),
+        Some(Command::Gen(a)) => run(&a, g),
+        Some(Command::Check(a)) => run(&a, g),
+        Some(Command::InitProject(a)) => run(&a, g),
+        Some(Command::Bench(a)) => run(&a, g),
+        Some(Command::Uninstall(a)) => run(&a, g),
+        Some(Command::Verify(a)) => run(&a, g),
+        Some(Command::Recover(a)) => run(&a, g),
+        Some(Command::Attribution(a)) => run(&a, g),
+        Some(Command::Inventory(a)) => run(&a, g),
     }
 }

@@ -1,7 +1,8 @@
 //! Progress bars for long runs: on stderr, only when stderr is a terminal and `--quiet` is not
 //! given; silent when piped, so scripts and logs never see them. And the one way to stdout
 //! ([`print`], [`println`]): a reader that went away (`msd-install schema | head -1`, EPIPE) is
-//! not an error and never a panic, so every command exits quietly with its own code.
+//! not an error and never a panic, so every command exits quietly with its own code. And the
+//! styles of `--color` ([`Paint`]), from the choice the run's settings carry: no global state.
 //!
 //! Input: whether output is quiet. Output: a [`txn::Progress`] sink the writer ticks. The bar
 //! uses a plain template (no colours), so `NO_COLOR` has nothing to turn off.
@@ -12,6 +13,7 @@ use std::io::{IsTerminal, Write};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::apply::{self, txn};
+use crate::cli::args::ColorChoice;
 
 /// The bar of one run (hidden when not on a terminal).
 pub(crate) struct Bars {
@@ -84,45 +86,15 @@ impl apply::Progress for RunBars {
     }
 }
 
-/// How `--color` and `-v` were given, for the printing code of every command.
-static COLOR: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
-static VERBOSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Records `-q` for the commands that have no option of their own for it: [`print`] then writes
-/// nothing (errors go to stderr, and a JSON document is never quiet: not set with `--json`).
-pub(crate) fn set_quiet(q: bool) {
-    QUIET.store(q, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Records `--color`.
-pub(crate) fn set_color(c: crate::cli::args::ColorChoice) {
-    use crate::cli::args::ColorChoice;
-    let v = match c {
-        ColorChoice::Auto => 0,
-        ColorChoice::Always => 1,
-        ColorChoice::Never => 2,
-    };
-    COLOR.store(v, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Records `-v/--verbose`.
-pub(crate) fn set_verbose(v: bool) {
-    VERBOSE.store(v, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Whether `-v` was given.
-pub(crate) fn verbose() -> bool {
-    VERBOSE.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Whether stdout gets color and alignment: `--color always`, or `auto` with stdout a terminal
-/// and `NO_COLOR` unset or empty (<https://no-color.org>).
-pub(crate) fn color() -> bool {
-    match COLOR.load(std::sync::atomic::Ordering::Relaxed) {
-        1 => true,
-        2 => false,
-        _ => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal(),
+/// Whether stdout gets color and alignment under `--color c`: `always`, or `auto` with stdout a
+/// terminal and `NO_COLOR` unset or empty (<https://no-color.org>).
+pub(crate) fn color(c: ColorChoice) -> bool {
+    match c {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+        }
     }
 }
 
@@ -132,9 +104,9 @@ pub(crate) struct Paint {
 }
 
 impl Paint {
-    /// Styles for stdout now.
-    pub(crate) fn stdout() -> Paint {
-        Paint { on: color() }
+    /// Styles for stdout under `--color c`.
+    pub(crate) fn stdout(c: ColorChoice) -> Paint {
+        Paint { on: color(c) }
     }
 
     fn style(&self, s: console::Style, text: &str) -> String {
@@ -162,12 +134,9 @@ impl Paint {
     }
 }
 
-/// Writes `text` to stdout, unless `-q` ([`set_quiet`]). A closed stdout (EPIPE: the reader has what it wanted) drops the
+/// Writes `text` to stdout. A closed stdout (EPIPE: the reader has what it wanted) drops the
 /// rest quietly; any other failure to write is said once on stderr.
 pub(crate) fn print(text: impl Display) {
-    if QUIET.load(std::sync::atomic::Ordering::Relaxed) {
-        return;
-    }
     let mut out = std::io::stdout().lock();
     match write!(out, "{text}").and_then(|()| out.flush()) {
         Ok(()) => {}

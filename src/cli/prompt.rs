@@ -10,13 +10,14 @@ use dialoguer::{Confirm, MultiSelect, Select};
 
 use crate::cli::args::InstallArgs;
 use crate::cli::error::Error;
+use crate::cli::settings::Output;
 use crate::pipeline::load::LoadedRuntime;
 use crate::pipeline::target::{self, Environment};
 use msd_core::fs::fsx;
 use msd_core::manifest::capability::SupportTier;
 
 /// Whether to ask: a person at a terminal (stdin and stderr), and nothing given that answers.
-pub(crate) fn should_ask(a: &InstallArgs) -> bool {
+pub(crate) fn should_ask(a: &InstallArgs, output: &Output) -> bool {
     let t = &a.target;
     let answered = !t.runtime.is_empty()
         || t.all
@@ -24,7 +25,7 @@ pub(crate) fn should_ask(a: &InstallArgs) -> bool {
         || t.place.local
         || t.place.config_dir.is_some()
         || t.place.project.is_some();
-    !answered && !a.output.json && !a.output.quiet && std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+    !answered && output.is_text() && std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
 fn io(e: dialoguer::Error) -> Error {

@@ -8,10 +8,32 @@
 //! [`crate::cli::project::SchemaDoc`], with the runtime ids filled in), not of a `--json` document.
 //! Every document carries `"schema_version"`: [`SCHEMA_VERSION`], raised on a breaking change.
 
-use crate::cli::args::SchemaKind;
+use crate::cli::args::{SchemaArgs, SchemaKind};
+use crate::cli::error::Error;
+use crate::cli::settings::{NO_QUIET, Settings, Subcommand, Takes};
+
+impl Subcommand for SchemaArgs {
+    const NAME: &'static str = "schema";
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn quiet(&self) -> Takes {
+        Takes::No(NO_QUIET)
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        let text = render(self.kind)?;
+        if s.output.json || !s.output.quiet {
+            crate::cli::output::print(text);
+        }
+        Ok(())
+    }
+}
 
 /// The schema of `kind`, pretty-printed with a final newline.
-pub(crate) fn render(kind: SchemaKind) -> Result<String, crate::cli::error::Error> {
+pub(crate) fn render(kind: SchemaKind) -> Result<String, Error> {
     let mut s = match kind {
         SchemaKind::Project => {
             let runtimes = crate::pipeline::load_runtimes(&crate::pipeline::Sources::default())?;

@@ -8,24 +8,37 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use super::{human_bytes, print};
+use super::human_bytes;
 use crate::cli::args::AttributionArgs;
 use crate::cli::error::Error;
+use crate::cli::settings::{Settings, Subcommand, Takes};
 use crate::dev::attribution::{self, AckStatus, Change, Options, Report, Violation, acks::ACK_DIR};
 use crate::pipeline::target::Environment;
 
+impl Subcommand for AttributionArgs {
+    const NAME: &'static str = "attribution";
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
+
 /// Runs `attribution`.
-pub(crate) fn run(args: &AttributionArgs) -> Result<(), Error> {
+pub(crate) fn run(s: &Settings, args: &AttributionArgs) -> Result<(), Error> {
     let report = attribution::run(&Options {
         root: args.root.clone(),
         base: args.base.clone(),
         base_binary: args.base_binary.clone(),
         env: Environment::golden(),
     })?;
-    if args.json {
-        print(&(serde_json::to_string_pretty(&report).expect("json") + "\n"));
+    if s.output.json {
+        s.output.document(&report);
     } else {
-        print(&render(&report));
+        s.output.text(&render(&report));
     }
     let n = report.outcome.violations.len();
     if n == 0 {

@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
-use super::sources;
 use crate::cli::args::{BenchArgs, BenchWhat, GenOpts, ScaleArgs};
 use crate::cli::error::Error;
+use crate::cli::settings::{Globals, NO_JSON, Settings, Subcommand, Takes};
 use crate::dev::generated::{Generated, Mode};
 use crate::dev::tokens;
 use crate::pipeline;
@@ -15,23 +15,42 @@ use crate::pipeline;
 /// The committed baseline, relative to the repository root.
 pub(crate) const BASELINE: &str = "bench/tokens-baseline.json";
 
-/// Runs `bench`.
-pub(crate) fn run(args: &BenchArgs) -> Result<(), Error> {
-    match &args.what {
-        BenchWhat::Tokens(o) => tokens(o),
-        BenchWhat::Content(a) => content(a),
+impl Subcommand for BenchArgs {
+    const NAME: &'static str = "bench";
+
+    fn json(&self) -> Takes {
+        Takes::No(NO_JSON)
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
+        match &self.what {
+            BenchWhat::Tokens(o) => base.sources(&o.sources),
+            BenchWhat::Content(a) => base.sources(&a.sources),
+        }
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
     }
 }
 
-fn content(a: &ScaleArgs) -> Result<(), Error> {
-    let src = sources(&a.sources);
+/// Runs `bench`.
+pub(crate) fn run(s: &Settings, args: &BenchArgs) -> Result<(), Error> {
+    match &args.what {
+        BenchWhat::Tokens(o) => tokens(s, o),
+        BenchWhat::Content(a) => content(s, a),
+    }
+}
+
+fn content(s: &Settings, a: &ScaleArgs) -> Result<(), Error> {
+    let src = &s.sources;
     let tree = match &src.content {
         Some(dir) => crate::pipeline::load::Tree::from_dir(dir)?,
         None => crate::pipeline::load::Tree::embedded_content(),
     };
     let scaled = crate::dev::scale::scale(&tree, a.scale)
         .map_err(|e| Error::Usage { message: e.to_string(), hint: "scale a valid content tree".into() })?;
-    super::emit::ensure_empty_dir(&a.out)?;
+    super::ensure_empty_dir(&a.out)?;
     for (rel, bytes) in &scaled.files {
         let dest = a.out.join(rel.as_str());
         msd_core::fs::fsx::write_atomic(&dest, bytes, msd_core::fs::fsx::FileMode::Regular)
@@ -49,23 +68,24 @@ fn content(a: &ScaleArgs) -> Result<(), Error> {
     Ok(())
 }
 
-fn tokens(o: &GenOpts) -> Result<(), Error> {
+fn tokens(s: &Settings, o: &GenOpts) -> Result<(), Error> {
     if o.write {
         super::require_repository(&o.root)?;
     }
-    let content = pipeline::load_content(&sources(&o.sources))?;
+    let content = pipeline::load_content(&s.sources)?;
     let b = tokens::measure(&content);
     let mode = if o.check {
         Mode::Check
     } else if o.write {
         Mode::Write
     } else {
-        crate::cli::output::print(tokens::table(&b));
+        s.output.text(&tokens::table(&b));
         return Ok(());
     };
     let fresh = serde_json::to_string_pretty(&b).expect("json") + "\n";
     let files = [Generated { path: PathBuf::from(BASELINE), fresh }];
     let outcome = super::generate::apply_and_show(
+        s,
         &o.root,
         &files,
         mode,

@@ -20,8 +20,10 @@ use std::path::Path;
 
 use std::collections::BTreeSet;
 
+use super::report::{Report, listing};
 use crate::cli::args::{CheckArgs, CheckWhat, PartitionArgs, ReferencesArgs, ToolsArgs};
 use crate::cli::error::Error;
+use crate::cli::settings::{Globals, Settings, Subcommand, Takes};
 use crate::dev::gitx::{GitError, Repo};
 use crate::dev::partition::{self, Base, Check, GATE_PATH, Snapshot, TRAILER_KEY};
 use crate::dev::references::{self, Inputs};
@@ -32,17 +34,31 @@ use msd_core::manifest::capability::Scope;
 
 const WORKFLOWS: &str = "msd-core/workflows";
 
-/// Runs `check`.
-pub(crate) fn run(args: &CheckArgs) -> Result<(), Error> {
-    match &args.what {
-        None => super::project_check::run(args.project.project.as_deref(), args.project.json),
-        Some(CheckWhat::Partition(a)) => partition(a),
-        Some(CheckWhat::References(a)) => check_references(a),
-        Some(CheckWhat::Tools(a)) => check_tools(a),
+impl Subcommand for CheckArgs {
+    const NAME: &'static str = "check";
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
+        match &self.what {
+            Some(CheckWhat::References(a)) => base.sources(&a.sources),
+            _ => base,
+        }
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        match &self.what {
+            None => super::project_check::run(s, self.project.project.as_deref()),
+            Some(CheckWhat::Partition(a)) => partition(s, a),
+            Some(CheckWhat::References(a)) => check_references(s, a),
+            Some(CheckWhat::Tools(a)) => check_tools(s, a),
+        }
     }
 }
 
-fn check_tools(a: &ToolsArgs) -> Result<(), Error> {
+fn check_tools(s: &Settings, a: &ToolsArgs) -> Result<(), Error> {
     let tree = match &a.content {
         Some(dir) => Tree::from_dir(dir)?,
         None => pipeline::load_content(&Default::default())?.tree,
@@ -55,35 +71,23 @@ fn check_tools(a: &ToolsArgs) -> Result<(), Error> {
     let findings = crate::dev::tools::check(&files);
     let commands = files.keys().filter(|p| p.starts_with("commands/msd/")).count();
     let agents = files.keys().filter(|p| p.starts_with("agents/")).count();
-    if a.json {
-        let doc = serde_json::json!({
+    Report {
+        ok: findings.is_empty(),
+        doc: serde_json::json!({
             "ok": findings.is_empty(),
             "commands": commands,
             "agents": agents,
             "findings": findings,
-        });
-        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
-    } else {
-        let mut out = String::new();
-        for f in &findings {
-            out.push_str(&format!("{f}\n"));
-        }
-        if findings.is_empty() {
-            out.push_str(&format!("ok: {commands} command(s) and {agents} agent(s) have the tools they use\n"));
-        }
-        crate::cli::output::print(out);
+        }),
+        text: listing(&findings, &[], format!("{commands} command(s) and {agents} agent(s) have the tools they use")),
+        failed: format!("{} tool(s) used without being allowed", findings.len()),
     }
-    if findings.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::CheckFailed(format!("{} tool(s) used without being allowed", findings.len())))
-    }
+    .finish(s)
 }
 
-fn check_references(a: &ReferencesArgs) -> Result<(), Error> {
-    let src = super::sources(&a.sources);
-    let runtimes = pipeline::load_runtimes(&src)?;
-    let content = pipeline::load_content(&src)?;
+fn check_references(s: &Settings, a: &ReferencesArgs) -> Result<(), Error> {
+    let runtimes = pipeline::load_runtimes(&s.sources)?;
+    let content = pipeline::load_content(&s.sources)?;
     let env = Environment::golden();
     let mut inputs = Inputs::default();
     for (p, b) in &content.tree.files {
@@ -125,37 +129,29 @@ fn check_references(a: &ReferencesArgs) -> Result<(), Error> {
         },
     };
     let findings = references::check(&inputs);
-    if a.json {
-        let doc = serde_json::json!({
+    let notes: Vec<String> = inputs
+        .profiles
+        .is_none()
+        .then(|| "no profiles file found; the profile rule was not run (pass --profiles FILE)".to_string())
+        .into_iter()
+        .collect();
+    Report {
+        ok: findings.is_empty(),
+        doc: serde_json::json!({
             "ok": findings.is_empty(),
             "files": inputs.files.len(),
             "installs": inputs.installed.keys().collect::<Vec<_>>(),
             "profiles": inputs.profiles.as_ref().map(|(p, _)| p),
             "findings": findings,
-        });
-        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
-    } else {
-        let mut out = String::new();
-        for f in &findings {
-            out.push_str(&format!("{f}\n"));
-        }
-        if inputs.profiles.is_none() {
-            out.push_str("note: no profiles file found; the profile rule was not run (pass --profiles FILE)\n");
-        }
-        if findings.is_empty() {
-            out.push_str(&format!(
-                "ok: {} file(s) checked against {} install(s)\n",
-                inputs.files.len(),
-                inputs.installed.len()
-            ));
-        }
-        crate::cli::output::print(out);
+        }),
+        text: listing(
+            &findings,
+            &notes,
+            format!("{} file(s) checked against {} install(s)", inputs.files.len(), inputs.installed.len()),
+        ),
+        failed: format!("{} broken reference(s)", findings.len()),
     }
-    if findings.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::CheckFailed(format!("{} broken reference(s)", findings.len())))
-    }
+    .finish(s)
 }
 
 fn snapshot(files: impl IntoIterator<Item = (String, String)>, prefix: &str) -> Snapshot {
@@ -188,7 +184,7 @@ fn base(content: &Path, rev: &str) -> Result<(Base, String), Error> {
     Ok((Base { snapshot: snapshot(files, &workflows_path), workflows_path, trailers }, merge_base))
 }
 
-fn partition(a: &PartitionArgs) -> Result<(), Error> {
+fn partition(s: &Settings, a: &PartitionArgs) -> Result<(), Error> {
     let tree = Tree::from_dir(&a.content)?;
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     let now = snapshot(tree.files.iter().map(|(p, b)| (p.to_string(), text(b))), WORKFLOWS);
@@ -199,45 +195,39 @@ fn partition(a: &PartitionArgs) -> Result<(), Error> {
     };
     let report = partition::check(&now, gate.as_deref(), based.as_ref().map(|(b, _)| b));
     let workflows_dir = a.content.join(WORKFLOWS).display().to_string();
-    if a.json {
-        let doc = serde_json::json!({
-            "ok": report.violations.is_empty(),
-            "workflows_dir": workflows_dir,
-            "base": a.base,
-            "merge_base": based.as_ref().map(|(_, mb)| mb),
-            "checks_run": report.checks_run,
-            "checks_skipped": Check::ALL.iter().filter(|c| !report.checks_run.contains(c)).collect::<Vec<_>>(),
-            "splits": report.splits,
-            "new_splits": report.new_splits,
-            "violations": report.violations,
-        });
-        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
-    } else {
-        let mut out = format!("partition check of {workflows_dir}");
-        match &based {
-            Some((_, mb)) => out.push_str(&format!(
-                " against the merge-base {} of {}\n",
-                &mb[..12.min(mb.len())],
-                a.base.as_deref().unwrap_or_default()
-            )),
-            None => out.push_str(" (no --base: completeness and boundary moves not checked)\n"),
-        }
-        for s in &report.splits {
-            let new = if report.new_splits.contains(&s.name) { " (new)" } else { "" };
-            out.push_str(&format!("  {}{new}: {} part(s)\n", s.spine, s.parts.len()));
-        }
-        for v in &report.violations {
-            out.push_str(&format!("{}: {v}\n  hint: {}\n", v.check.as_str(), v.kind.hint()));
-        }
-        if report.violations.is_empty() {
-            let run: Vec<&str> = report.checks_run.iter().map(|c| c.as_str()).collect();
-            out.push_str(&format!("ok: {} split(s), checks: {}\n", report.splits.len(), run.join(", ")));
-        }
-        crate::cli::output::print(out);
+    let doc = serde_json::json!({
+        "ok": report.violations.is_empty(),
+        "workflows_dir": workflows_dir,
+        "base": a.base,
+        "merge_base": based.as_ref().map(|(_, mb)| mb),
+        "checks_run": report.checks_run,
+        "checks_skipped": Check::ALL.iter().filter(|c| !report.checks_run.contains(c)).collect::<Vec<_>>(),
+        "splits": report.splits,
+        "new_splits": report.new_splits,
+        "violations": report.violations,
+    });
+    let mut out = format!("partition check of {workflows_dir}");
+    match &based {
+        Some((_, mb)) => out.push_str(&format!(
+            " against the merge-base {} of {}\n",
+            &mb[..12.min(mb.len())],
+            a.base.as_deref().unwrap_or_default()
+        )),
+        None => out.push_str(" (no --base: completeness and boundary moves not checked)\n"),
     }
-    if report.violations.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::CheckFailed(format!("{} partition violation(s)", report.violations.len())))
+    for split in &report.splits {
+        let new = if report.new_splits.contains(&split.name) { " (new)" } else { "" };
+        out.push_str(&format!("  {}{new}: {} part(s)\n", split.spine, split.parts.len()));
     }
+    let violations: Vec<String> =
+        report.violations.iter().map(|v| format!("{}: {v}\n  hint: {}", v.check.as_str(), v.kind.hint())).collect();
+    let run: Vec<&str> = report.checks_run.iter().map(|c| c.as_str()).collect();
+    out.push_str(&listing(&violations, &[], format!("{} split(s), checks: {}", report.splits.len(), run.join(", "))));
+    Report {
+        ok: report.violations.is_empty(),
+        doc,
+        text: out,
+        failed: format!("{} partition violation(s)", report.violations.len()),
+    }
+    .finish(s)
 }

@@ -5,42 +5,64 @@
 
 use similar::TextDiff;
 
-use super::{env_for, normalize_ids, print, sources};
+use super::env_for;
 use crate::apply::survey::{Class, Disk, Reading, Survey};
 use crate::cli::args::DiffArgs;
 use crate::cli::error::Error;
 use crate::cli::output::Paint;
+use crate::cli::settings::{Arity, Globals, Runtimes, Settings, Subcommand, Takes};
 use crate::pipeline;
 use msd_core::fs::fsx;
 use msd_core::manifest::capability::Scope;
 
+impl Subcommand for DiffArgs {
+    const NAME: &'static str = "diff";
+    const RUNTIME: Arity = Arity::Many;
+    const ALL: bool = true;
+    const LOCAL: bool = true;
+
+    fn json(&self) -> Takes {
+        Takes::No("prints a unified diff, which has no JSON form; drop --json")
+    }
+
+    fn quiet(&self) -> Takes {
+        Takes::No("prints only the diff you asked for; drop -q (for the exit status alone: --exit-code)")
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
+        base.place(&self.target.place).runtimes(&self.target.runtime, self.target.all).sources(&self.sources)
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
+
 /// Runs `diff`.
-pub(crate) fn run(args: &DiffArgs) -> Result<(), Error> {
-    let t = &args.target;
-    let src = sources(&args.sources);
-    let runtimes = pipeline::load_runtimes(&src)?;
-    let ids =
-        if t.runtime.is_empty() && !t.all { vec![pipeline::primary(&runtimes)?] } else { normalize_ids(&t.runtime) };
-    let scope = t.place.scope();
-    let selected: Vec<_> = pipeline::select(&runtimes, &ids, t.all)?
+pub(crate) fn run(s: &Settings, args: &DiffArgs) -> Result<(), Error> {
+    let runtimes = pipeline::load_runtimes(&s.sources)?;
+    let scope = s.place.scope;
+    let all = s.runtimes == Runtimes::All;
+    let selected: Vec<_> = super::select(s, &runtimes)?
         .into_iter()
-        .filter(|r| !(t.all && scope == Scope::Local && r.capability.local.is_none()))
+        .filter(|r| !(all && scope == Scope::Local && r.capability.local.is_none()))
         .collect();
-    let (env, _) = env_for(&t.place)?;
-    let content = pipeline::load_content(&src)?;
-    let paint = Paint::stdout();
+    let config_dir = s.place.config_dir.as_deref();
+    let (env, _) = env_for(&s.place)?;
+    let content = pipeline::load_content(&s.sources)?;
+    let paint = Paint::stdout(s.output.color);
     let mut text = String::new();
     let mut changed = 0usize;
     let memo = msd_core::fs::bytes::Digests::default();
     for rt in selected {
         let cap = &rt.capability;
-        let target = pipeline::target::resolve(cap, scope, t.place.config_dir.as_deref(), &env)?;
+        let target = pipeline::target::resolve(cap, scope, config_dir, &env)?;
         // The profile the install would use: given, recorded, else the default.
         let selected = match super::target_profile(&content, args.profile.given().as_deref(), rt, &target) {
             Some(p) => pipeline::profile::select(content.clone(), &p).map_err(pipeline::PipelineError::from)?,
             None => content.clone(),
         };
-        let e = pipeline::emit(&selected, rt, scope, t.place.config_dir.as_deref(), &env)?;
+        let e = pipeline::emit(&selected, rt, scope, config_dir, &env)?;
         let home = &e.target.home;
         // The survey an install would take (read-only: links followed, as a look does), and
         // from it what the install's plan writes: every emitted file whose bytes differ, and
@@ -81,7 +103,7 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), Error> {
     if changed == 0 {
         text.push_str("no differences: an install would change no file\n");
     }
-    print(&text);
+    s.output.text(&text);
     if args.exit_code && changed > 0 { Err(Error::CheckFailed(String::new())) } else { Ok(()) }
 }
 

@@ -1,30 +1,57 @@
 //! `msd-install emit`: write one runtime's emitted tree into a directory, and nothing else.
 
-use std::path::Path;
-
 use serde_json::json;
 
-use super::{env, human_bytes, out, sources};
+use super::{ensure_empty_dir, env, human_bytes};
 use crate::cli::args::EmitArgs;
 use crate::cli::error::Error;
+use crate::cli::settings::{Arity, Globals, Runtimes, Settings, Subcommand, Takes};
 use crate::pipeline;
 use msd_core::fs::fsx;
 use msd_core::manifest::capability::Scope;
 
+impl Subcommand for EmitArgs {
+    const NAME: &'static str = "emit";
+    const RUNTIME: Arity = Arity::One;
+    const LOCAL: bool = true;
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    /// `-r` and `--local` given before `emit` count as its own.
+    fn settings(&self, base: Settings, g: &Globals) -> Settings {
+        let mut s = base.sources(&self.sources);
+        let runtime = self.runtime.iter().chain(&g.runtime).take(1).cloned().collect::<Vec<_>>();
+        s = s.runtimes(&runtime, false);
+        s.place.scope = if self.local || g.local { Scope::Local } else { Scope::Global };
+        s.place.config_dir = self.config_dir.clone();
+        s
+    }
+
+    /// `--plugin` writes a plugin marketplace ([`super::plugin`]); else one runtime's tree.
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        if self.plugin.is_some() { super::plugin::run(s, self) } else { run(s, self) }
+    }
+}
+
 /// Runs `emit`.
-pub(crate) fn run(args: &EmitArgs) -> Result<(), Error> {
-    // `--plugin` runs `commands::plugin` (dispatched in `cli::main`).
-    let (Some(runtime), Some(out_arg)) = (&args.runtime, &args.out) else {
-        unreachable!("clap requires --runtime and --out without --plugin")
+pub(crate) fn run(s: &Settings, args: &EmitArgs) -> Result<(), Error> {
+    let (Runtimes::Named(runtime), Some(out_arg)) = (&s.runtimes, &args.out) else {
+        return Err(Error::Usage {
+            message: "`msd-install emit` needs the runtime to emit: -r ID".into(),
+            hint: "name one with -r ID (see `msd-install runtimes`), or pass --plugin DIR for the Claude Code plugin"
+                .into(),
+        });
     };
-    let src = sources(&args.sources);
-    let runtimes = pipeline::load_runtimes(&src)?;
-    let rt = pipeline::select(&runtimes, std::slice::from_ref(runtime), false)?[0];
-    let content = pipeline::load_content(&src)?;
-    let scope = if args.local { Scope::Local } else { Scope::Global };
+    let src = &s.sources;
+    let runtimes = pipeline::load_runtimes(src)?;
+    let rt = pipeline::select(&runtimes, runtime, false)?[0];
+    let content = pipeline::load_content(src)?;
+    let scope = s.place.scope;
     let env = env()?;
     let pipeline::Emitted { target, emission, compose, .. } =
-        pipeline::emit(&content, rt, scope, args.config_dir.as_deref(), &env)?;
+        pipeline::emit(&content, rt, scope, s.place.config_dir.as_deref(), &env)?;
     let out_dir = env.expand(&out_arg.to_string_lossy());
     ensure_empty_dir(&out_dir)?;
     let mut bytes = 0u64;
@@ -35,38 +62,24 @@ pub(crate) fn run(args: &EmitArgs) -> Result<(), Error> {
             .map_err(|e| Error::Io { context: format!("writing {}", dest.display()), source: e })?;
         bytes += f.bytes.len() as u64;
     }
-    if args.output.json {
+    if s.output.json {
         let files: Vec<_> = emission
             .files
             .iter()
             .map(|f| json!({"path": f.path, "bytes": f.bytes.len(), "kind": f.kind, "sources": f.sources}))
             .collect();
         let doc = json!({"ok": true, "runtime": emission.runtime, "scope": scope, "rewritten_for": target.home, "out": out_dir, "files": files, "compose": compose});
-        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
+        s.output.document(&doc);
     } else {
-        out(
-            &format!(
-                "{} ({}) emitted {} files ({} bytes) into {} (paths rewritten for {})\n",
-                emission.runtime,
-                scope.as_str(),
-                emission.files.len(),
-                human_bytes(bytes),
-                out_dir.display(),
-                target.home.display()
-            ),
-            &args.output,
-        );
+        s.output.text(&format!(
+            "{} ({}) emitted {} files ({} bytes) into {} (paths rewritten for {})\n",
+            emission.runtime,
+            scope.as_str(),
+            emission.files.len(),
+            human_bytes(bytes),
+            out_dir.display(),
+            target.home.display()
+        ));
     }
     Ok(())
-}
-
-pub(crate) fn ensure_empty_dir(dir: &Path) -> Result<(), Error> {
-    match fsx::is_empty_dir(dir) {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(Error::Usage {
-            message: format!("{} is not empty", dir.display()),
-            hint: "emit into a new or empty directory".into(),
-        }),
-        Err(e) => Err(Error::Io { context: format!("reading {}", dir.display()), source: e }),
-    }
 }

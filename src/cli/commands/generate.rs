@@ -17,9 +17,9 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::sources;
 use crate::cli::args::{GenArgs, GenOpts, GenWhat};
 use crate::cli::error::Error;
+use crate::cli::settings::{Globals, Settings, Subcommand, Takes};
 use crate::dev::generated::{self, GenError, Generated, Mode, Outcome, Output, Reason};
 use crate::pipeline;
 use crate::pipeline::load::Tree;
@@ -29,18 +29,43 @@ use msd_core::fs::fsx;
 use msd_core::installed::predicates::{self, Index};
 use msd_core::manifest::capability::Scope;
 
+impl Subcommand for GenArgs {
+    const NAME: &'static str = "gen";
+
+    /// JSON is the outcome of `--check` or `--write` of a content file; the golden lists and
+    /// printing have none.
+    fn json(&self) -> Takes {
+        let o = self.what.opts();
+        if matches!(self.what, GenWhat::Golden(_)) || !(o.check || o.write) {
+            Takes::No(
+                "prints the generated text, which has no JSON form here (JSON is the outcome of --check or --write of section-manifest and context-index); drop --json",
+            )
+        } else {
+            Takes::Yes
+        }
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
+        base.sources(&self.what.opts().sources)
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
+
 /// Runs `gen`.
-pub(crate) fn run(args: &GenArgs) -> Result<(), Error> {
+pub(crate) fn run(s: &Settings, args: &GenArgs) -> Result<(), Error> {
     match &args.what {
         GenWhat::Golden(o) => {
             // Refuse before the work: the golden lists take every runtime x scope to compute.
             if mode(o) == Mode::Write {
                 super::require_repository(&o.root)?;
             }
-            finish(o, golden(o)?, "cargo run -q --bin msd-install -- gen golden --write")
+            finish(s, o, golden(&s.sources)?, "cargo run -q --bin msd-install -- gen golden --write")
         }
-        GenWhat::SectionManifest(o) => content_file(o, Target::SectionManifest),
-        GenWhat::ContextIndex(o) => content_file(o, Target::ContextIndex),
+        GenWhat::SectionManifest(o) => content_file(s, o, Target::SectionManifest),
+        GenWhat::ContextIndex(o) => content_file(s, o, Target::ContextIndex),
     }
 }
 
@@ -56,10 +81,16 @@ fn mode(o: &GenOpts) -> Mode {
 
 /// Applies `mode` to `files` and shows the result: the fresh text on stdout (print), the diffs of
 /// stale files on stderr and a failure naming `fix` (check).
-pub(crate) fn apply_and_show(root: &Path, files: &[Generated], mode: Mode, fix: &str) -> Result<Outcome, Error> {
+pub(crate) fn apply_and_show(
+    s: &Settings,
+    root: &Path,
+    files: &[Generated],
+    mode: Mode,
+    fix: &str,
+) -> Result<Outcome, Error> {
     let applied = generated::apply(root, files, mode)?;
     if mode == Mode::Print {
-        crate::cli::output::print(&applied.text);
+        s.output.text(&applied.text);
     } else {
         eprint!("{}", applied.text);
     }
@@ -72,11 +103,11 @@ pub(crate) fn apply_and_show(root: &Path, files: &[Generated], mode: Mode, fix: 
     Ok(applied.outcome)
 }
 
-fn finish(o: &GenOpts, files: Vec<Generated>, fix: &str) -> Result<(), Error> {
+fn finish(s: &Settings, o: &GenOpts, files: Vec<Generated>, fix: &str) -> Result<(), Error> {
     if mode(o) == Mode::Write {
         super::require_repository(&o.root)?;
     }
-    let outcome = apply_and_show(&o.root, &files, mode(o), fix)?;
+    let outcome = apply_and_show(s, &o.root, &files, mode(o), fix)?;
     match mode(o) {
         Mode::Check => eprintln!("{} generated file(s) up to date", outcome.current.len()),
         Mode::Write => {
@@ -88,10 +119,9 @@ fn finish(o: &GenOpts, files: Vec<Generated>, fix: &str) -> Result<(), Error> {
 }
 
 /// The sorted emitted file list of every runtime x scope.
-pub(crate) fn golden(o: &GenOpts) -> Result<Vec<Generated>, Error> {
-    let src = sources(&o.sources);
-    let runtimes = pipeline::load_runtimes(&src)?;
-    let content = pipeline::load_content(&src)?;
+pub(crate) fn golden(src: &pipeline::Sources) -> Result<Vec<Generated>, Error> {
+    let runtimes = pipeline::load_runtimes(src)?;
+    let content = pipeline::load_content(src)?;
     let env = Environment::golden();
     let mut out = Vec::new();
     for rt in &runtimes {
@@ -124,7 +154,7 @@ enum Target {
 }
 
 /// A generated file of the content tree, checked, written or printed.
-fn content_file(args: &GenOpts, what: Target) -> Result<(), Error> {
+fn content_file(s: &Settings, args: &GenOpts, what: Target) -> Result<(), Error> {
     let dir = args.sources.content.clone().unwrap_or_else(|| args.root.join("content"));
     if !fsx::is_dir(&dir) {
         return Err(Error::Usage {
@@ -164,11 +194,11 @@ fn content_file(args: &GenOpts, what: Target) -> Result<(), Error> {
             ("unchanged", format!("{path} was already up to date\n"))
         }
     } else {
-        crate::cli::output::print(fresh);
+        s.output.text(&fresh);
         return Ok(());
     };
-    if args.json {
-        crate::cli::output::println(json!({"ok": true, "gen": name, "reason": state, "path": path}));
+    if s.output.json {
+        s.output.document(&json!({"ok": true, "gen": name, "reason": state, "path": path}));
     } else {
         eprint!("{text}");
     }

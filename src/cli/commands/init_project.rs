@@ -18,11 +18,24 @@ use crate::apply::state::InstallState;
 use crate::cli::args::InitProjectArgs;
 use crate::cli::error::Error;
 use crate::cli::project::{self, FILE_NAME, ProjectError};
+use crate::cli::settings::{NO_JSON, Settings, Subcommand, Takes};
 use crate::pipeline::target;
 use crate::pipeline::{self, Sources};
 
+impl Subcommand for InitProjectArgs {
+    const NAME: &'static str = "init-project";
+
+    fn json(&self) -> Takes {
+        Takes::No(NO_JSON)
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
+
 /// Runs `init-project`.
-pub(crate) fn run(args: &InitProjectArgs) -> Result<(), Error> {
+pub(crate) fn run(s: &Settings, args: &InitProjectArgs) -> Result<(), Error> {
     let runtimes = pipeline::load_runtimes(&Sources::default())?;
     let mut env = env()?;
     let root = project_root(args.project.as_deref(), &env.cwd);
@@ -108,6 +121,6 @@ pub(crate) fn run(args: &InitProjectArgs) -> Result<(), Error> {
         ));
     }
     out.push_str("commit it; `msd-install check` in CI tells whether the installs match\n");
-    crate::cli::output::print(out);
+    s.output.text(&out);
     Ok(())
 }

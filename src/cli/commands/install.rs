@@ -3,274 +3,381 @@
 
 use serde_json::json;
 
-use super::{env_for, human_bytes, normalize_ids, out, sources};
+use super::{env_for, human_bytes};
 use crate::apply::plan::{Action, Plan};
 use crate::apply::record::FileManifest;
 use crate::apply::txn::Recovery;
 use crate::apply::{self, InstallOptions, TargetRun};
 use crate::cli::args::InstallArgs;
 use crate::cli::error::Error;
-use crate::cli::output::{Bars, RunBars};
-use crate::cli::project;
+use crate::cli::output::RunBars;
+use crate::cli::project::{self, ProjectRoot};
+use crate::cli::settings::{Arity, Globals, Output, Runtimes, Settings, Subcommand, Takes};
 use crate::cli::version;
 use crate::pipeline;
 use crate::pipeline::fit::FileCompose;
-use crate::pipeline::target::Target;
+use crate::pipeline::load::{Content, LoadedRuntime};
+use crate::pipeline::target::{Environment, Target};
 use msd_core::manifest::capability::Scope;
+
+impl Subcommand for InstallArgs {
+    const NAME: &'static str = "install";
+    const RUNTIME: Arity = Arity::Many;
+    const ALL: bool = true;
+    const LOCAL: bool = true;
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
+        let t = &self.target;
+        base.place(&t.place).runtimes(&t.runtime, t.all).sources(&self.sources).symlinks(self.allow_symlinks)
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
 
 /// Runs an install; on a terminal with no runtime or scope given, asks first
 /// ([`crate::cli::prompt`]).
-pub(crate) fn run(args: &InstallArgs) -> Result<(), Error> {
+pub(crate) fn run(s: &Settings, args: &InstallArgs) -> Result<(), Error> {
     // A project's msd.toml answers what the prompt would ask (issue 36).
-    let following = follow(args)?;
+    let following = follow(s, args)?;
     if let project::Plan::Follow(f) = &following {
-        return execute(&f.args, false, &following);
+        return execute(&Settings::of(&f.args, s.output), &f.args, false, &following);
     }
-    if !crate::cli::prompt::should_ask(args) {
-        return execute(args, false, &following);
+    if !crate::cli::prompt::should_ask(args, &s.output) {
+        return execute(s, args, false, &following);
     }
-    let runtimes = pipeline::load_runtimes(&sources(&args.sources))?;
+    let runtimes = pipeline::load_runtimes(&s.sources)?;
     let env = super::env()?;
     let project = super::project_root(None, &env.cwd);
     let Some(answered) = crate::cli::prompt::ask(args, &runtimes, &env, &project.dir.display().to_string())? else {
         eprintln!("no runtime chosen; nothing was written");
         return Ok(());
     };
+    let answered_settings = Settings::of(&answered, s.output);
     if args.dry_run {
-        return execute(&answered, false, &following);
+        return execute(&answered_settings, &answered, false, &following);
     }
     let mut preview = answered.clone();
     preview.dry_run = true;
-    execute(&preview, true, &following)?;
+    execute(&answered_settings, &preview, true, &following)?;
     if !args.yes && !crate::cli::prompt::confirm()? {
         eprintln!("nothing was written");
         return Ok(());
     }
-    execute(&answered, false, &following)
+    execute(&answered_settings, &answered, false, &following)
 }
 
 /// How the install of `args` treats the project's msd.toml ([`project::for_install`]); the
 /// runtime manifests are loaded only when the project has one.
-fn follow(args: &InstallArgs) -> Result<project::Plan, Error> {
+fn follow(s: &Settings, args: &InstallArgs) -> Result<project::Plan, Error> {
     let env = super::env()?;
-    if project::find(args.target.place.project.as_deref(), &env.cwd).1.is_none() {
+    if project::find(s.place.project.as_deref(), &env.cwd).1.is_none() {
         return Ok(project::Plan::None);
     }
-    let runtimes = pipeline::load_runtimes(&sources(&args.sources))?;
+    let runtimes = pipeline::load_runtimes(&s.sources)?;
     Ok(project::for_install(args, &runtimes, &env.cwd)?)
 }
 
-/// Runs an install of `args`; `preview` prints the plan's summary only (before a confirmation).
-/// `following` is what the project's msd.toml contributed (the summary says so).
-fn execute(args: &InstallArgs, preview: bool, following: &project::Plan) -> Result<(), Error> {
-    execute_linked(args, preview, following, None)
+/// What an install acts on: the runtimes chosen and where.
+struct Targets<'a> {
+    /// Every runtime the manifests define (the `.gitignore` block covers them all).
+    every: &'a [LoadedRuntime],
+    /// The runtimes to install.
+    chosen: Vec<&'a LoadedRuntime>,
+    /// Runtimes `--all --local` skipped: they have no project-local scope.
+    skipped: Vec<&'a str>,
+    env: Environment,
+    /// The project of a local install.
+    project: Option<ProjectRoot>,
+}
+
+/// What an install did, for its summary.
+struct Outcome {
+    /// One per target installed, with the profile it installed.
+    runs: Runs,
+    /// The version each runtime's install had before (`None`: none there).
+    previous: Versions,
+    /// The command each runtime begins with, in its own syntax (`command_ref`), when installed.
+    firsts: Firsts,
+    /// What the `.gitignore` block sync did.
+    gitignored: Option<String>,
+}
+
+/// Runs an install of `args` with the settings `s` resolved from them; `preview` prints the
+/// plan's summary only (before a confirmation). `following` is what the project's msd.toml
+/// contributed (the summary says so).
+fn execute(s: &Settings, args: &InstallArgs, preview: bool, following: &project::Plan) -> Result<(), Error> {
+    execute_linked(s, args, preview, following, None)
 }
 
 /// The install of `args` (one runtime) with `linked` committed as one with it (`migrate`).
-pub(crate) fn run_linked(args: &InstallArgs, linked: &apply::Linked) -> Result<(), Error> {
-    execute_linked(args, false, &project::Plan::None, Some(linked))
+pub(crate) fn run_linked(s: &Settings, args: &InstallArgs, linked: &apply::Linked) -> Result<(), Error> {
+    execute_linked(s, args, false, &project::Plan::None, Some(linked))
 }
 
+/// [`execute`], with what `linked` stages committed in the same transaction.
 fn execute_linked(
+    s: &Settings,
     args: &InstallArgs,
     preview: bool,
     following: &project::Plan,
     linked: Option<&apply::Linked>,
 ) -> Result<(), Error> {
-    let t = &args.target;
-    let src = sources(&args.sources);
-    let runtimes = pipeline::load_runtimes(&src)?;
-    let every_runtime = &runtimes;
-    let ids =
-        if t.runtime.is_empty() && !t.all { vec![pipeline::primary(&runtimes)?] } else { normalize_ids(&t.runtime) };
-    let selected = pipeline::select(&runtimes, &ids, t.all)?;
-    if t.place.config_dir.is_some() && selected.len() > 1 {
+    let every = pipeline::load_runtimes(&s.sources)?;
+    let targets = choose(s, &every)?;
+    let mut content = pipeline::load_content(&s.sources)?;
+    if let project::Plan::Follow(f) = following {
+        f.file.check_profile(&content)?;
+    }
+    let inputs = apply::fast::inputs(&content.tree, s.sources.content.is_none(), s.sources.runtimes.is_none());
+    // Validated and fingerprinted: from here on only the composed content is emitted.
+    content.release_sources();
+    let (groups, previous) = group_by_profile(s, args, &targets, &content)?;
+    let bars = s.output.bars();
+    let how = How { args, bars: &bars, inputs: inputs.as_deref(), linked };
+    let (runs, firsts) = install_groups(s, &how, &targets, content, groups)?;
+    // msd.toml's `.gitignore` block, once the installs are in place.
+    let gitignored = match following {
+        project::Plan::Follow(f) if f.file.gitignore && !args.dry_run => {
+            project::gitignore::sync(&f.file.root.dir, targets.every, &targets.env, true)?
+        }
+        _ => None,
+    };
+    if apply::fast::traced() {
+        for (r, _) in &runs {
+            let taken = if r.fast { "taken" } else { "not taken" };
+            eprintln!("fast path: {} ({}): {taken}", r.plan.runtime, r.plan.scope.as_str());
+        }
+    }
+    let outcome = Outcome { runs, previous, firsts, gitignored };
+    if s.output.json {
+        s.output.document(&report_json(args, &targets, &outcome, following));
+    } else {
+        s.output.text(&report_text(s, args, preview, &targets, &outcome, following));
+    }
+    Ok(())
+}
+
+/// The runtimes `s` selects and where they install; refuses `--config-dir` with several.
+fn choose<'a>(s: &Settings, every: &'a [LoadedRuntime]) -> Result<Targets<'a>, Error> {
+    let selected = super::select(s, every)?;
+    if s.place.config_dir.is_some() && selected.len() > 1 {
         return Err(Error::Usage {
             message: "--config-dir names one home and cannot be used with several runtimes".into(),
             hint: "install the runtimes one at a time, each with its own --config-dir".into(),
         });
     }
-    let scope = t.place.scope();
-    let (env, project) = env_for(&t.place)?;
+    let (env, project) = env_for(&s.place)?;
     // Under --all --local, runtimes without a local scope are skipped rather than failing the
     // set, and the summary names them.
-    let (runtimes, skipped): (Vec<_>, Vec<_>) = if scope == Scope::Local && t.all {
+    let (chosen, skipped): (Vec<_>, Vec<_>) = if s.place.scope == Scope::Local && s.runtimes == Runtimes::All {
         selected.into_iter().partition(|r| r.capability.local.is_some())
     } else {
         (selected, Vec::new())
     };
-    let skipped: Vec<&str> = skipped.iter().map(|r| r.capability.id.as_str()).collect();
-    let mut content = pipeline::load_content(&src)?;
-    if let project::Plan::Follow(f) = following {
-        f.file.check_profile(&content)?;
-    }
-    let inputs = apply::fast::inputs(&content.tree, src.content.is_none(), src.runtimes.is_none());
-    // Validated and fingerprinted: from here on only the composed content is emitted.
-    content.release_sources();
-    // Each target installs its profile: the one given, else the one it recorded, else the
-    // default. Runtimes of one profile install together.
+    let skipped = skipped.iter().map(|r| r.capability.id.as_str()).collect();
+    Ok(Targets { every, chosen, skipped, env, project })
+}
+
+/// Runtimes of one profile, installed together.
+type Groups<'a> = Vec<(Option<String>, Vec<&'a LoadedRuntime>)>;
+/// Each runtime's id with the version its install had (`None`: nothing installed).
+type Versions = Vec<(String, Option<String>)>;
+/// Each target's run with the profile it installed.
+type Runs = Vec<(TargetRun, Option<String>)>;
+/// Each runtime's id with the command it begins with, in its syntax.
+type Firsts = Vec<(String, String)>;
+
+/// Each target's profile (the one given, else the one it recorded, else the default), the
+/// runtimes grouped by it, and the version each target had; refuses a downgrade unless allowed.
+fn group_by_profile<'a>(
+    s: &Settings,
+    args: &InstallArgs,
+    targets: &Targets<'a>,
+    content: &Content,
+) -> Result<(Groups<'a>, Versions), Error> {
     let given = args.profile.given();
-    let mut groups: Vec<(Option<String>, Vec<&pipeline::load::LoadedRuntime>)> = Vec::new();
+    let mut groups: Groups<'a> = Vec::new();
     let mut previous = Vec::new();
-    for rt in runtimes.iter().copied() {
-        let target = pipeline::target::resolve(&rt.capability, scope, t.place.config_dir.as_deref(), &env)?;
+    for rt in targets.chosen.iter().copied() {
+        let target =
+            pipeline::target::resolve(&rt.capability, s.place.scope, s.place.config_dir.as_deref(), &targets.env)?;
         let before = installed_version(rt, &target);
         if let Some(v) = &before
             && !args.allow_downgrade
             && version::compare(v, version::VERSION) == Some(std::cmp::Ordering::Greater)
         {
             return Err(Error::Downgrade {
-                target: format!("{} ({})", rt.capability.id, scope.as_str()),
+                target: format!("{} ({})", rt.capability.id, s.place.scope.as_str()),
                 installed: v.clone(),
                 binary: version::VERSION.to_string(),
             });
         }
         previous.push((rt.capability.id.clone(), before));
-        let p = super::target_profile(&content, given.as_deref(), rt, &target);
+        let p = super::target_profile(content, given.as_deref(), rt, &target);
         match groups.iter_mut().find(|(g, _)| *g == p) {
             Some((_, list)) => list.push(rt),
             None => groups.push((p, vec![rt])),
         }
     }
-    let bars = RunBars { enabled: Bars::enabled(args.output.quiet) };
+    Ok((groups, previous))
+}
+
+/// How each group installs: the options, the bars, the run's identity, a staged removal that
+/// commits with it.
+struct How<'a> {
+    args: &'a InstallArgs,
+    bars: &'a RunBars,
+    inputs: Option<&'a str>,
+    linked: Option<&'a apply::Linked>,
+}
+
+/// Installs each group with its profile's selection of `content`; returns each target's run with
+/// its profile, and the command each runtime begins with.
+fn install_groups(
+    s: &Settings,
+    how: &How<'_>,
+    targets: &Targets<'_>,
+    content: Content,
+    groups: Groups<'_>,
+) -> Result<(Runs, Firsts), Error> {
+    let args = how.args;
     let mut runs = Vec::new();
-    let mut profiles = Vec::new();
-    // The command each runtime begins with, in its own syntax (`command_ref`), when installed.
-    let mut firsts: Vec<(String, String)> = Vec::new();
+    let mut firsts = Vec::new();
     // The last group takes the content itself (usually the only group: no copy of it is made).
     let mut content = Some(content);
     let n_groups = groups.len();
-    for (i, (profile, rts)) in groups.iter().enumerate() {
+    for (i, (profile, rts)) in groups.into_iter().enumerate() {
         let base =
             if i + 1 == n_groups { content.take() } else { content.clone() }.expect("taken by the last group only");
-        let selected = match profile {
+        let selected = match &profile {
             Some(p) => pipeline::profile::select(base, p).map_err(pipeline::PipelineError::from)?,
             None => base,
         };
         let opts = InstallOptions {
-            scope,
-            config_dir: t.place.config_dir.as_deref(),
-            allow_symlinks: args.allow_symlinks,
+            scope: s.place.scope,
+            config_dir: s.place.config_dir.as_deref(),
+            allow_symlinks: s.allow_symlinks,
             adopt: args.adopt,
             dry_run: args.dry_run,
-            progress: &bars,
+            progress: how.bars,
             profile: profile.as_deref(),
             hooks: apply::surfaces::HookMode { portable: args.portable_hooks, force_statusline: args.force_statusline },
-            inputs: inputs.as_deref(),
-            linked,
+            inputs: how.inputs,
+            linked: how.linked,
         };
         if let Some(stem) = first_command(&selected) {
-            for rt in rts {
+            for rt in &rts {
                 firsts.push((rt.capability.id.clone(), rt.capability.command_ref.replace("{stem}", stem)));
             }
         }
-        for r in apply::install(&selected, rts, &opts, &env)? {
-            profiles.push(profile.clone());
-            runs.push(r);
+        for r in apply::install(&selected, &rts, &opts, &targets.env)? {
+            runs.push((r, profile.clone()));
         }
     }
-    // msd.toml's `.gitignore` block, once the installs are in place.
-    let gitignored = match following {
-        project::Plan::Follow(f) if f.file.gitignore && !args.dry_run => {
-            project::gitignore::sync(&f.file.root.dir, every_runtime, &env, true)?
-        }
-        _ => None,
-    };
-    if apply::fast::traced() {
-        for r in &runs {
-            eprintln!(
-                "fast path: {} ({}): {}",
-                r.plan.runtime,
-                r.plan.scope.as_str(),
-                if r.fast { "taken" } else { "not taken" }
-            );
-        }
-    }
+    Ok((runs, firsts))
+}
 
-    if args.output.json {
-        let items: Vec<_> = runs
-            .iter()
-            .zip(&profiles)
-            .map(|(r, profile)| {
-                let p = &r.plan;
-                json!({
-                    "runtime": p.runtime,
-                    "profile": profile,
-                    "scope": p.scope,
-                    "home": p.home,
-                    "home_source": r.target.source,
-                    "summary": p.summary(),
-                    "manifest_changed": p.manifest_changed,
-                    "ops": p.ops,
-                    "settings": p.settings,
-                    "migrations": p.migrations,
-                    "pending_migrations": r.pending_migrations,
-                    "recovery": r.recovery,
-                    "pending_recovery": r.pending_recovery,
-                    "written": r.report,
-                    "caps": r.guard.compliant,
-                    "compose": r.compose,
-                    "notes": notes(r, &runtimes),
-                })
+/// The `--json` document of an install.
+fn report_json(args: &InstallArgs, targets: &Targets<'_>, o: &Outcome, following: &project::Plan) -> serde_json::Value {
+    let items: Vec<_> = o
+        .runs
+        .iter()
+        .map(|(r, profile)| {
+            let p = &r.plan;
+            json!({
+                "runtime": p.runtime,
+                "profile": profile,
+                "scope": p.scope,
+                "home": p.home,
+                "home_source": r.target.source,
+                "summary": p.summary(),
+                "manifest_changed": p.manifest_changed,
+                "ops": p.ops,
+                "settings": p.settings,
+                "migrations": p.migrations,
+                "pending_migrations": r.pending_migrations,
+                "recovery": r.recovery,
+                "pending_recovery": r.pending_recovery,
+                "written": r.report,
+                "caps": r.guard.compliant,
+                "compose": r.compose,
+                "notes": notes(r, &targets.chosen),
             })
-            .collect();
-        let skipped: Vec<_> = skipped
-            .iter()
-            .map(|id| json!({"runtime": id, "reason": "no project-local scope: install it globally (drop --local)"}))
-            .collect();
-        let doc = crate::cli::versioned::versioned(json!({
-            "ok": true,
-            "dry_run": args.dry_run,
-            "version": env!("CARGO_PKG_VERSION"),
-            "runtimes": items,
-            "skipped": skipped,
-            "msd_toml": project::summary_json(following),
-            "gitignore": gitignored,
-        }));
-        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
-        return Ok(());
-    }
+        })
+        .collect();
+    let skipped: Vec<_> = targets
+        .skipped
+        .iter()
+        .map(|id| json!({"runtime": id, "reason": "no project-local scope: install it globally (drop --local)"}))
+        .collect();
+    crate::cli::versioned::versioned(json!({
+        "ok": true,
+        "dry_run": args.dry_run,
+        "version": env!("CARGO_PKG_VERSION"),
+        "runtimes": items,
+        "skipped": skipped,
+        "msd_toml": project::summary_json(following),
+        "gitignore": o.gitignored,
+    }))
+}
+
+/// The summary of an install for people; `preview` leaves out the list of files and the next
+/// steps (it stands above a confirmation).
+fn report_text(
+    s: &Settings,
+    args: &InstallArgs,
+    preview: bool,
+    targets: &Targets<'_>,
+    o: &Outcome,
+    following: &project::Plan,
+) -> String {
     let mut text = project::summary_lines(following);
-    if let Some(p) = &project {
+    if let Some(p) = &targets.project {
         text.push_str(&format!("project: {} (found by {})\n", p.dir.display(), p.found_by));
     }
-    for (r, profile) in runs.iter().zip(&profiles) {
-        text.push_str(&describe(r, args.dry_run, profile.as_deref(), !preview));
-        let before = previous.iter().find(|(id, _)| *id == r.plan.runtime).and_then(|(_, v)| v.as_deref());
+    for (r, profile) in &o.runs {
+        text.push_str(&describe(&s.output, r, args.dry_run, profile.as_deref(), !preview));
+        let before = o.previous.iter().find(|(id, _)| *id == r.plan.runtime).and_then(|(_, v)| v.as_deref());
         text.push_str(&version_line(r, before, args.dry_run));
         text.push_str(&describe_compose(&r.compose));
-        for n in notes(r, &runtimes) {
+        for n in notes(r, &targets.chosen) {
             text.push_str(&format!("  note: {n}\n"));
         }
     }
-    if !skipped.is_empty() {
+    if !targets.skipped.is_empty() {
         text.push_str(&format!(
             "skipped (no project-local scope): {}; install them globally (drop --local)\n",
-            skipped.join(", ")
+            targets.skipped.join(", ")
         ));
     }
-    if let Some(g) = &gitignored {
+    if let Some(g) = &o.gitignored {
         text.push_str(&format!("{g}\n"));
     }
     if args.dry_run && !preview {
         text.push_str("dry run: nothing was written; `msd-install diff` shows each change line by line\n");
     } else if !preview {
-        text.push_str(&next_steps(&runs, &firsts, &runtimes));
+        let runs: Vec<&TargetRun> = o.runs.iter().map(|(r, _)| r).collect();
+        text.push_str(&next_steps(&runs, &o.firsts, &targets.chosen));
     }
-    out(&text, &args.output);
-    Ok(())
+    text
 }
 
 /// The msd-install version that wrote the install at `target`, from its file manifest; `None`
 /// where nothing is installed, or where the manifest cannot be read: the install itself then
 /// reports what is wrong with the target, as it always has.
-fn installed_version(rt: &pipeline::load::LoadedRuntime, target: &Target) -> Option<String> {
+fn installed_version(rt: &LoadedRuntime, target: &Target) -> Option<String> {
     FileManifest::read_tool_version(&target.home, &rt.capability, target.scope)
 }
 
 /// The command a new user begins with (`new-project`; else `help`), when the installed content
 /// has it.
-fn first_command(content: &pipeline::load::Content) -> Option<&'static str> {
+fn first_command(content: &Content) -> Option<&'static str> {
     ["new-project", "help"].into_iter().find(|stem| content.commands.iter().any(|c| c.stem == *stem))
 }
 
@@ -291,7 +398,7 @@ fn version_line(r: &TargetRun, before: Option<&str>, dry_run: bool) -> String {
 }
 
 /// The last lines of a summary: how to begin, in each runtime's own syntax.
-fn next_steps(runs: &[TargetRun], firsts: &[(String, String)], runtimes: &[&pipeline::load::LoadedRuntime]) -> String {
+fn next_steps(runs: &[&TargetRun], firsts: &[(String, String)], runtimes: &[&LoadedRuntime]) -> String {
     let mut text = String::new();
     let mut seen = Vec::new();
     for r in runs {
@@ -314,7 +421,7 @@ fn next_steps(runs: &[TargetRun], firsts: &[(String, String)], runtimes: &[&pipe
 }
 
 /// The manifest's install notes for the run's scope, `{{home}}` filled in.
-fn notes(r: &TargetRun, runtimes: &[&pipeline::load::LoadedRuntime]) -> Vec<String> {
+fn notes(r: &TargetRun, runtimes: &[&LoadedRuntime]) -> Vec<String> {
     let home = r.plan.home.display().to_string();
     runtimes
         .iter()
@@ -360,10 +467,10 @@ fn describe_compose(files: &[FileCompose]) -> String {
     text
 }
 
-fn describe(r: &TargetRun, dry_run: bool, profile: Option<&str>, list_ops: bool) -> String {
+fn describe(o: &Output, r: &TargetRun, dry_run: bool, profile: Option<&str>, list_ops: bool) -> String {
     let plan: &Plan = &r.plan;
     let s = plan.summary();
-    let paint = crate::cli::output::Paint::stdout();
+    let paint = crate::cli::output::Paint::stdout(o.color);
     let head = format!("{} ({}) -> {}", plan.runtime, plan.scope.as_str(), plan.home.display());
     let mut text = paint.bold(&head);
     if let Some(p) = profile {
@@ -382,7 +489,7 @@ fn describe(r: &TargetRun, dry_run: bool, profile: Option<&str>, list_ops: bool)
     if !r.pending_migrations.is_empty() {
         text.push_str(&format!("  migrations to check first: {}\n", r.pending_migrations.join(", ")));
     }
-    let verbose = crate::cli::output::verbose();
+    let verbose = o.verbose;
     if (dry_run || verbose) && list_ops {
         for op in plan.ops.iter().filter(|o| verbose || o.action != Action::Keep) {
             let size = match op.action {

@@ -10,14 +10,14 @@
 
 use clap::Parser;
 
-use super::{env_for, normalize_ids, print};
+use super::env_for;
 use crate::apply;
 use crate::apply::record::FileManifest;
 use crate::apply::state::InstallState;
 use crate::cli::args::{InstallArgs, MigrateArgs};
 use crate::cli::error::Error;
+use crate::cli::settings::{Globals, NO_JSON, Settings, Subcommand, Takes, normalize};
 use crate::pipeline;
-use crate::pipeline::Sources;
 use crate::pipeline::target;
 
 #[derive(Parser)]
@@ -26,10 +26,28 @@ struct InstallCli {
     args: InstallArgs,
 }
 
+impl Subcommand for MigrateArgs {
+    const NAME: &'static str = "migrate";
+    const LOCAL: bool = true;
+
+    fn json(&self) -> Takes {
+        Takes::No(NO_JSON)
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
+        self.home.settings(base)
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
+
 /// Runs `migrate`.
-pub(crate) fn run(args: &MigrateArgs) -> Result<(), Error> {
-    let runtimes = pipeline::load_runtimes(&Sources { content: None, runtimes: args.runtimes_dir.clone() })?;
-    let ids = normalize_ids(&[args.from.clone(), args.to.clone()]);
+pub(crate) fn run(s: &Settings, args: &MigrateArgs) -> Result<(), Error> {
+    let print = |text: &str| s.output.text(text);
+    let runtimes = pipeline::load_runtimes(&s.sources)?;
+    let ids = normalize(&[args.from.clone(), args.to.clone()]);
     let (from, to) = (&ids[0], &ids[1]);
     if from == to {
         return Err(Error::Usage {
@@ -38,7 +56,7 @@ pub(crate) fn run(args: &MigrateArgs) -> Result<(), Error> {
         });
     }
     let chosen = pipeline::select(&runtimes, &ids, false)?;
-    let scope = args.place.scope();
+    let scope = s.place.scope;
     for rt in &chosen {
         if scope == msd_core::manifest::capability::Scope::Local && rt.capability.local.is_none() {
             return Err(Error::Usage {
@@ -47,13 +65,13 @@ pub(crate) fn run(args: &MigrateArgs) -> Result<(), Error> {
             });
         }
     }
-    let (env, _) = env_for(&args.place)?;
+    let (env, _) = env_for(&s.place)?;
     let (a, b) = (chosen[0], chosen[1]);
     let a_target = target::resolve(&a.capability, scope, None, &env)?;
     let b_target = target::resolve(&b.capability, scope, None, &env)?;
     // What an interrupted run left on either home is made whole first.
     for home in [&a_target.home, &b_target.home] {
-        if let Some(r) = apply::recover(home, args.allow_symlinks)? {
+        if let Some(r) = apply::recover(home, s.allow_symlinks)? {
             print(&format!("{}\n", super::install::recovery_line(&r)));
         }
     }
@@ -78,13 +96,13 @@ pub(crate) fn run(args: &MigrateArgs) -> Result<(), Error> {
     if scope == msd_core::manifest::capability::Scope::Local {
         common.push("--local".into());
     }
-    if let Some(p) = &args.place.project {
+    if let Some(p) = &s.place.project {
         common.extend(["--project".into(), p.display().to_string()]);
     }
-    if let Some(d) = &args.runtimes_dir {
+    if let Some(d) = &s.sources.runtimes {
         common.extend(["--runtimes".into(), d.display().to_string()]);
     }
-    if args.allow_symlinks {
+    if s.allow_symlinks {
         common.push("--allow-symlinks".into());
     }
 
@@ -96,13 +114,13 @@ pub(crate) fn run(args: &MigrateArgs) -> Result<(), Error> {
     }
     let install = InstallCli::try_parse_from(&argv).map_err(|e| usage(&e))?;
     // A's uninstall, staged (A's home locked until it is done).
-    let Some(removal) = apply::stage_removal(&a.capability, &a_target, &b_target.home, args.allow_symlinks)? else {
+    let Some(removal) = apply::stage_removal(&a.capability, &a_target, &b_target.home, s.allow_symlinks)? else {
         return Err(Error::Usage {
             message: format!("no msd install of {from} ({}) to migrate", scope.as_str()),
             hint: format!("`msd-install -r {to}` installs {to} afresh"),
         });
     };
-    super::install::run_linked(&install.args, removal.linked())?;
+    super::install::run_linked(&Settings::of(&install.args, s.output), &install.args, removal.linked())?;
     let report = removal.finish();
     let kept = match (&report.backup_dir, report.kept_edited.len()) {
         (Some(dir), n) if n > 0 => format!(", {n} file(s) you edited kept in place (copies in {})", dir.display()),

@@ -2,10 +2,9 @@
 
 use std::path::Path;
 
-use crate::cli::args::{OneTargetArgs, OutputArgs, PlaceArgs, SourceArgs};
 use crate::cli::error::Error;
+use crate::cli::settings::{Place, Runtimes, Settings};
 use crate::pipeline;
-use crate::pipeline::Sources;
 use crate::pipeline::load::LoadedRuntime;
 use crate::pipeline::target::{self, Environment, Target};
 use msd_core::fs::fsx;
@@ -14,6 +13,7 @@ use msd_core::manifest::capability::Scope;
 pub(crate) mod attribution;
 pub(crate) mod bench;
 pub(crate) mod check;
+pub(crate) mod completions;
 pub(crate) mod diff;
 pub(crate) mod doctor;
 pub(crate) mod emit;
@@ -26,6 +26,7 @@ pub(crate) mod migrate;
 pub(crate) mod plugin;
 pub(crate) mod project_check;
 pub(crate) mod recover;
+pub(crate) mod report;
 pub(crate) mod runtimes;
 pub(crate) mod self_update;
 pub(crate) mod status;
@@ -33,10 +34,6 @@ pub(crate) mod uninstall;
 pub(crate) mod verify;
 
 pub(crate) use crate::cli::project::{ProjectRoot, project_root};
-
-pub(crate) fn sources(s: &SourceArgs) -> Sources {
-    Sources { content: s.content.clone(), runtimes: s.runtimes_dir.clone() }
-}
 
 pub(crate) fn env() -> Result<Environment, Error> {
     let env =
@@ -55,12 +52,6 @@ pub(crate) fn env() -> Result<Environment, Error> {
     Ok(env)
 }
 
-pub(crate) fn out(text: &str, o: &OutputArgs) {
-    if !o.quiet && !o.json {
-        crate::cli::output::print(text);
-    }
-}
-
 /// `1234567` -> `1,234,567`.
 pub(crate) fn human_bytes(n: u64) -> String {
     let s = n.to_string();
@@ -75,9 +66,9 @@ pub(crate) fn human_bytes(n: u64) -> String {
 }
 
 /// The environment with its working directory moved to the project root when the scope is local.
-pub(crate) fn env_for(place: &PlaceArgs) -> Result<(Environment, Option<ProjectRoot>), Error> {
+pub(crate) fn env_for(place: &Place) -> Result<(Environment, Option<ProjectRoot>), Error> {
     let mut env = env()?;
-    if place.scope() == Scope::Local {
+    if place.scope == Scope::Local {
         let root = project_root(place.project.as_deref(), &env.cwd);
         env.cwd = root.dir.clone();
         return Ok((env, Some(root)));
@@ -85,36 +76,46 @@ pub(crate) fn env_for(place: &PlaceArgs) -> Result<(Environment, Option<ProjectR
     Ok((env, None))
 }
 
-/// Runtime ids as given, lower-cased (ids are case-insensitive).
-pub(crate) fn normalize_ids(ids: &[String]) -> Vec<String> {
-    ids.iter().map(|i| i.trim().to_ascii_lowercase()).collect()
+/// The runtimes `s` selects among `runtimes`: those named with `-r`, every one with `--all`,
+/// else the primary one.
+pub(crate) fn select<'a>(s: &Settings, runtimes: &'a [LoadedRuntime]) -> Result<Vec<&'a LoadedRuntime>, Error> {
+    let ids = match &s.runtimes {
+        Runtimes::Named(ids) => ids.clone(),
+        Runtimes::Default => vec![pipeline::primary(runtimes)?],
+        Runtimes::All => Vec::new(),
+    };
+    Ok(pipeline::select(runtimes, &ids, s.runtimes == Runtimes::All)?)
 }
 
 /// Resolves the runtimes and targets of `uninstall`, `verify` and `recover`: the `-r` ids given
 /// (default: the primary runtime), or with `--all` every runtime that has an install (or an
 /// interrupted run) in the scope.
-pub(crate) fn resolve_targets(a: &OneTargetArgs) -> Result<Vec<(LoadedRuntime, Target)>, Error> {
-    let runtimes = pipeline::load_runtimes(&Sources { content: None, runtimes: a.runtimes_dir.clone() })?;
-    let (env, _) = env_for(&a.place)?;
-    let scope = a.place.scope();
-    if a.all {
+pub(crate) fn resolve_targets(s: &Settings) -> Result<Vec<(LoadedRuntime, Target)>, Error> {
+    let runtimes = pipeline::load_runtimes(&s.sources)?;
+    let (env, _) = env_for(&s.place)?;
+    let scope = s.place.scope;
+    let config_dir = s.place.config_dir.as_deref();
+    if s.runtimes == Runtimes::All {
         let mut out = Vec::new();
         for rt in &runtimes {
             if scope == Scope::Local && rt.capability.local.is_none() {
                 continue;
             }
-            let t = target::resolve(&rt.capability, scope, a.place.config_dir.as_deref(), &env)?;
+            let t = target::resolve(&rt.capability, scope, config_dir, &env)?;
             let installed = crate::apply::record::FileManifest::read(&t.home, &rt.capability, scope)
                 .map_err(crate::apply::plan::PlanError::from)?
                 .is_some();
-            if installed || crate::apply::txn::Area::new(&t.home, a.allow_symlinks).pending() {
+            if installed || crate::apply::txn::Area::new(&t.home, s.allow_symlinks).pending() {
                 out.push((rt.clone(), t));
             }
         }
         return Ok(out);
     }
-    let ids = if a.runtime.is_empty() { vec![pipeline::primary(&runtimes)?] } else { normalize_ids(&a.runtime) };
-    if a.place.config_dir.is_some() && ids.len() > 1 {
+    let ids = match &s.runtimes {
+        Runtimes::Named(ids) => ids.clone(),
+        Runtimes::Default | Runtimes::All => vec![pipeline::primary(&runtimes)?],
+    };
+    if config_dir.is_some() && ids.len() > 1 {
         return Err(Error::Usage {
             message: "--config-dir names one home and cannot be used with several runtimes".into(),
             hint: "name one runtime with -r, each with its own --config-dir".into(),
@@ -122,16 +123,10 @@ pub(crate) fn resolve_targets(a: &OneTargetArgs) -> Result<Vec<(LoadedRuntime, T
     }
     let mut out = Vec::new();
     for rt in pipeline::select(&runtimes, &ids, false)? {
-        let t = target::resolve(&rt.capability, scope, a.place.config_dir.as_deref(), &env)?;
+        let t = target::resolve(&rt.capability, scope, config_dir, &env)?;
         out.push((rt.clone(), t));
     }
     Ok(out)
-}
-
-/// Prints `text` on stdout through [`crate::cli::output::print`] (nothing under `-q`); a closed
-/// pipe (`| head`) is not an error.
-pub(crate) fn print(text: &str) {
-    crate::cli::output::print(text);
 }
 
 /// A table whose columns are as wide as their widest cell (two spaces apart, the last column
@@ -166,6 +161,19 @@ pub(crate) fn table<const N: usize>(
         text.push_str(&line(r.to_vec(), true));
     }
     text
+}
+
+/// Refuses to write into `dir` unless it is empty or absent (`emit`, `emit --plugin`, `bench
+/// content`).
+pub(crate) fn ensure_empty_dir(dir: &Path) -> Result<(), Error> {
+    match fsx::is_empty_dir(dir) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Error::Usage {
+            message: format!("{} is not empty", dir.display()),
+            hint: "emit into a new or empty directory".into(),
+        }),
+        Err(e) => Err(Error::Io { context: format!("reading {}", dir.display()), source: e }),
+    }
 }
 
 /// Refuses a maintainer command that writes repository files (`tests/golden/`, the token

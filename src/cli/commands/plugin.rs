@@ -32,10 +32,10 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use super::emit::ensure_empty_dir;
-use super::{env, human_bytes, out, sources};
+use super::{ensure_empty_dir, env, human_bytes};
 use crate::cli::args::EmitArgs;
 use crate::cli::error::Error;
+use crate::cli::settings::{Runtimes, Settings};
 use crate::pipeline;
 use msd_core::fs::fsx::{self, FileMode};
 use msd_core::manifest::capability::Scope;
@@ -73,13 +73,16 @@ fn write_json(path: &Path, doc: &Value) -> Result<(), Error> {
 }
 
 /// Runs `emit --plugin DIR`.
-pub(crate) fn run(args: &EmitArgs) -> Result<(), Error> {
+pub(crate) fn run(s: &Settings, args: &EmitArgs) -> Result<(), Error> {
     let dir = args.plugin.as_deref().expect("dispatched for --plugin");
-    let src = sources(&args.sources);
-    let runtimes = pipeline::load_runtimes(&src)?;
-    let id = args.runtime.clone().map_or_else(|| pipeline::primary(&runtimes), Ok)?;
+    let src = &s.sources;
+    let runtimes = pipeline::load_runtimes(src)?;
+    let id = match &s.runtimes {
+        Runtimes::Named(ids) => ids[0].clone(),
+        Runtimes::Default | Runtimes::All => pipeline::primary(&runtimes)?,
+    };
     let rt = pipeline::select(&runtimes, &[id], false)?[0];
-    let content = pipeline::load_content(&src)?;
+    let content = pipeline::load_content(src)?;
     let env = env()?;
     let market = env.expand(&dir.to_string_lossy());
     let market = if market.is_absolute() { market } else { env.cwd.join(market) };
@@ -158,9 +161,9 @@ pub(crate) fn run(args: &EmitArgs) -> Result<(), Error> {
             "plugins": [{ "name": NAME, "source": format!("./plugins/{NAME}"), "description": description, "version": version }],
         }),
     )?;
-    if args.output.json {
+    if s.output.json {
         let doc = json!({"ok": true, "runtime": cap.id, "marketplace": market, "plugin": root, "files": emission.files.len(), "hooks": hooks.keys().collect::<Vec<_>>(), "left_out": left_out});
-        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
+        s.output.document(&doc);
         return Ok(());
     }
     let mut text = format!(
@@ -178,6 +181,6 @@ pub(crate) fn run(args: &EmitArgs) -> Result<(), Error> {
         "next: claude plugin marketplace add {} && claude plugin install {NAME}@{NAME}\n",
         market.display()
     ));
-    out(&text, &args.output);
+    s.output.text(&text);
     Ok(())
 }

@@ -15,11 +15,13 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::env;
+use super::report::Report;
 use crate::apply::record::FileManifest;
 use crate::apply::state::InstallState;
 use crate::apply::{self, InstallOptions};
 use crate::cli::error::Error;
 use crate::cli::project::{self, ProjectError, ProjectFile};
+use crate::cli::settings::Settings;
 use crate::pipeline::load::LoadedRuntime;
 use crate::pipeline::target::{self, Target};
 use crate::pipeline::{self, Sources};
@@ -78,7 +80,7 @@ fn problem(kind: &'static str, message: String) -> Problem {
 }
 
 /// Runs the project check.
-pub(crate) fn run(project: Option<&std::path::Path>, json: bool) -> Result<(), Error> {
+pub(crate) fn run(s: &Settings, project: Option<&std::path::Path>) -> Result<(), Error> {
     let runtimes = pipeline::load_runtimes(&Sources::default())?;
     let mut env = env()?;
     let (root, path) = project::find(project, &env.cwd);
@@ -154,17 +156,14 @@ pub(crate) fn run(project: Option<&std::path::Path>, json: bool) -> Result<(), E
         version: file.version.as_ref().map(|(r, _, _)| r.clone()),
         runtimes: checks,
     };
-    if json {
-        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
-    } else {
-        crate::cli::output::print(render(&doc));
+    let n = doc.runtimes.iter().filter(|c| !c.problems.is_empty()).count();
+    Report {
+        ok,
+        doc: serde_json::to_value(&doc).expect("json"),
+        text: render(&doc),
+        failed: format!("{n} runtime(s) differ from msd.toml"),
     }
-    if ok {
-        Ok(())
-    } else {
-        let n = doc.runtimes.iter().filter(|c| !c.problems.is_empty()).count();
-        Err(Error::CheckFailed(if json { String::new() } else { format!("{n} runtime(s) differ from msd.toml") }))
-    }
+    .finish(s)
 }
 
 /// Everything but the content; also the hook mode the install recorded.

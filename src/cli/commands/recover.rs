@@ -3,23 +3,42 @@
 
 use serde_json::json;
 
-use super::{out, resolve_targets};
+use super::resolve_targets;
 use crate::apply;
 use crate::cli::args::RecoverArgs;
 use crate::cli::error::Error;
+use crate::cli::settings::{Arity, Globals, Settings, Subcommand, Takes};
+
+impl Subcommand for RecoverArgs {
+    const NAME: &'static str = "recover";
+    const RUNTIME: Arity = Arity::Many;
+    const ALL: bool = true;
+    const LOCAL: bool = true;
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
+        self.target.settings(base)
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
 
 /// Runs `recover`.
-pub(crate) fn run(args: &RecoverArgs) -> Result<(), Error> {
-    let targets = resolve_targets(&args.target)?;
+pub(crate) fn run(s: &Settings, _args: &RecoverArgs) -> Result<(), Error> {
+    let targets = resolve_targets(s)?;
     let mut done = Vec::new();
     for (_, target) in &targets {
-        done.push((target, apply::recover(&target.home, args.target.allow_symlinks)?));
+        done.push((target, apply::recover(&target.home, s.allow_symlinks)?));
     }
-    if args.output.json {
+    if s.output.json {
         let list: Vec<_> =
             done.iter().map(|(t, r)| json!({"runtime": t.runtime, "home": t.home, "recovery": r})).collect();
-        let doc = crate::cli::versioned::versioned(json!({"ok": true, "targets": list}));
-        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
+        s.output.document(&crate::cli::versioned::versioned(json!({"ok": true, "targets": list})));
         return Ok(());
     }
     let mut text = String::new();
@@ -30,6 +49,6 @@ pub(crate) fn run(args: &RecoverArgs) -> Result<(), Error> {
             None => text.push_str("  nothing to recover\n"),
         }
     }
-    out(&text, &args.output);
+    s.output.text(&text);
     Ok(())
 }

@@ -4,9 +4,10 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{env, print, sources, table};
+use super::{env, table};
 use crate::cli::args::ListArgs;
 use crate::cli::error::Error;
+use crate::cli::settings::{Globals, NO_QUIET, Settings, Subcommand, Takes};
 use crate::pipeline;
 use crate::pipeline::target;
 use msd_core::manifest::capability::Scope;
@@ -52,9 +53,29 @@ pub(crate) struct RuntimeRow {
     pub local_kinds: Vec<String>,
 }
 
+impl Subcommand for ListArgs {
+    const NAME: &'static str = "runtimes";
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn quiet(&self) -> Takes {
+        Takes::No(NO_QUIET)
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
+        base.sources(&self.sources)
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s)
+    }
+}
+
 /// Runs `runtimes`.
-pub(crate) fn run(args: &ListArgs) -> Result<(), Error> {
-    let runtimes = pipeline::load_runtimes(&sources(&args.sources))?;
+pub(crate) fn run(s: &Settings) -> Result<(), Error> {
+    let runtimes = pipeline::load_runtimes(&s.sources)?;
     let env = env()?;
     let rows: Vec<RuntimeRow> = runtimes
         .iter()
@@ -82,9 +103,9 @@ pub(crate) fn run(args: &ListArgs) -> Result<(), Error> {
             }
         })
         .collect();
-    if args.json {
+    if s.output.json {
         let doc = RuntimesDoc { schema_version: crate::cli::versioned::SCHEMA_VERSION, runtimes: rows };
-        print(&format!("{}\n", serde_json::to_string_pretty(&doc).expect("json")));
+        s.output.document(&doc);
         return Ok(());
     }
     let list = |k: &[String]| if k.is_empty() { "-".to_string() } else { k.join(",") };
@@ -110,6 +131,6 @@ pub(crate) fn run(args: &ListArgs) -> Result<(), Error> {
             text.push_str(&format!("{}: {n}\n", r.id));
         }
     }
-    print(&text);
+    s.output.text(&text);
     Ok(())
 }

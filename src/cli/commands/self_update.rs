@@ -14,11 +14,24 @@ use super::status;
 use crate::cli::args::{SelfUpdateArgs, StatusArgs};
 use crate::cli::error::Error;
 use crate::cli::release::{self, SelfUpdateError};
+use crate::cli::settings::{Output, Settings, Subcommand, Takes};
 use crate::cli::version;
 use msd_core::fs::fsx;
 
+impl Subcommand for SelfUpdateArgs {
+    const NAME: &'static str = "self-update";
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s.output, self)
+    }
+}
+
 /// Runs `self-update`.
-pub(crate) fn run(args: &SelfUpdateArgs) -> Result<(), Error> {
+pub(crate) fn run(output: Output, args: &SelfUpdateArgs) -> Result<(), Error> {
     let exe = std::env::current_exe()
         .and_then(|e| fsx::canonicalize(&e))
         .map_err(|e| Error::Io { context: "finding the running msd-install".into(), source: e })?;
@@ -26,9 +39,7 @@ pub(crate) fn run(args: &SelfUpdateArgs) -> Result<(), Error> {
         return Err(SelfUpdateError::OtherChannel { exe, channel, command }.into());
     }
     let say = |line: String| {
-        if !args.output.quiet && !args.output.json {
-            super::print(&format!("{line}\n"));
-        }
+        output.text(&format!("{line}\n"));
     };
     let base = release::channel_base();
     let manifest_url = format!("{base}/dist-manifest.json");
@@ -40,7 +51,7 @@ pub(crate) fn run(args: &SelfUpdateArgs) -> Result<(), Error> {
             _ => format!("{} is the newest release", latest.version),
         };
         say(format!("msd-install {}: up to date ({why}; {manifest_url})", version::VERSION));
-        return report(args, &latest.version, false, &[]);
+        return report(output, &latest.version, false, &[]);
     }
     let Some(archive) = latest.archive else {
         return Err(SelfUpdateError::NoArchive {
@@ -74,13 +85,13 @@ pub(crate) fn run(args: &SelfUpdateArgs) -> Result<(), Error> {
     say(format!("msd-install: {} -> {} ({archive_url}, sha256 verified)", version::VERSION, latest.version));
     say(format!("  replaced {} and {}", dir.join(binaries[0].0).display(), dir.join(binaries[1].0).display()));
     say(format!("  what changed: {}", version::changelog_url()));
-    let reinstalled = if args.no_reinstall { Vec::new() } else { reinstall(args, &exe, &latest.version, &say)? };
-    report(args, &latest.version, true, &reinstalled)
+    let reinstalled = if args.no_reinstall { Vec::new() } else { reinstall(output, &exe, &latest.version, &say)? };
+    report(output, &latest.version, true, &reinstalled)
 }
 
 /// The `--json` document.
-fn report(args: &SelfUpdateArgs, latest: &str, updated: bool, reinstalled: &[String]) -> Result<(), Error> {
-    if args.output.json {
+fn report(output: Output, latest: &str, updated: bool, reinstalled: &[String]) -> Result<(), Error> {
+    if output.json {
         let doc = crate::cli::versioned::versioned(serde_json::json!({
             "ok": true,
             "version": version::VERSION,
@@ -89,14 +100,14 @@ fn report(args: &SelfUpdateArgs, latest: &str, updated: bool, reinstalled: &[Str
             "channel": release::channel_base(),
             "reinstalled": reinstalled,
         }));
-        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
+        output.document(&doc);
     }
     Ok(())
 }
 
 /// Installs again, with the new binary, every target `status` lists; returns them.
-fn reinstall(args: &SelfUpdateArgs, exe: &Path, new_version: &str, say: &dyn Fn(String)) -> Result<Vec<String>, Error> {
-    let doc = status::collect(&StatusArgs { project: None, runtimes_dir: None, output: Default::default() })?;
+fn reinstall(output: Output, exe: &Path, new_version: &str, say: &dyn Fn(String)) -> Result<Vec<String>, Error> {
+    let doc = status::collect(&StatusArgs { project: None, runtimes_dir: None })?;
     if doc.installs.is_empty() {
         say("  no install to update (`msd-install status` lists none)".into());
         return Ok(Vec::new());
@@ -111,10 +122,10 @@ fn reinstall(args: &SelfUpdateArgs, exe: &Path, new_version: &str, say: &dyn Fn(
         if row.scope == "local" {
             cmd.arg("--project").arg(&doc.project);
         }
-        if args.output.quiet || args.output.json {
+        if !output.is_text() {
             cmd.arg("--quiet");
         }
-        if args.output.json {
+        if output.json {
             cmd.stdout(std::process::Stdio::null());
         }
         match cmd.status() {

@@ -6,13 +6,14 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{env, print, project_root};
+use super::{env, project_root};
 use crate::apply;
 use crate::apply::record::{self, FileManifest};
 use crate::apply::state::InstallState;
 use crate::cli::args::StatusArgs;
 use crate::cli::error::Error;
 use crate::cli::output::Paint;
+use crate::cli::settings::{Settings, Subcommand, Takes};
 use crate::pipeline;
 use crate::pipeline::Sources;
 use crate::pipeline::target;
@@ -68,17 +69,26 @@ pub(crate) struct StatusRow {
     pub notice: Option<String>,
 }
 
+impl Subcommand for StatusArgs {
+    const NAME: &'static str = "status";
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
+
 /// Runs `status`.
-pub(crate) fn run(args: &StatusArgs) -> Result<(), Error> {
+pub(crate) fn run(s: &Settings, args: &StatusArgs) -> Result<(), Error> {
     let doc = collect(args)?;
-    if args.output.json {
-        print(&format!("{}\n", serde_json::to_string_pretty(&doc).expect("json")));
-        return Ok(());
+    if s.output.json {
+        s.output.document(&doc);
+    } else {
+        s.output.text(&render(&doc, &Paint::stdout(s.output.color)));
     }
-    if args.output.quiet {
-        return Ok(());
-    }
-    print(&render(&doc));
     Ok(())
 }
 
@@ -166,8 +176,7 @@ fn iso8601(t: std::time::SystemTime) -> String {
     format!("{}-{}-{}T{}:{}:{}Z", &s[0..4], &s[4..6], &s[6..8], &s[9..11], &s[11..13], &s[13..15])
 }
 
-fn render(doc: &StatusDoc) -> String {
-    let paint = Paint::stdout();
+fn render(doc: &StatusDoc, paint: &Paint) -> String {
     if doc.installs.is_empty() {
         return format!(
             "no msd-core install found (global homes, and {} of the project {})\n\

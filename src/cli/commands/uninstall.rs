@@ -3,25 +3,38 @@
 
 use serde_json::json;
 
-use super::{out, resolve_targets};
+use super::resolve_targets;
 use crate::apply;
 use crate::cli::args::UninstallArgs;
 use crate::cli::error::Error;
-use crate::cli::output::{Bars, RunBars};
+use crate::cli::settings::{Arity, Globals, Runtimes, Settings, Subcommand, Takes};
+
+impl Subcommand for UninstallArgs {
+    const NAME: &'static str = "uninstall";
+    const RUNTIME: Arity = Arity::Many;
+    const ALL: bool = true;
+    const LOCAL: bool = true;
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
+        self.target.settings(base)
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
 
 /// Runs `uninstall`.
-pub(crate) fn run(args: &UninstallArgs) -> Result<(), Error> {
-    let targets = resolve_targets(&args.target)?;
-    let (_, root) = super::env_for(&args.target.place)?;
+pub(crate) fn run(s: &Settings, args: &UninstallArgs) -> Result<(), Error> {
+    let targets = resolve_targets(s)?;
+    let (_, root) = super::env_for(&s.place)?;
     let mut reports = Vec::new();
     for (rt, target) in &targets {
-        let r = apply::uninstall(
-            &rt.capability,
-            target,
-            args.target.allow_symlinks,
-            args.dry_run,
-            &RunBars { enabled: Bars::enabled(args.output.quiet) },
-        )?;
+        let r = apply::uninstall(&rt.capability, target, s.allow_symlinks, args.dry_run, &s.output.bars())?;
         reports.push((r, target));
     }
     if !args.dry_run {
@@ -33,26 +46,22 @@ pub(crate) fn run(args: &UninstallArgs) -> Result<(), Error> {
         let parents: Vec<_> = reports.iter().flat_map(|(r, _)| r.created_parents.iter().cloned()).collect();
         apply::remove_created_parents(&parents);
     }
-    if args.target.all && !args.dry_run {
+    if s.runtimes == Runtimes::All && !args.dry_run {
         apply::forget_version(&super::env()?);
     }
     // msd.toml's `.gitignore` block follows the local installs (gone with the last one).
     let gitignored = match &root {
         Some(root) if !args.dry_run => {
-            let runtimes = crate::pipeline::load_runtimes(&crate::pipeline::Sources {
-                content: None,
-                runtimes: args.target.runtimes_dir.clone(),
-            })?;
+            let runtimes = crate::pipeline::load_runtimes(&s.sources)?;
             crate::cli::project::gitignore::sync(&root.dir, &runtimes, &super::env()?, false)?
         }
         _ => None,
     };
-    if args.output.json {
+    if s.output.json {
         let list: Vec<_> = reports.iter().map(|(r, _)| r).collect();
-        let doc = crate::cli::versioned::versioned(
+        s.output.document(&crate::cli::versioned::versioned(
             json!({"ok": true, "dry_run": args.dry_run, "targets": list, "gitignore": gitignored}),
-        );
-        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
+        ));
         return Ok(());
     }
     let mut text = String::new();
@@ -68,7 +77,7 @@ pub(crate) fn run(args: &UninstallArgs) -> Result<(), Error> {
     if args.dry_run {
         text.push_str("dry run: nothing was written\n");
     }
-    out(&text, &args.output);
+    s.output.text(&text);
     Ok(())
 }
 

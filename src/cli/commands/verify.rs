@@ -3,24 +3,43 @@
 
 use serde_json::json;
 
-use super::{env, out, resolve_targets};
+use super::{env, resolve_targets};
 use crate::apply;
 use crate::cli::args::VerifyArgs;
 use crate::cli::error::Error;
+use crate::cli::settings::{Arity, Globals, Settings, Subcommand, Takes};
+
+impl Subcommand for VerifyArgs {
+    const NAME: &'static str = "verify";
+    const RUNTIME: Arity = Arity::Many;
+    const ALL: bool = true;
+    const LOCAL: bool = true;
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    fn settings(&self, base: Settings, _g: &Globals) -> Settings {
+        self.target.settings(base)
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
 
 /// Runs `verify`.
-pub(crate) fn run(args: &VerifyArgs) -> Result<(), Error> {
-    let targets = resolve_targets(&args.target)?;
+pub(crate) fn run(s: &Settings, _args: &VerifyArgs) -> Result<(), Error> {
+    let targets = resolve_targets(s)?;
     let home = env()?.home;
     let mut reports = Vec::new();
     for (rt, target) in &targets {
-        reports.push((apply::verify(&rt.capability, target, args.target.allow_symlinks, &home)?, target));
+        reports.push((apply::verify(&rt.capability, target, s.allow_symlinks, &home)?, target));
     }
     let ok = reports.iter().all(|(r, _)| r.ok);
-    if args.output.json {
+    if s.output.json {
         let list: Vec<_> = reports.iter().map(|(r, _)| r).collect();
-        let doc = crate::cli::versioned::versioned(json!({"ok": ok, "targets": list}));
-        crate::cli::output::println(serde_json::to_string_pretty(&doc).expect("json"));
+        s.output.document(&crate::cli::versioned::versioned(json!({"ok": ok, "targets": list})));
     } else {
         let mut text = String::new();
         if reports.is_empty() {
@@ -60,7 +79,7 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<(), Error> {
                 text.push_str("  clean: every managed file matches the manifest\n");
             }
         }
-        out(&text, &args.output);
+        s.output.text(&text);
     }
     if ok { Ok(()) } else { Err(Error::CheckFailed(String::new())) }
 }

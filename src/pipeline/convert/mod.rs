@@ -174,12 +174,12 @@ impl Ctx<'_> {
         }
     }
 
-    /// Maps tool names through the manifest's table (MCP names by its `mcp_tools` rule),
-    /// dropping `null`s and duplicates.
+    /// Maps tool names through the manifest's table (its version range's entries first, then
+    /// `tools`; MCP names by its `mcp_tools` rule), dropping `null`s and duplicates.
     pub(crate) fn map_tools(&self, tools: &[String]) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for t in tools {
-            let mapped = match (self.cap.tools.get(t), self.cap.mcp_tools.map(t)) {
+            let mapped = match (self.cap.tool_for(t), self.cap.mcp_tools.map(t)) {
                 (Some(Some(m)), _) => m.clone(),
                 (Some(None), _) | (None, Some(None)) => continue,
                 (None, Some(Some(m))) => m,

@@ -24,6 +24,10 @@ def main():
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--turn", default=None)
     ap.add_argument("--cwd", default=os.getcwd())
+    # The thread's sandbox and approval policy (thread/start): the probe's default reads only and
+    # never asks; the session tier runs as a user who accepted edits in the workspace.
+    ap.add_argument("--sandbox", default="read-only")
+    ap.add_argument("--approval", default="never")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -92,8 +96,8 @@ def main():
             out["responses"].append({"method": r["method"], "params": r.get("params"),
                                      "result": m.get("result"), "error": m.get("error")})
         if a.turn is not None:
-            t = call("thread/start", {"cwd": a.cwd, "approvalPolicy": "never",
-                                      "sandbox": "read-only"})
+            t = call("thread/start", {"cwd": a.cwd, "approvalPolicy": a.approval,
+                                      "sandbox": a.sandbox})
             out["thread_start"] = t
             tid = ((t.get("result") or {}).get("thread") or {}).get("id")
             if tid:

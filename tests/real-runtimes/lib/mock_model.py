@@ -75,16 +75,23 @@ def tool_namespace(body, name):
     return None
 
 
+def is_custom_tool(body, name):
+    """Whether the request offers `name` as a freeform tool (Responses API `type: custom`)."""
+    return any(isinstance(t, dict) and t.get("type") == "custom" and t.get("name") == name
+               for t in (body or {}).get("tools") or [])
+
+
 def has_tool_result(body):
     s = json.dumps(body) if not isinstance(body, str) else body
     return any(k in s for k in ('"tool_result"', '"role": "tool"', '"function_call_output"',
-                                '"functionResponse"'))
+                                '"custom_tool_call_output"', '"functionResponse"'))
 
 
 def count_tool_results(body):
     s = json.dumps(body) if not isinstance(body, str) else body
     return sum(s.count(k) for k in ('"type": "tool_result"', '"role": "tool"',
-                                    '"type": "function_call_output"', '"functionResponse"'))
+                                    '"type": "function_call_output"', '"type": "custom_tool_call_output"',
+                                    '"functionResponse"'))
 
 
 CALL = {"name": None, "args": "{}"}
@@ -109,7 +116,7 @@ def tool_results(body):
     def walk(v):
         if isinstance(v, dict):
             t = v.get("type")
-            if t == "tool_result" or t == "function_call_output" or v.get("role") == "tool":
+            if t in ("tool_result", "function_call_output", "custom_tool_call_output") or v.get("role") == "tool":
                 out.append(text_of(v.get("content", v.get("output"))))
                 return
             if "functionResponse" in v:
@@ -371,7 +378,16 @@ class Handler(BaseHTTPRequestHandler):
         model = (body or {}).get("model", "mock-model")
         rid = "resp_" + uuid.uuid4().hex[:20]
         tool = want_tool(body)
-        if tool:
+        if tool and is_custom_tool(body, tool["name"]):
+            # A freeform tool (Responses `type: custom`, Codex's apply_patch for the models its
+            # catalog knows): the call carries raw text, the script's `input` argument.
+            try:
+                text = json.loads(tool["args"]).get("input", tool["args"])
+            except (ValueError, AttributeError):
+                text = tool["args"]
+            item = {"type": "custom_tool_call", "id": "ctc_" + uuid.uuid4().hex[:16], "status": "completed",
+                    "call_id": "call_" + uuid.uuid4().hex[:16], "name": tool["name"], "input": text}
+        elif tool:
             item = {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:16], "status": "completed",
                     "call_id": "call_" + uuid.uuid4().hex[:16], "name": tool["name"],
                     "arguments": tool["args"]}

@@ -6,6 +6,9 @@
 #   SS_SHELL  SS_WRITE  SS_AGENT     the CLI's tool names (a JSON list of candidates each)
 #   SS_IGNORE (exported, optional)   JSON list of texts marking the CLI's own side agents' requests
 #   SS_AGENT_WAIT (exported, optional) a turn after the agent call (Codex: wait for the agent)
+#   SS_ENV_FILE (optional)           the secrets file the guard check writes (default .env; a CLI
+#                                    that refuses `.env` itself is given `.env.local`, which msd's
+#                                    guard refuses too, so that msd's refusal is what is checked)
 #   ss_shell_args <command>          -> JSON arguments of a shell call
 #   ss_write_args <path> <text>      -> JSON arguments of a whole-file write
 #   ss_agent_args <agent> <prompt>   -> JSON arguments of a subagent call
@@ -66,7 +69,8 @@ ss_session() {
 ss_main() {
   local helper marker rec
   helper=$(ss_helper_line)
-  rm -f "$PROJECT/.env" "$PROJECT/notes.txt" "$PROJECT/start.txt"
+  local envf=${SS_ENV_FILE:-.env}
+  rm -f "$PROJECT/$envf" "$PROJECT/notes.txt" "$PROJECT/start.txt"
   if [ -z "$helper" ]; then
     ss_is_na helper || ss_check helper FAIL "no helper line in the installed workflows/workstreams.md"
   fi
@@ -78,7 +82,7 @@ ss_main() {
   first_args=$(ss_shell_args "$helper")
   if ss_is_na helper; then first_tool=$SS_WRITE first_args=$(ss_write_args start.txt 'start'); fi
   script=$(python3 - "$first_tool" "$first_args" "$SS_WRITE" \
-    "$(ss_write_args .env 'SECRET=1')" "$(ss_write_args notes.txt 'notes')" <<'PY'
+    "$(ss_write_args "$envf" 'SECRET=1')" "$(ss_write_args notes.txt 'notes')" <<'PY'
 import json, sys
 sh, sha, wr, e, n = sys.argv[1:6]
 import os
@@ -89,10 +93,10 @@ print(json.dumps({"turns": [
     {"text": "SESSION-DONE"}], "ignore_markers": json.loads(os.environ.get("SS_IGNORE") or "[]")}))
 PY
 )
-  ss_session work "$script" "Run the helper, then write .env and notes.txt."
+  ss_session work "$script" "Run the helper, then write $envf and notes.txt."
   rec="$RT_OUT/mock-work.jsonl"
   ss_is_na helper || [ -z "$helper" ] || ss_verdict helper "$(python3 "$RT_LIB/session_check.py" helper "$rec")"
-  ss_is_na guard || ss_verdict guard "$(python3 "$RT_LIB/session_check.py" guard "$rec" "$PROJECT")"
+  ss_is_na guard || ss_verdict guard "$(python3 "$RT_LIB/session_check.py" guard "$rec" "$PROJECT" "$envf")"
   ss_is_na context || ss_verdict context "$(python3 "$RT_LIB/session_check.py" context "$rec" "$RT_HOOK_LINE")"
   # Session 2: the planner as a subagent.
   if ! ss_is_na subagent; then

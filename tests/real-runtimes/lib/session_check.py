@@ -2,7 +2,7 @@
 """The session tier's checks over what the scripted mock model recorded (python3 stdlib only).
 
     session_check.py helper   REC                      the helper's JSON came back as tool result 1
-    session_check.py guard    REC PROJECT              result 2 is msd's refusal of .env, result 3
+    session_check.py guard    REC PROJECT [ENVFILE]    result 2 is msd's refusal of ENVFILE (.env), result 3
                                                        came after it and notes.txt was written
     session_check.py context  REC LINE                 LINE is in a request of the main conversation
     session_check.py subagent REC TOOL...              a subagent's request offered every TOOL
@@ -65,21 +65,22 @@ def main():
         return print("FAIL tool result 1 is not the helper's JSON: %s" % short(r0))
     if what == "guard":
         project = sys.argv[3]
+        envf = sys.argv[4] if len(sys.argv) > 4 else ".env"
         if len(res) < 2:
-            return print("FAIL the .env write got no tool result (%d results)" % len(res))
+            return print("FAIL the %s write got no tool result (%d results)" % (envf, len(res)))
         r1 = res[1]
-        env = os.path.exists(os.path.join(project, ".env"))
+        env = os.path.exists(os.path.join(project, envf))
         notes = os.path.exists(os.path.join(project, "notes.txt"))
         if env:
-            return print("FAIL .env was written; tool result 2: %s" % short(r1))
+            return print("FAIL %s was written; tool result 2: %s" % (envf, short(r1)))
         if "msd: refusing to write" not in r1:
             if len(res) >= 3 and notes:
-                return print("N/A the CLI refuses the .env write itself, before msd's hook runs: %s" % short(r1))
-            return print("FAIL .env refused, not by msd's guard, and the session did not go on: %s" % short(r1))
+                return print("N/A the CLI refuses the %s write itself, before msd's hook runs: %s" % (envf, short(r1)))
+            return print("FAIL %s refused, not by msd's guard, and the session did not go on: %s" % (envf, short(r1)))
         if len(res) < 3 or not notes:
             return print("FAIL after the refusal the session did not write notes.txt (%d results; %s)"
                          % (len(res), short(res[-1])))
-        return print("PASS msd refused .env (%s), notes.txt written" % short(r1, 90))
+        return print("PASS msd refused %s (%s), notes.txt written" % (envf, short(r1, 90)))
     if what == "context":
         line = sys.argv[3]
         for r in recs:

@@ -6,9 +6,8 @@
 # model (base URL on 127.0.0.1, dummy key); `cline --json "<prompt>"` runs one task. What the
 # first request carries proves what loaded: the `skills` tool lists the skills Cline found; a
 # "/name" prompt is replaced by the workflow's (or skill's) instructions when Cline knows the
-# name, and `@path` mentions in it arrive as <file_content>. Global skills are nested groups:
-# the mock drives skills(group) -> read_files(the command's SKILL.md) -> read_files(the workflow
-# it includes), so the last request shows whether the paths msd wrote lead to the workflow text.
+# name, and `@path` mentions in it arrive as <file_content>. msd writes workflows in both scopes
+# (global <CLINE_DIR>/workflows, local .clinerules/workflows): each is run as a slash command.
 set -u
 . "$RT_LIB/common.sh"
 
@@ -56,8 +55,10 @@ cline_log_scan() {
   done
 }
 
-# 1. A task with a plain prompt: the skills Cline offers the model.
-cline_task hi "hello there"
+# 1. A task with a plain prompt and one harmless shell call: the skills Cline offers the model
+# (first request), and msd's hook as Cline runs it (below).
+cline_task hi "hello there" \
+  --tool-call run_commands --tool-args '{"commands":["echo cline-probe"],"requires_approval":false}'
 python3 - "$RT_OUT/mock-hi.jsonl" >"$RT_OUT/seen-skills.txt" <<'PY'
 import json, re, sys
 b = json.loads(open(sys.argv[1]).readline())["body"]
@@ -69,16 +70,22 @@ for t in b.get("tools", []):
             print("\n".join(x.strip() for x in m.group(1).split(",")))
 PY
 
-# msd's TaskStart hook (an executable in <CLINE_DIR>/hooks or .clinerules/hooks) ran: Cline's
-# own log records its discovery and run (`hooks.discovery_completed`, `hooks.detached_runtime`
-# with the exit code). Cline 3.0.65 runs TaskStart detached and ignores its output
-# (`blockingRunStartHooks` is read but never set: @cline/core@0.0.86:dist/index.js:686, :691),
-# so the hook's context line cannot reach the model: context is not checked (null).
+# msd's hook on Cline is session-start on PreToolUse (an executable `PreToolUse` in
+# <CLINE_DIR>/hooks or .clinerules/hooks; runtimes/cline cites why not TaskStart: Cline runs
+# TaskStart detached and ignores its output). Cline runs a PreToolUse hook blocking, before the
+# tool (`iE`, @cline/cli-linux-x64@3.0.65:bin/cline@108199319), logs nothing when it succeeds
+# and a `hook command failed|timed out|returned invalid JSON` warning when it does not; what it
+# prints as `context` is added to the conversation before the next model request (@108201047,
+# `Cp0` -> appendContext). So: Cline's log must show it discovered the hook for `tool_call`
+# (`hooks.discovery_completed`), no failure of it, and the session-start line must be in the
+# request after the shell call (hook_context).
 python3 - "$cline_dir"/data/logs/*.log >"$RT_OUT/hook-runs.txt" <<'PY'
 import json, sys
-found, runs = 0, []
+found, failed = 0, []
 for f in sys.argv[1:]:
     for l in open(f, errors="replace"):
+        if "hook command" in l and "msd" in l:
+            failed.append(l.strip()[:300])
         if '"hooks.' not in l:
             continue
         try:
@@ -86,90 +93,66 @@ for f in sys.argv[1:]:
         except ValueError:
             continue
         p = d.get("properties") or {}
-        if p.get("hookName") != "agent_start":
-            continue
-        if d.get("event") == "hooks.discovery_completed":
+        if d.get("event") == "hooks.discovery_completed" and p.get("hookName") == "tool_call":
             found = max(found, int(p.get("totalCount") or 0))
-        elif d.get("event") == "hooks.detached_runtime":
-            runs.append(p.get("exitCode"))
-print(found, len(runs), sum(1 for c in runs if c == 0))
+print(found, len(failed))
+for l in failed[:3]:
+    print(l)
 PY
-read -r hk_found hk_runs hk_ok <"$RT_OUT/hook-runs.txt"
-if [ "${hk_found:-0}" -ge 1 ] && [ "${hk_ok:-0}" -ge 1 ]; then
+read -r hk_found hk_failed <"$RT_OUT/hook-runs.txt"
+if rt_check_hook_context "cline --json, the PreToolUse hook's context before the request after the first tool call" "$RT_OUT/mock-hi.jsonl" \
+  && [ "${hk_found:-0}" -ge 1 ] && [ "${hk_failed:-0}" -eq 0 ]; then
   rt_flag hooks true
-  rt_note "hooks: Cline found $hk_found TaskStart hook(s) and ran them $hk_runs times (exit 0: $hk_ok) (data/logs/cline.log hooks.detached_runtime); TaskStart output is ignored by Cline 3.0.65"
+  rt_note "hooks: Cline found $hk_found PreToolUse hook(s) (data/logs/cline.log hooks.discovery_completed, hookName tool_call), ran msd's blocking before the shell call, no failure logged; its context line reached the model"
 else
   rt_flag hooks false
-  rt_fail "hooks: Cline's log shows no successful run of msd's TaskStart hook (found ${hk_found:-0}, runs ${hk_runs:-0}, exit 0: ${hk_ok:-0})"
+  rt_fail "hooks: msd's PreToolUse hook did not run as Cline runs it (found ${hk_found:-0} tool_call hook(s), failures logged: ${hk_failed:-0}$(sed -n 2p "$RT_OUT/hook-runs.txt" | sed 's/^/: /'))"
+fi
+
+# Workflows (global: <CLINE_DIR>/workflows, local: .clinerules/workflows) are slash commands.
+# Each "/msd-<name>" must be replaced by its workflow's instructions. msd installs no skills for
+# Cline: none of msd's may be offered (the `skills` tool of the first request).
+if grep -q '^msd-' "$RT_OUT/seen-skills.txt"; then
+  rt_fail "skills: Cline offers msd skills msd no longer writes for it: $(grep '^msd-' "$RT_OUT/seen-skills.txt" | head -n5 | tr '\n' ' ')"
+fi
+: >"$RT_OUT/seen-commands.txt"
+MOCK_TAG=cmds MOCK_REQUESTS=400 MOCK_SECONDS=1800 rt_mock_start
+rt_timeout 60 cline auth -p openai -k sk-test -m mock-model -b "$MOCK_URL/v1" </dev/null >"$RT_OUT/cmds.auth" 2>&1
+while IFS= read -r name; do
+  : >"$MOCK_REC"
+  rt_timeout 60 cline --json "/$name probe-arg" </dev/null >"$RT_OUT/cmd-$name.out" 2>"$RT_OUT/cmd-$name.err"
+  first_user "$MOCK_REC" >"$RT_OUT/cmd-$name.txt"
+  file=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["paths"]["commands"][sys.argv[2]])' "$RT_EXPECT" "$name")
+  line=$(awk 'NR>1 && /^---$/{on=1;next} on && NF{print; exit}' "$file")
+  if [ -n "$line" ] && grep -aqF -- "$line" "$RT_OUT/cmd-$name.txt" && ! grep -aq "^/$name probe-arg" "$RT_OUT/cmd-$name.txt"; then
+    echo "$name" >>"$RT_OUT/seen-commands.txt"
+  fi
+  [ "$name" = msd-help ] && cp "$MOCK_REC" "$RT_OUT/mock-help.jsonl"
+done < <(rt_expect_names commands)
+rt_mock_stop
+rt_compare_names commands "$RT_OUT/seen-commands.txt"
+rt_mock_text "$RT_OUT/mock-help.jsonl" "$RT_OUT/help.txt"
+help_file=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["paths"]["commands"]["msd-help"])' "$RT_EXPECT")
+rt_check_workflow "$help_file" "$RT_OUT/help.txt" "$PROJECT"
+# $ARGUMENTS: Cline appends the text after the command name; it substitutes nothing.
+if grep -aq 'Arguments: \$ARGUMENTS' "$RT_OUT/help.txt"; then
+  rt_fail "arguments: Cline keeps a literal \$ARGUMENTS in the workflow text (it appends the arguments after the instructions instead)"
 fi
 
 if [ "$RT_SCOPE" = global ]; then
-  rt_compare_names skill_roots "$RT_OUT/seen-skills.txt"
-  # Report under "skills" (the roots are the skills Cline loads; nested ones are read on demand).
-  n=$(grep -cxFf <(rt_expect_names skill_roots) "$RT_OUT/seen-skills.txt" || true)
-  rt_count skills "$n" "$(rt_expect_names skill_roots | wc -l)"
-  ndup=$(sort "$RT_OUT/seen-skills.txt" | uniq -d | grep -c '^msd' || true)
-  [ "$ndup" -eq 0 ] || rt_fail "skills: $ndup msd skill names offered twice"
-
-  # 2. The group skill -> the command's SKILL.md -> the workflow it includes.
-  group=$(grep -l '/msd-help ' "$cline_dir"/skills/msd-*/SKILL.md 2>/dev/null | head -n1)
-  group_name=$(basename "$(dirname "$group")")
-  nested=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["paths"]["skills"].get("msd-help",""))' "$RT_EXPECT")
-  wf=$(rt_includes "$nested" "$PROJECT" | head -n1)
-  if [ -z "$group" ] || [ -z "$nested" ] || [ -z "$wf" ]; then
-    rt_fail "workflow: no group skill lists /msd-help, or its SKILL.md includes no workflow"
-    rt_flag workflow_text false
-  else
-    cline_task help "Show me the msd help." \
-      --tool-call skills --tool-args "{\"skill\":\"$group_name\",\"args\":null}" \
-      --tool-call read_files --tool-args "{\"files\":[{\"path\":\"$nested\"}]}" \
-      --tool-call read_files --tool-args "{\"files\":[{\"path\":\"$wf\"}]}"
-    grep -aqF "$(sed -n '5p' "$group")" "$RT_OUT/help.txt" || rt_fail "workflow: the $group_name skill's body did not reach the model"
-    rt_check_workflow "$nested" "$RT_OUT/help.txt" "$PROJECT"
-  fi
-
-  # 3. CLINE_DIR (the variable Cline reads) moves both Cline and msd-install.
+  # CLINE_DIR (the variable Cline reads) moves both Cline and msd-install.
   alt="$HOME/alt-cline-dir"
   if CLINE_DIR=$alt rt_msd_install cline global >"$RT_OUT/msd-install-env.log" 2>&1; then
-    if [ ! -d "$alt/skills" ]; then
+    if [ ! -f "$alt/workflows/msd-help.md" ]; then
       rt_fail "CLINE_DIR=$alt: msd-install ignored it (installed into $(sed -n 's/.*-> //p' "$RT_OUT/msd-install-env.log" | head -n1)); Cline reads CLINE_DIR"
     else
-      CLINE_DIR=$alt cline_task env "hello there"
-      python3 - "$RT_OUT/mock-env.jsonl" "$alt" >"$RT_OUT/env-check.txt" <<'PY'
-import json, sys
-b = json.loads(open(sys.argv[1]).readline())["body"]
-print(sum(1 for t in b.get("tools", []) if "msd-" in json.dumps(t)))
-PY
-      [ "$(cat "$RT_OUT/env-check.txt")" -ge 1 ] || rt_fail "CLINE_DIR=$alt: Cline does not offer the msd skills installed there"
+      CLINE_DIR=$alt cline_task env "/msd-help probe-arg"
+      first_user "$RT_OUT/mock-env.jsonl" >"$RT_OUT/env-first.txt"
+      line=$(awk 'NR>1 && /^---$/{on=1;next} on && NF{print; exit}' "$alt/workflows/msd-help.md")
+      grep -aqF -- "$line" "$RT_OUT/env-first.txt" || rt_fail "CLINE_DIR=$alt: Cline does not run the msd-help workflow installed there"
     fi
   else
     rt_fail "CLINE_DIR=$alt: msd-install failed ($(tail -n1 "$RT_OUT/msd-install-env.log"))"
-  fi
-else
-  # Local: workflows in .clinerules/workflows are slash commands. Each "/msd-<name>" must be
-  # replaced by its workflow's instructions.
-  : >"$RT_OUT/seen-commands.txt"
-  MOCK_TAG=cmds MOCK_REQUESTS=400 MOCK_SECONDS=1800 rt_mock_start
-  rt_timeout 60 cline auth -p openai -k sk-test -m mock-model -b "$MOCK_URL/v1" </dev/null >"$RT_OUT/cmds.auth" 2>&1
-  while IFS= read -r name; do
-    : >"$MOCK_REC"
-    rt_timeout 60 cline --json "/$name probe-arg" </dev/null >"$RT_OUT/cmd-$name.out" 2>"$RT_OUT/cmd-$name.err"
-    first_user "$MOCK_REC" >"$RT_OUT/cmd-$name.txt"
-    file=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["paths"]["commands"][sys.argv[2]])' "$RT_EXPECT" "$name")
-    line=$(awk 'NR>1 && /^---$/{on=1;next} on && NF{print; exit}' "$file")
-    if [ -n "$line" ] && grep -aqF -- "$line" "$RT_OUT/cmd-$name.txt" && ! grep -aq "^/$name probe-arg" "$RT_OUT/cmd-$name.txt"; then
-      echo "$name" >>"$RT_OUT/seen-commands.txt"
-    fi
-    [ "$name" = msd-help ] && cp "$MOCK_REC" "$RT_OUT/mock-help.jsonl"
-  done < <(rt_expect_names commands)
-  rt_mock_stop
-  rt_compare_names commands "$RT_OUT/seen-commands.txt"
-  rt_mock_text "$RT_OUT/mock-help.jsonl" "$RT_OUT/help.txt"
-  help_file=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["paths"]["commands"]["msd-help"])' "$RT_EXPECT")
-  rt_check_workflow "$help_file" "$RT_OUT/help.txt" "$PROJECT"
-  # $ARGUMENTS: Cline appends the text after the command name; it substitutes nothing.
-  if grep -aq 'Arguments: \$ARGUMENTS' "$RT_OUT/help.txt"; then
-    rt_fail "arguments: Cline keeps a literal \$ARGUMENTS in the workflow text (it appends the arguments after the instructions instead)"
   fi
 fi
 

@@ -22,7 +22,7 @@ ss_statusline_cmd() { :; }
 
 ss_na guard "Cline 3.0.65 cannot refuse one tool call from a hook (cancel: true stops the whole task: @cline/cli-linux-x64@3.0.65:bin/cline@108201047), so msd registers no guard on Cline and its install note says so"
 ss_na subagent "msd installs no agents for Cline (runtimes/cline has no agents artifact)"
-ss_na statusline "msd registers no status line for Cline: the Cline CLI has no status-line command"
+ss_na statusline "msd registers no status line for Cline: the Cline CLI has no status-line command (nothing in @cline/cli-linux-x64@3.0.65:bin/cline reads one; its only statusLine, @120341577, is Claude Code's settings schema bundled for its Claude Code provider)"
 ss_main
 # Cline leaves a hub daemon running for the project (`cline --cline-hub-daemon --cwd <project>`):
 # end the ones of this sandbox.

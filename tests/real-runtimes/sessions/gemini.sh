@@ -50,5 +50,11 @@ os.makedirs(os.path.dirname(out), exist_ok=True)
 json.dump({proj: acks, os.path.realpath(proj): acks}, open(out, "w"), indent=2)
 PY
 fi
+# Gemini refuses `.env` itself: a path with a segment `.env` (exactly, or its 8.3 short name),
+# `.git` or `node_modules` is never "within the workspace" (hasBlockedPathSegment,
+# @google/gemini-cli@0.61.0:bundle/chunk-JDPZ4CE3.js:252373-252377, from isPathWithinWorkspace
+# :348327-348340), reported as "Path not in workspace". `.env.local` is not blocked there, and
+# msd's guard refuses it: the guard check writes that, so msd's refusal is what is checked.
+SS_ENV_FILE=.env.local
 ss_na statusline "Gemini CLI has no status-line command (its footer is built in; the settings schema has ui.footer toggles and no statusLine: @google/gemini-cli@0.61.0:bundle/chunk-2YTYPKEZ.js:12875)"
 ss_main

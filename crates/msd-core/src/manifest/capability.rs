@@ -51,6 +51,13 @@ pub struct Capability {
     /// Source tool name -> this runtime's tool name (`null` drops the tool).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tools: BTreeMap<String, Option<String>>,
+    /// Entries over `tools` for a range of the runtime's versions, where it changed its tools
+    /// (Claude Code 2.1.117 dropped `Glob` and `Grep`). The range that holds `tested.max` (the
+    /// newest version the real-runtime tier proved) applies: an install is made for that version
+    /// (see [`Capability::tool_for`]), not for the CLI found on the machine, so that what is
+    /// emitted stays the same on every machine (golden lists, `verify`, drift).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_versions: Vec<ToolVersions>,
     /// How MCP tool names in Claude's form (`mcp__<server>__<tool>`) in an agent's tools are
     /// written for this runtime (an entry of `tools` for the exact name wins).
     #[serde(default, skip_serializing_if = "is_default")]
@@ -163,6 +170,58 @@ pub struct Tested {
 
 fn default_version_args() -> Vec<String> {
     vec!["--version".to_string()]
+}
+
+/// Tool-name entries that hold for a range of a runtime's versions (see
+/// [`Capability::tool_versions`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolVersions {
+    /// The first version these entries hold for (`N.N.N`).
+    pub min: String,
+    /// The last version they hold for (`N.N.N`); absent: every version from `min` on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<String>,
+    /// Source tool name -> this runtime's tool name (`null` drops the tool), over `tools`.
+    pub tools: BTreeMap<String, Option<String>>,
+    /// Where the change is seen in the runtime's packaged source (`package@version:path:line`
+    /// or `@<byte offset>`), and where it is announced.
+    pub sources: Vec<String>,
+}
+
+impl ToolVersions {
+    /// Whether `version` lies in the range; `None` when a bound or `version` does not parse.
+    pub fn contains(&self, version: &str) -> Option<bool> {
+        let v = parse_version(version)?;
+        let upper = match &self.max {
+            Some(m) => v <= parse_version(m)?,
+            None => true,
+        };
+        Some(parse_version(&self.min)? <= v && upper)
+    }
+
+    /// `min-max`, or `min+` when open.
+    pub fn range(&self) -> String {
+        match &self.max {
+            Some(m) => format!("{}-{m}", self.min),
+            None => format!("{}+", self.min),
+        }
+    }
+}
+
+impl Capability {
+    /// The entries of [`Capability::tool_versions`] that apply: the range holding `tested.max`.
+    pub fn tool_range(&self) -> Option<&ToolVersions> {
+        let at = &self.tested.as_ref()?.max;
+        self.tool_versions.iter().find(|r| r.contains(at) == Some(true))
+    }
+
+    /// What `tool` is called in this runtime: `Some(Some(name))`, `Some(None)` when the runtime
+    /// lacks it and nothing replaces it (dropped), `None` when neither table names it (kept as
+    /// it is). The applying version range wins over `tools`.
+    pub fn tool_for(&self, tool: &str) -> Option<&Option<String>> {
+        self.tool_range().and_then(|r| r.tools.get(tool)).or_else(|| self.tools.get(tool))
+    }
 }
 
 /// An offline listing call of a runtime's CLI (see [`Tested::listings`]). In `args` and `stdin`,
@@ -1048,6 +1107,7 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
             errs.push(err(&at, "a conflict needs one of `matches` and `equals`".into(), "write exactly one"));
         }
     }
+    validate_tool_versions(cap, &err, &mut errs);
     for (i, a) in cap.also_reads.iter().enumerate() {
         let bad = a.dirs.iter().find(|d| {
             let rel = d.strip_prefix("~/").unwrap_or(d);
@@ -1093,6 +1153,98 @@ pub fn validate(file: &str, text: &str, cap: &Capability, dir_name: &str) -> Res
     // In the order a reader meets them (a stable sort: problems of one place keep the checks' order).
     errs.sort_by_key(|e| (e.line, e.col));
     if errs.is_empty() { Ok(()) } else { Err(ManifestErrors(errs)) }
+}
+
+/// `tool_versions`: each range well formed and non-empty, no two overlapping, each with entries
+/// and a source; the choice among them needs `tested`, and `tested` must not straddle two
+/// tables (its oldest and newest version would need different tool names).
+fn validate_tool_versions(
+    cap: &Capability,
+    err: &impl Fn(&[Seg<'_>], String, &str) -> ManifestError,
+    errs: &mut Vec<ManifestError>,
+) {
+    if cap.tool_versions.is_empty() {
+        return;
+    }
+    let at = |i: usize, key: &'static str| [Seg::Key("tool_versions"), Seg::Index(i), Seg::Key(key)];
+    let is_version = |v: &str| parse_version(v).is_some() && v.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    let mut ranges: Vec<(usize, [u64; 3], [u64; 3])> = Vec::new();
+    for (i, r) in cap.tool_versions.iter().enumerate() {
+        let mut ok = true;
+        for (key, v) in [("min", Some(&r.min)), ("max", r.max.as_ref())] {
+            if let Some(v) = v
+                && !is_version(v)
+            {
+                errs.push(err(&at(i, key), format!("tool_versions[{i}].{key} `{v}` is not a version"), "write N.N.N"));
+                ok = false;
+            }
+        }
+        if ok && r.contains(&r.min) != Some(true) {
+            errs.push(err(
+                &at(i, "max"),
+                format!("tool_versions[{i}]: the range {} is empty", r.range()),
+                "min is the first version the entries hold for, max the last (or leave max out)",
+            ));
+            ok = false;
+        }
+        if r.tools.is_empty() {
+            errs.push(err(
+                &at(i, "tools"),
+                format!("tool_versions[{i}] changes no tool"),
+                "name the tools that changed",
+            ));
+        }
+        if r.sources.is_empty() {
+            errs.push(err(
+                &at(i, "sources"),
+                format!("tool_versions[{i}] cites no source"),
+                "cite where the runtime's packaged source shows the change (package@version:path:line)",
+            ));
+        }
+        if ok {
+            let hi = r.max.as_deref().map_or(Some([u64::MAX; 3]), parse_version);
+            if let (Some(lo), Some(hi)) = (parse_version(&r.min), hi) {
+                ranges.push((i, lo, hi));
+            }
+        }
+    }
+    ranges.sort_by_key(|r| r.1);
+    for w in ranges.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        if b.1 <= a.2 {
+            errs.push(err(
+                &at(b.0, "min"),
+                format!(
+                    "tool_versions[{}] ({}) overlaps tool_versions[{}] ({})",
+                    b.0,
+                    cap.tool_versions[b.0].range(),
+                    a.0,
+                    cap.tool_versions[a.0].range()
+                ),
+                "one version range per change; end the earlier one before the later begins",
+            ));
+        }
+    }
+    match &cap.tested {
+        None => errs.push(err(
+            &[Seg::Key("tool_versions")],
+            "tool_versions needs `tested`: the range holding tested.max is the one an install applies".into(),
+            "add the tested range the real-runtime tier proved",
+        )),
+        Some(t) => {
+            let pick = |v: &str| cap.tool_versions.iter().position(|r| r.contains(v) == Some(true));
+            if pick(&t.min) != pick(&t.max) {
+                errs.push(err(
+                    &[Seg::Key("tested"), Seg::Key("min")],
+                    format!(
+                        "tested range {} spans a change of the tool table (tool_versions): its versions need different tool names",
+                        t.range()
+                    ),
+                    "narrow the tested range to one side of the change",
+                ));
+            }
+        }
+    }
 }
 
 /// Checks a set of manifests together: unique ids.

@@ -163,12 +163,18 @@ impl Event {
     /// patch adds, updates, deletes or moves to. OpenCode's and Kilo's `apply_patch` names no
     /// path but its `patchText`, whose `*** Add File: <path>`, `*** Update File: <path>`,
     /// `*** Delete File: <path>` and `*** Move to: <path>` lines name them
-    /// (`opencode-linux-x64@1.18.33:bin/opencode@96909308`, the argument `@96909975`).
+    /// (`opencode-linux-x64@1.18.33:bin/opencode@96909308`, the argument `@96909975`). Codex's
+    /// `apply_patch` hands its hook the patch as `tool_input.command` (the payload Codex 0.171.0
+    /// sent in the session tier); a `command` or `input` is read as a patch only when it is one
+    /// (starts with `*** Begin Patch`), so a shell command is never taken for one.
     pub(crate) fn targets(&self) -> Vec<&str> {
         const HEADERS: [&str; 4] = ["*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "];
         let mut out: Vec<&str> = self.target().into_iter().collect();
-        for k in ["patchText", "patch"] {
+        for k in ["patchText", "patch", "command", "input"] {
             let Some(text) = self.input.get(k).and_then(Value::as_str) else { continue };
+            if matches!(k, "command" | "input") && !text.trim_start().starts_with("*** Begin Patch") {
+                continue;
+            }
             for line in text.lines() {
                 let line = line.trim_end_matches('\r');
                 if let Some(p) =
@@ -286,6 +292,12 @@ mod tests {
         assert_eq!(e.targets(), ["a.txt", "src/app.py", ".env", "old.txt"]);
         let e = parse(r#"{"tool_name":"Write","tool_input":{"file_path":"/p/x"}}"#).unwrap();
         assert_eq!(e.targets(), ["/p/x"]);
+        // Codex's apply_patch: the patch is `tool_input.command`; a shell command is no patch.
+        let codex = serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "tool_input": {"command": patch}});
+        assert_eq!(parse(&codex.to_string()).unwrap().targets(), ["a.txt", "src/app.py", ".env", "old.txt"]);
+        let shell =
+            serde_json::json!({"tool_name": "Bash", "tool_input": {"command": "printf '*** Add File: .env\\n'"}});
+        assert!(parse(&shell.to_string()).unwrap().targets().is_empty());
     }
 
     #[test]

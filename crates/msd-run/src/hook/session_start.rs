@@ -162,7 +162,16 @@ pub(crate) fn summary(p: &Position, whole_len: Option<u64>, command: impl Fn(&st
         return (!withheld.is_empty()).then(|| withheld_note(&withheld));
     }
     let (stem, args) = next_command(status.as_deref().unwrap_or(""));
-    let mut out = format!("msd: {}; next: {}{args} (from .planning/STATE.md)", parts.join(", "), command(stem));
+    // Continuity lines without a position (no `## Current Position`, or one without its
+    // fields): say so, rather than an empty summary; the progress command reads where it stands.
+    let mut out = if parts.is_empty() {
+        format!(
+            "msd: .planning/STATE.md names no current phase, plan or status (no `## Current Position` fields); next: {} to see where the project stands",
+            command(stem)
+        )
+    } else {
+        format!("msd: {}; next: {}{args} (from .planning/STATE.md)", parts.join(", "), command(stem))
+    };
     for c in &continuity {
         out.push('\n');
         out.push_str(c);

@@ -24,12 +24,13 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{env, normalize_ids, print, project_root};
+use super::{env, project_root};
 use crate::apply;
 use crate::apply::record::FileManifest;
 use crate::apply::state::InstallState;
 use crate::cli::args::DoctorArgs;
 use crate::cli::error::Error;
+use crate::cli::settings::{Arity, Globals, Runtimes, Settings, Subcommand, Takes};
 use crate::pipeline;
 use crate::pipeline::Sources;
 use crate::pipeline::load::LoadedRuntime;
@@ -117,22 +118,43 @@ fn finding(level: Level, check: &str, message: String, hint: impl Into<String>) 
     Finding { level, check: check.to_string(), message, hint: hint.into() }
 }
 
+impl Subcommand for DoctorArgs {
+    const NAME: &'static str = "doctor";
+    const RUNTIME: Arity = Arity::Many;
+
+    fn json(&self) -> Takes {
+        Takes::Yes
+    }
+
+    /// `-r` given before `doctor` counts as its own.
+    fn settings(&self, base: Settings, g: &Globals) -> Settings {
+        base.runtimes(if self.runtime.is_empty() { &g.runtime } else { &self.runtime }, false)
+    }
+
+    fn run(&self, s: &Settings) -> Result<(), Error> {
+        run(s, self)
+    }
+}
+
 /// Runs `doctor`.
-pub(crate) fn run(args: &DoctorArgs) -> Result<(), Error> {
-    let doc = collect(args)?;
-    if args.output.json {
-        print(&format!("{}\n", serde_json::to_string_pretty(&doc).expect("json")));
-    } else if !args.output.quiet {
-        print(&render(&doc));
+pub(crate) fn run(s: &Settings, args: &DoctorArgs) -> Result<(), Error> {
+    let doc = collect(s, args)?;
+    if s.output.json {
+        s.output.document(&doc);
+    } else {
+        s.output.text(&render(&doc));
     }
     if doc.ok { Ok(()) } else { Err(Error::CheckFailed(String::new())) }
 }
 
-fn collect(args: &DoctorArgs) -> Result<DoctorDoc, Error> {
+fn collect(s: &Settings, args: &DoctorArgs) -> Result<DoctorDoc, Error> {
     let runtimes = pipeline::load_runtimes(&Sources { content: None, runtimes: args.runtimes_dir.clone() })?;
     let env = env()?;
     let root = project_root(args.project.as_deref(), &env.cwd);
-    let named = normalize_ids(&args.runtime);
+    let named = match &s.runtimes {
+        Runtimes::Named(ids) => ids.clone(),
+        Runtimes::Default | Runtimes::All => Vec::new(),
+    };
     let timeout = Duration::from_secs(args.timeout.max(1));
     let chosen: Vec<&LoadedRuntime> =
         if named.is_empty() { runtimes.iter().collect() } else { pipeline::select(&runtimes, &named, false)? };
@@ -311,6 +333,39 @@ fn check_target(
     })
 }
 
+/// A problem when the CLI's `version` lies in another range of the manifest's `tool_versions`
+/// than the one the install applied (the range holding `tested.max`): the agents msd wrote name
+/// tools as that version does not.
+fn tool_table_finding(cap: &Capability, command: &str, version: &str) -> Option<Finding> {
+    let applied = cap.tool_range();
+    let here = cap.tool_versions.iter().find(|r| r.contains(version) == Some(true));
+    if applied == here {
+        return None;
+    }
+    let mut names: Vec<&str> =
+        applied.into_iter().chain(here).flat_map(|r| r.tools.keys().map(String::as_str)).collect();
+    names.sort_unstable();
+    names.dedup();
+    let written = match applied {
+        Some(r) => format!("the tool names of {} {}", command, r.range()),
+        None => "the tool names of the versions outside every listed range".to_string(),
+    };
+    let ranges: Vec<String> = cap.tool_versions.iter().map(|r| r.range()).collect();
+    Some(finding(
+        Level::Problem,
+        "tools",
+        format!(
+            "{command} {version} names its tools otherwise than the version msd wrote its agents for: they use {written} ({} differ; ranges {})",
+            names.join(", "),
+            ranges.join(", ")
+        ),
+        format!(
+            "use {command} {} (what msd was tested with), or expect the agents to declare tools this version calls otherwise",
+            cap.tested.as_ref().map_or("", |t| t.max.as_str())
+        ),
+    ))
+}
+
 fn check_cli(
     cap: &Capability,
     t: &Target,
@@ -394,6 +449,9 @@ fn check_cli(
                                 tested.package, tested.max
                             ),
                         ));
+                    }
+                    if let Some(f) = tool_table_finding(cap, command, &version) {
+                        findings.push(f);
                     }
                     report.version = Some(version);
                     report.in_range = inside;
