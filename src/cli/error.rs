@@ -320,7 +320,12 @@ impl Error {
             if let Some(head) = last.strip_suffix(text.as_str()) {
                 let head = head.trim_end_matches(|c: char| c == ':' || c.is_whitespace());
                 if !head.is_empty() {
-                    *last = head.to_string();
+                    // `{path}: {source}` cut to a bare path would not say what went wrong.
+                    *last = if head.contains(char::is_whitespace) {
+                        head.to_string()
+                    } else {
+                        format!("cannot use {head}")
+                    };
                     levels.push(text);
                 }
             } else if !last.contains(text.as_str()) {
@@ -391,6 +396,12 @@ mod tests {
             e.render(),
             "error: reading /x/settings.json\n  Caused by: permission denied\nhint: check that the target exists and is writable"
         );
+    }
+
+    #[test]
+    fn a_message_cut_to_a_bare_path_says_the_path_could_not_be_used() {
+        let e = io("/x/settings.json", "expected a file, found a directory: /x/settings.json");
+        assert_eq!(e.chain(), ["cannot use /x/settings.json", "expected a file, found a directory: /x/settings.json"]);
     }
 
     #[test]

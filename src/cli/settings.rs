@@ -52,6 +52,10 @@ impl Output {
     }
 
     /// Prints `doc` as the run's one JSON document (pretty, a newline after it).
+    #[allow(
+        clippy::unused_self,
+        reason = "the output mode's to print through, as `text` is: a command holds one `Output`, not free functions"
+    )]
     pub(crate) fn document(&self, doc: &impl serde::Serialize) {
         crate::cli::output::println(serde_json::to_string_pretty(doc).expect("json"));
     }
