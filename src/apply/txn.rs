@@ -292,11 +292,24 @@ impl Area {
     }
 
     fn new_of(&self, p: &RelPath) -> PathBuf {
-        self.txn().join("new").join(p.as_str())
+        self.in_txn("new", p)
     }
 
     fn old_of(&self, p: &RelPath) -> PathBuf {
-        self.txn().join("old").join(p.as_str())
+        self.in_txn("old", p)
+    }
+
+    /// `txn()/<part>/<p>` in one allocation, not four joins: a path per staged file and move
+    /// (23,000 in a fresh `--all`).
+    fn in_txn(&self, part: &str, p: &RelPath) -> PathBuf {
+        let len = self.home.as_os_str().len() + fsx::WORK_DIR.len() + part.len() + p.as_str().len() + 8;
+        let mut out = PathBuf::with_capacity(len);
+        for piece in
+            [self.home.as_path(), Path::new(fsx::WORK_DIR), Path::new("txn"), Path::new(part), Path::new(p.as_str())]
+        {
+            out.push(piece);
+        }
+        out
     }
 
     fn dest(&self, p: &RelPath) -> Result<PathBuf, TxnError> {

@@ -95,8 +95,7 @@ impl Knows for Dirs<'_> {
             return false;
         }
         let k = key_ref(path);
-        absent.contains(k.as_ref())
-            || k.iter().enumerate().any(|(i, b)| *b == b'/' && i > 0 && absent.contains(&k[..i]))
+        absent.contains(k.as_ref()) || memchr::memchr_iter(b'/', &k).any(|i| i > 0 && absent.contains(&k[..i]))
     }
 
     fn appeared(self, path: &Path) {
@@ -121,10 +120,8 @@ impl DirCache {
             return;
         }
         absent.remove(k);
-        for (i, b) in k.iter().enumerate() {
-            if *b == b'/' && i > 0 {
-                absent.remove(&k[..i]);
-            }
+        for i in memchr::memchr_iter(b'/', k).filter(|&i| i > 0) {
+            absent.remove(&k[..i]);
         }
     }
 }
@@ -145,14 +142,22 @@ fn key_ref(p: &Path) -> std::borrow::Cow<'_, [u8]> {
     std::borrow::Cow::Owned(by_components(p))
 }
 
+/// Two folds over pairs and triples of bytes with no early exit and no slice compares, which the
+/// compiler turns into vector code, not a scan comparing every window as a slice: this runs for
+/// every lookup, tens of thousands of times in one `--all` (it was 11% of its instructions other
+/// than sha256).
+#[allow(clippy::needless_bitwise_bool, reason = "no early exit, so that the folds vectorise")]
 fn is_clean(b: &[u8]) -> bool {
-    !b.is_empty()
-        && b != b"."
-        && !b.ends_with(b"/")
-        && !b.ends_with(b"/.")
-        && !b.starts_with(b"./")
-        && !b.windows(2).any(|w| w == b"//")
-        && !b.windows(3).any(|w| w == b"/./")
+    if b.is_empty() || b == b"." || b.starts_with(b"./") || b.ends_with(b"/") || b.ends_with(b"/.") {
+        return false;
+    }
+    let double = b.iter().zip(&b[1..]).fold(false, |a, (&x, &y)| a | ((x == b'/') & (y == b'/')));
+    let dot = b
+        .iter()
+        .zip(&b[1..])
+        .zip(b.get(2..).unwrap_or_default())
+        .fold(false, |a, ((&x, &y), &z)| a | ((x == b'/') & (y == b'.') & (z == b'/')));
+    !(double | dot)
 }
 
 fn by_components(p: &Path) -> Vec<u8> {
@@ -209,11 +214,26 @@ mod tests {
             "a//b",
             "a/./b",
             "/a/../b",
+            "/a/.b",
+            ".a/b",
             "..",
             "/h/.claude/.msd-install/txn/new/skills/msd-x",
         ] {
             assert_eq!(key(Path::new(p)), by_components(Path::new(p)), "{p}");
         }
         assert!(is_clean(b"/a/b") && !is_clean(b"/a//b") && !is_clean(b"/a/"));
+        for (p, clean) in [
+            ("/a/.b", true),
+            ("/a/..", true),
+            ("/a/.", false),
+            ("/a/./b", false),
+            ("./a", false),
+            (".a/b", true),
+            ("a/b/", false),
+            ("/", false),
+            ("", false),
+        ] {
+            assert_eq!(is_clean(p.as_bytes()), clean, "{p}");
+        }
     }
 }
