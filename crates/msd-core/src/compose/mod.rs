@@ -15,6 +15,9 @@
 //! [`Options::priority_cutoff`] is set) a Priompt-style cutoff: if the ladder alone does not
 //! fit, the lowest priority level found by binary search whose removal (every droppable
 //! fragment at or below it, up front) lets the ladder fit.
+//! With [`Options::monotone`] (emission) the walk is replaced by two walks that hold "more
+//! budget never yields less content" by construction (see `best_ladder`); they fit whenever the
+//! minimum fits, so there the cutoff only shapes a result that cannot fit.
 //!
 //! Invariants (property-tested below): more budget never yields less content; verbatim and
 //! isolate fragments are byte-identical in every result that is not a hard fail; a floor is
