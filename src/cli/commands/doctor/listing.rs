@@ -127,16 +127,28 @@ pub(super) struct Compared {
     pub extra: Vec<String>,
 }
 
-/// Compares `items` with `written` (this install's names of the kind) and `others` (the names
-/// the runtime's other msd installs here wrote: the CLI lists both scopes at once).
-pub(super) fn compare(items: &[Item], scoped: bool, scope: Scope, written: &[String], others: &[String]) -> Compared {
+/// Compares `items` with `written` (this install's names of the kind), `also` (this install's
+/// names of its other kinds: Auggie lists each skill among its commands too) and `others` (the
+/// names the runtime's other msd installs here wrote: the CLI lists both scopes at once).
+pub(super) fn compare(
+    items: &[Item],
+    scoped: bool,
+    scope: Scope,
+    written: &[String],
+    also: &[String],
+    others: &[String],
+) -> Compared {
     let mine: Vec<&Item> = items.iter().filter(|i| !scoped || i.scope == Some(scope)).collect();
-    let missing = written.iter().filter(|w| !mine.iter().any(|i| &i.name == *w)).cloned().collect();
+    // Listed under the other scope, where this runtime's other msd install wrote it too: the
+    // CLI shows one of two same-named copies (Auggie lists a name once, the user's first).
+    let shown_elsewhere = |w: &String| scoped && others.contains(w) && items.iter().any(|i| &i.name == w);
+    let missing =
+        written.iter().filter(|w| !mine.iter().any(|i| &i.name == *w) && !shown_elsewhere(w)).cloned().collect();
     let prefix = namespace(written);
     let mut extra: Vec<String> = Vec::new();
     if !prefix.is_empty() {
         for i in &mine {
-            let known = written.contains(&i.name) || (!scoped && others.contains(&i.name));
+            let known = written.contains(&i.name) || also.contains(&i.name) || (!scoped && others.contains(&i.name));
             if i.name.starts_with(prefix) && !known && !extra.contains(&i.name) {
                 extra.push(i.name.clone());
             }
@@ -231,12 +243,21 @@ mod tests {
         let item = |n: &str, s| Item { name: n.into(), scope: s };
         let written = vec!["msd-help".to_string(), "msd-plan".to_string()];
         let listed = [item("msd-help", None), item("msd-old", None), item("msd-local", None), item("build", None)];
-        let c = compare(&listed, false, Scope::Global, &written, &["msd-local".to_string()]);
+        let c = compare(&listed, false, Scope::Global, &written, &[], &["msd-local".to_string()]);
         assert_eq!(c, Compared { missing: vec!["msd-plan".into()], extra: vec!["msd-old".into()] });
+        // A name this install wrote as another kind (Auggie lists each skill among its commands,
+        // seen from auggie 0.36.0: the 9 group skills beside the 60 commands) is not a stray.
+        let listed = [item("msd-help", None), item("msd-plan", None), item("msd-project", None)];
+        let c = compare(&listed, false, Scope::Global, &written, &["msd-project".to_string()], &[]);
+        assert_eq!(c, Compared { missing: vec![], extra: vec![] });
         // Scoped: only this scope's items count, the other install's names are not excused.
         let listed = [item("msd-help", Some(Scope::Global)), item("msd-plan", Some(Scope::Local))];
-        let c = compare(&listed, true, Scope::Global, &written, &[]);
+        let c = compare(&listed, true, Scope::Global, &written, &[], &[]);
         assert_eq!(c, Compared { missing: vec!["msd-plan".into()], extra: vec![] });
+        // ...unless the other install wrote it too: the CLI lists one of the two copies, under
+        // the other scope (auggie 0.36.0 with a global and a local install).
+        let c = compare(&listed, true, Scope::Global, &written, &[], &["msd-plan".to_string()]);
+        assert_eq!(c, Compared { missing: vec![], extra: vec![] });
         assert_eq!(namespace(&["msd:help".into(), "msd:plan".into()]), "msd:");
         assert_eq!(namespace(&["msd-help".into()]), "");
     }

@@ -534,7 +534,14 @@ fn check_listing(
                 break;
             }
         };
-        let c = listing::compare(&items, listing::scoped(listed), t.scope, &written, &other);
+        // This install's names of its other kinds: a CLI may list a skill as a command too.
+        let also: Vec<String> =
+            [ArtifactKind::Commands, ArtifactKind::Skills, ArtifactKind::Agents, ArtifactKind::Workflows]
+                .into_iter()
+                .filter(|k| *k != kind)
+                .flat_map(|k| written_names(cap, t.scope, m, k))
+                .collect();
+        let c = listing::compare(&items, listing::scoped(listed), t.scope, &written, &also, &other);
         let what = kind.as_str().trim_end_matches('s');
         for name in &c.missing {
             findings.push(finding(
