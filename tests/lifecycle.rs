@@ -503,3 +503,16 @@ fn lifecycle_diff_verify_and_install_agree_on_an_edited_file_no_longer_shipped()
     assert!(!home.join(dropped).exists(), "the install removed it, as diff said");
     Install::in_world(&w).diff().content(&c).run().success().stdout_has("no differences");
 }
+
+/// A runtime whose local home is the project itself (Cline): an empty project the user made is
+/// not a home msd created, and uninstall leaves it (it removed the project directory, then
+/// failed reading the environment from a cwd that no longer existed).
+#[test]
+fn lifecycle_uninstall_keeps_an_empty_project_that_is_the_runtimes_home() {
+    let w = World::new();
+    assert!(std::fs::read_dir(&w.project).unwrap().next().is_none(), "the project starts empty");
+    Install::in_world(&w).runtime("cline").local().arg("-q").run().success();
+    Install::in_world(&w).uninstall().runtime("cline").local().arg("-q").run().success();
+    assert!(w.project.is_dir(), "the user's project directory survives uninstall");
+    assert!(std::fs::read_dir(&w.project).unwrap().next().is_none(), "and holds nothing of msd's");
+}

@@ -108,11 +108,13 @@ pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, Lifecy
         held._locks.push(Lock::acquire(home)?);
     }
     for home in set {
-        // A home holding nothing but our work dir, or nothing at all, is one a run created and
-        // was killed in before it wrote anything (between its mkdir and its lock, or before
-        // the destructor removed it): it is ours, as if absent. An empty directory holds
-        // nothing of the user's to lose.
-        let only_work_dir = fsx::list_dir(home).is_ok_and(|es| es.iter().all(|e| e.name == fsx::WORK_DIR && e.is_dir));
+        // A home holding nothing but our work dir is one a run created and was killed in before
+        // it wrote anything (between its mkdir and its lock): it is ours, as if absent. An empty
+        // directory is not: the user may have made it (a runtime's local home can be the project
+        // itself, and uninstall would remove what it created); at worst an empty one a killed run
+        // left stays.
+        let only_work_dir = fsx::list_dir(home)
+            .is_ok_and(|es| !es.is_empty() && es.iter().all(|e| e.name == fsx::WORK_DIR && e.is_dir));
         if !home.exists() || only_work_dir {
             // The directories above a missing home that the lock's mkdir will create too (after
             // a killed run they exist already and are not counted: the user may own them).
