@@ -15,6 +15,9 @@
 //! [`Options::priority_cutoff`] is set) a Priompt-style cutoff: if the ladder alone does not
 //! fit, the lowest priority level found by binary search whose removal (every droppable
 //! fragment at or below it, up front) lets the ladder fit.
+//! With [`Options::monotone`] (emission) the walk is replaced by two walks that hold "more
+//! budget never yields less content" by construction (see `best_ladder`); they fit whenever the
+//! minimum fits, so there the cutoff only shapes a result that cannot fit.
 //!
 //! Invariants (property-tested below): more budget never yields less content; verbatim and
 //! isolate fragments are byte-identical in every result that is not a hard fail; a floor is
@@ -238,10 +241,11 @@ pub struct Options<'a> {
     pub minimum_for: Option<&'a MinimumFor>,
     /// Run the priority cutoff around the ladder when the ladder alone does not fit.
     pub priority_cutoff: bool,
-    /// Keep "more budget never yields less content": when the ladder truncated a group, also
-    /// try the same walk without truncation (the reference skips a group whose budget is not
-    /// positive, so a smaller budget can keep more) and take whichever fitting result holds
-    /// more. Off for the review-prompt ladder, whose outputs follow the reference exactly.
+    /// Keep "more budget never yields less content" by construction: instead of the reference
+    /// walk, the better fitting of two walks that each hold it (see `best_ladder`; the reference
+    /// skips a group whose budget is not positive and never gives back what a later `drop`
+    /// overshot, so a smaller budget can keep more). Off for the review-prompt ladder, whose
+    /// outputs follow the reference exactly.
     pub monotone: bool,
 }
 
@@ -551,8 +555,38 @@ fn over(total: u64, budget: i64) -> bool {
     i128::from(total) > i128::from(budget)
 }
 
-/// The ladder, or with [`Options::monotone`] the better fitting one of the ladder with and
-/// without truncation.
+/// Which walk [`ladder`] takes over the `truncate` steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    /// The reference: a group over budget is cut to its share of what is left (skipped when
+    /// that is not positive).
+    Reference,
+    /// Truncation skipped: only `head` and `drop` steps.
+    NoTruncate,
+    /// Every step all or nothing (a group is cut to its floors), then the last group cut is
+    /// grown back into whatever room is left: see [`best_ladder`].
+    Floors,
+}
+
+/// The ladder, or with [`Options::monotone`] the better fitting one of two walks that each keep
+/// "more budget never yields less content" by construction.
+///
+/// Why not the reference walk: its truncation step depends on the budget in two ways that can
+/// cost content when the budget grows. A group whose share of the budget is not positive is
+/// skipped (later steps pay, the group stays whole), but one unit more and it is cut to almost
+/// nothing; and a group cut to its share that its floors keep over budget is followed by a
+/// `drop` that overshoots, and nothing gives the room back. Both walks below are a prefix of a
+/// fixed sequence of steps (a step runs while over budget, and nothing grows back during the
+/// walk), so more budget runs a shorter prefix:
+/// - [`Walk::NoTruncate`]: `head` and `drop` only; a shorter prefix keeps more.
+/// - [`Walk::Floors`]: a group is cut to its floors, then the last group cut is grown back as far
+///   as it fits (a binary search over its budget; its size grows with its budget). With the same
+///   prefix, more budget grows it as much or more; with a shorter one, the result already holds
+///   the state after that prefix, which was over the smaller budget, so more than any fitting
+///   result there.
+///
+/// Both fit exactly when the minimum fits, so the better of the two is monotone as well, and
+/// the priority cutoff (taken only when no walk fits) never changes a fitting result.
 pub(crate) fn best_ladder<'f, M: Measure + ?Sized>(
     fragments: &'f [Fragment],
     excluded: &[bool],
@@ -560,23 +594,26 @@ pub(crate) fn best_ladder<'f, M: Measure + ?Sized>(
     m: &M,
     opts: &Options<'_>,
 ) -> Ladder<'f> {
-    let with = ladder(fragments, excluded, content_budget, m, opts, true);
-    if !opts.monotone || !with.truncated.iter().any(|t| *t) {
-        return with;
+    if !opts.monotone {
+        return ladder(fragments, excluded, content_budget, m, opts, Walk::Reference);
     }
-    let without = ladder(fragments, excluded, content_budget, m, opts, false);
-    if without.fits() && (!with.fits() || without.total > with.total) { without } else { with }
+    let floors = ladder(fragments, excluded, content_budget, m, opts, Walk::Floors);
+    if !floors.truncated.iter().any(|t| *t) {
+        return floors; // no truncate step cut anything: the same walk as without truncation
+    }
+    let without = ladder(fragments, excluded, content_budget, m, opts, Walk::NoTruncate);
+    if without.fits() && (!floors.fits() || without.total > floors.total) { without } else { floors }
 }
 
 /// The reference ladder: one walk in declaration order. `excluded` fragments are already
-/// omitted (the cutoff) and are not touched; `truncate` false skips the truncation step.
+/// omitted (the cutoff) and are not touched; `walk` says how `truncate` steps run.
 fn ladder<'f, M: Measure + ?Sized>(
     fragments: &'f [Fragment],
     excluded: &[bool],
     content_budget: i64,
     m: &M,
     opts: &Options<'_>,
-    truncate: bool,
+    walk: Walk,
 ) -> Ladder<'f> {
     let n = fragments.len();
     let mut l = Ladder {
@@ -597,6 +634,7 @@ fn ladder<'f, M: Measure + ?Sized>(
         fragments.iter().zip(&l.content).map(|(f, c)| cost(f.required, &f.wrapper, c, m)).collect();
     l.total = costs.iter().sum();
     let mut groups_done: BTreeSet<&str> = BTreeSet::new();
+    let mut last_group: Option<Vec<usize>> = None;
     let cpu = opts.chars_per_unit;
     for i in 0..n {
         let f = &fragments[i];
@@ -625,54 +663,18 @@ fn ladder<'f, M: Measure + ?Sized>(
             }
             Strategy::Truncate { .. } => {
                 let key = f.group_key();
-                if !truncate || !groups_done.insert(key) || !over(l.total, content_budget) {
+                if walk == Walk::NoTruncate || !groups_done.insert(key) || !over(l.total, content_budget) {
                     continue;
                 }
-                let members: Vec<usize> = (0..n)
-                    .filter(|&j| {
-                        let g = &fragments[j];
-                        !g.isolate
-                            && !excluded[j]
-                            && matches!(g.strategy, Strategy::Truncate { .. })
-                            && g.group_key() == key
-                    })
-                    .collect();
+                let members = group_members(fragments, excluded, key);
                 let group_content: u64 = members.iter().map(|&j| m.measure(&l.content[j])).sum();
                 let overhead = i128::from(l.total) - i128::from(group_content);
-                let group_budget = i128::from(content_budget) - overhead;
-                if group_budget <= 0 || group_budget >= i128::from(group_content) {
+                let group_budget = if walk == Walk::Floors { 0 } else { i128::from(content_budget) - overhead };
+                if walk == Walk::Reference && (group_budget <= 0 || group_budget >= i128::from(group_content)) {
                     continue; // skipped, not clamped (corpus case B9)
                 }
-                let chars_budget = group_budget as f64 * cpu as f64;
-                let orig: Vec<u64> = members.iter().map(|&j| m.len(&l.content[j])).collect();
-                let orig_total: u64 = orig.iter().sum();
-                let mut new_total = 0u64;
-                for (k, &j) in members.iter().enumerate() {
-                    let g = &fragments[j];
-                    let Strategy::Truncate { floor } = g.strategy else { unreachable!("members are truncate") };
-                    let share = if orig_total == 0 {
-                        0
-                    } else {
-                        (orig[k] as f64 / orig_total as f64 * chars_budget).floor() as u64
-                    };
-                    let base = share.max(floor);
-                    let cap = base.max(g.flex_reserve.saturating_mul(cpu));
-                    if cap > base && base < orig[k] {
-                        l.floored[j] = true;
-                    }
-                    let new = m.cut(&l.content[j], cap);
-                    if new.len() < l.content[j].len() {
-                        l.truncated[j] = true;
-                        l.content[j] = Cow::Owned(new.to_string());
-                    }
-                    new_total += m.len(&l.content[j]);
-                    let c = cost(g.required, &g.wrapper, &l.content[j], m);
-                    l.total = l.total - costs[j] + c;
-                    costs[j] = c;
-                }
-                if orig_total > 0 {
-                    l.truncation_pct = (orig_total - new_total) as f64 / orig_total as f64 * 100.0;
-                }
+                cut_group(fragments, &members, group_budget as f64, m, cpu, &mut l, &mut costs);
+                last_group = Some(members);
             }
             Strategy::Drop => {
                 if !over(l.total, content_budget) || !present(f.required, &l.content[i]) || l.content[i].is_empty() {
@@ -690,7 +692,108 @@ fn ladder<'f, M: Measure + ?Sized>(
             }
         }
     }
+    if let Some(members) = last_group.filter(|_| walk == Walk::Floors && l.fits()) {
+        grow_back(fragments, &members, m, cpu, &mut l, &mut costs);
+    }
     l
+}
+
+/// The truncate fragments of group `key` that the walk may cut.
+fn group_members(fragments: &[Fragment], excluded: &[bool], key: &str) -> Vec<usize> {
+    (0..fragments.len())
+        .filter(|&j| {
+            let g = &fragments[j];
+            !g.isolate && !excluded[j] && matches!(g.strategy, Strategy::Truncate { .. }) && g.group_key() == key
+        })
+        .collect()
+}
+
+/// Each member's cut length when the group `members` gets `group_budget` budget units: a share
+/// in proportion to its length, never below its floor or reserve, and with whether the reserve
+/// (not the share or floor) set it. Each length grows with `group_budget`.
+fn caps<M: Measure + ?Sized>(
+    fragments: &[Fragment],
+    members: &[usize],
+    group_budget: f64,
+    m: &M,
+    cpu: u64,
+) -> Vec<(u64, bool)> {
+    let chars_budget = group_budget.max(0.0) * cpu as f64;
+    let orig: Vec<u64> = members.iter().map(|&j| m.len(&fragments[j].content)).collect();
+    let orig_total: u64 = orig.iter().sum();
+    members
+        .iter()
+        .zip(&orig)
+        .map(|(&j, &len)| {
+            let g = &fragments[j];
+            let Strategy::Truncate { floor } = g.strategy else { unreachable!("members are truncate") };
+            let share =
+                if orig_total == 0 { 0 } else { (len as f64 / orig_total as f64 * chars_budget).floor() as u64 };
+            let base = share.max(floor);
+            let cap = base.max(g.flex_reserve.saturating_mul(cpu));
+            (cap, cap > base && base < len)
+        })
+        .collect()
+}
+
+/// Cuts the group `members` from their whole text to `group_budget` budget units (see [`caps`]).
+fn cut_group<'f, M: Measure + ?Sized>(
+    fragments: &'f [Fragment],
+    members: &[usize],
+    group_budget: f64,
+    m: &M,
+    cpu: u64,
+    l: &mut Ladder<'f>,
+    costs: &mut [u64],
+) {
+    let (mut orig_total, mut new_total) = (0u64, 0u64);
+    for (&j, (cap, floored)) in members.iter().zip(caps(fragments, members, group_budget, m, cpu)) {
+        let g = &fragments[j];
+        let new = m.cut(&g.content, cap);
+        l.floored[j] = floored;
+        l.truncated[j] = new.len() < g.content.len();
+        l.content[j] = Cow::Borrowed(new);
+        orig_total += m.len(&g.content);
+        new_total += m.len(new);
+        let c = cost(g.required, &g.wrapper, new, m);
+        l.total = l.total - costs[j] + c;
+        costs[j] = c;
+    }
+    if orig_total > 0 {
+        l.truncation_pct = (orig_total - new_total) as f64 / orig_total as f64 * 100.0;
+    }
+}
+
+/// Grows the group `members`, cut to its floors, back to the largest group budget that still
+/// fits (binary search: the group's cost grows with its budget).
+fn grow_back<'f, M: Measure + ?Sized>(
+    fragments: &'f [Fragment],
+    members: &[usize],
+    m: &M,
+    cpu: u64,
+    l: &mut Ladder<'f>,
+    costs: &mut [u64],
+) {
+    let cost_at = |group_budget: u64| -> u64 {
+        members
+            .iter()
+            .zip(caps(fragments, members, group_budget as f64, m, cpu))
+            .map(|(&j, (cap, _))| {
+                let g = &fragments[j];
+                cost(g.required, &g.wrapper, m.cut(&g.content, cap), m)
+            })
+            .sum()
+    };
+    let rest = l.total - members.iter().map(|&j| costs[j]).sum::<u64>();
+    let room = u64::try_from(l.content_budget).unwrap_or(0).saturating_sub(rest);
+    // Every member whole once the group budget reaches the group's length (in budget units).
+    let whole: u64 = members.iter().map(|&j| m.len(&fragments[j].content)).sum::<u64>() + 1;
+    let (mut lo, mut hi) = (0u64, whole);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if cost_at(mid) <= room { lo = mid } else { hi = mid - 1 }
+    }
+    cut_group(fragments, members, lo as f64, m, cpu, l, costs);
 }
 
 /// The smallest composition of a fragment set: verbatim and isolate whole, `head` cut to its

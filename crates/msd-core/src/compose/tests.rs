@@ -511,3 +511,48 @@ fn compose_gate_holds_for_a_document_at_emission() {
     );
     assert_eq!(quarter.total, 148);
 }
+
+/// The proptest seed that found it: at 374 the reference skips f2 (its share is not positive)
+/// and truncates f5; at 398 it cuts f2 to its floor, stays over, drops f4 and overshoots.
+#[test]
+fn compose_monotone_skipped_group_then_overshooting_drop() {
+    let f = |id: &str, c: &str, w: &str, s: Strategy| Fragment::new(id, c, s).wrapper(w);
+    let frags = vec![
+        f(
+            "f0",
+            "😀line\naaaaa   aaaaaa a aaaline\naa aa a aaaaaaaaa aa a 😀  aaa  aaa  aa  a  aaaa  line\naaline\na",
+            "",
+            Strategy::Truncate { floor: 0 },
+        ),
+        f(
+            "f1",
+            "aaa aaa   aaaaaa aa \r\nline\naaaa  a   a aa a aaaaa aaline\na",
+            "aaaa#\n",
+            Strategy::Head { max_lines: 1 },
+        ),
+        f(
+            "f2",
+            " aa       a aaline\naaa😀a  aaa  aa  aa aaaaaa aline\naline\nline\naaline\n😀aline\nline\na",
+            "",
+            Strategy::Truncate { floor: 26 },
+        ),
+        f(
+            "f3",
+            "😀aline\nline\n😀a😀aaaaa a aaaaa aline\n a  a aa😀aa aa  aaaa aa a line\nline\naa  aaaaaa a aa aline\na",
+            "##a \n",
+            Strategy::Verbatim,
+        ),
+        f("f4", "aaline\nline\naline\na😀a😀aa aa   aaaa a  a a  😀aaline\n", "", Strategy::Drop),
+        f("f5", "line\n😀aaaline\n😀aaaaa😀😀aa  line\nline\naa", " \n", Strategy::Truncate { floor: 0 }),
+    ];
+    let case = Case { fragments: frags, tokens: false, margin: 11.0, reserve: 4, cutoff: false };
+    let mut last = 0;
+    for b in 360..=420 {
+        let c = run(&case, b);
+        if c.report.fits {
+            assert!(c.report.total >= last, "{} at {b} < {last} below it", c.report.total);
+            last = c.report.total;
+        }
+    }
+    assert!(last > 0, "some budget in 360..=420 fits");
+}
