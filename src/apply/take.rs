@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use msd_core::fs::fsx::{self, Lock};
+use msd_core::manifest::capability::Scope;
 
 use super::{InstallOptions, LifecycleError, lio, txn};
 use crate::apply::txn::{Area, Recovery};
@@ -108,13 +109,11 @@ pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, Lifecy
         held._locks.push(Lock::acquire(home)?);
     }
     for home in set {
-        // A home holding nothing but our work dir is one a run created and was killed in before
-        // it wrote anything (between its mkdir and its lock): it is ours, as if absent. An empty
-        // directory is not: the user may have made it (a runtime's local home can be the project
-        // itself, and uninstall would remove what it created); at worst an empty one a killed run
-        // left stays.
-        let only_work_dir = fsx::list_dir(home)
-            .is_ok_and(|es| !es.is_empty() && es.iter().all(|e| e.name == fsx::WORK_DIR && e.is_dir));
+        // A home holding nothing but our work dir, or nothing at all, is one a run created and
+        // was killed in before it wrote anything (between its mkdir and its lock, or before
+        // the destructor removed it): it is ours, as if absent. An empty directory holds
+        // nothing of the user's to lose.
+        let only_work_dir = fsx::list_dir(home).is_ok_and(|es| es.iter().all(|e| e.name == fsx::WORK_DIR && e.is_dir));
         if !home.exists() || only_work_dir {
             // The directories above a missing home that the lock's mkdir will create too (after
             // a killed run they exist already and are not counted: the user may own them).
@@ -142,6 +141,14 @@ pub(super) fn take(targets: &[&Target], opts: &InstallOptions<'_>) -> Result<Opt
     for t in targets {
         preflight(t)?;
     }
+    // A local home that is there already, even empty, is the user's: a runtime's local home can
+    // be the project itself (Cline), which uninstall must not remove as one msd created.
+    let users: Vec<&Path> =
+        targets.iter().filter(|t| t.scope == Scope::Local && t.home.is_dir()).map(|t| t.home.as_path()).collect();
     let homes: Vec<&Path> = targets.iter().map(|t| t.home.as_path()).collect();
-    Ok(Some(hold(&homes, opts.allow_symlinks)?))
+    let mut held = hold(&homes, opts.allow_symlinks)?;
+    for home in users {
+        held.created_home.remove(home);
+    }
+    Ok(Some(held))
 }
