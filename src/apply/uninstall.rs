@@ -53,6 +53,18 @@ pub struct UninstallReport {
     pub recovery: Option<Recovery>,
 }
 
+impl UninstallReport {
+    /// An empty report of `cap` on `target`, filled as the uninstall goes.
+    fn of(cap: &Capability, target: &Target) -> UninstallReport {
+        UninstallReport {
+            runtime: cap.id.clone(),
+            scope: Some(target.scope),
+            home: target.home.clone(),
+            ..Default::default()
+        }
+    }
+}
+
 /// Uninstalls `cap` from `target`: removes exactly the manifest's files the user did not edit
 /// (edited ones are backed up and stay), our settings entries, our metadata, and the
 /// directories we created when they are empty.
@@ -64,12 +76,7 @@ pub fn uninstall(
     progress: &dyn Progress,
 ) -> Result<UninstallReport, ApplyError> {
     let home = &target.home;
-    let mut report = UninstallReport {
-        runtime: cap.id.clone(),
-        scope: Some(target.scope),
-        home: home.clone(),
-        ..Default::default()
-    };
+    let mut report = UninstallReport::of(cap, target);
     if !home.is_dir() {
         return Ok(report);
     }
@@ -139,12 +146,7 @@ pub(crate) fn stage_removal(
     allow_symlinks: bool,
 ) -> Result<Option<StagedRemoval>, ApplyError> {
     let home = &target.home;
-    let mut report = UninstallReport {
-        runtime: cap.id.clone(),
-        scope: Some(target.scope),
-        home: home.clone(),
-        ..Default::default()
-    };
+    let mut report = UninstallReport::of(cap, target);
     if !home.is_dir() {
         return Ok(None);
     }
