@@ -340,6 +340,18 @@ fn settings_bad_surface_in_a_manifest_is_refused() {
     std::fs::write(&path, text).unwrap();
     Install::in_world(&w).content(&c).args(["--runtimes", &s(&dir)]).run().code(3).stderr_has("unknown placeholder");
     assert!(!w.home.join(".claude").exists());
+    // The helper's bare path is for a field no shell reads: inside a command string it is refused.
+    copy_tree(&repo().join("runtimes"), &dir);
+    let codex = dir.join("codex/capability.json");
+    let text = std::fs::read_to_string(&codex).unwrap().replacen("\"{{msd_run_exe}}\"", "\"{{msd_run_exe}} --x\"", 1);
+    std::fs::write(&codex, text).unwrap();
+    Install::in_world(&w)
+        .runtime("codex")
+        .content(&c)
+        .args(["--runtimes", &s(&dir)])
+        .run()
+        .code(3)
+        .stderr_has("stands alone");
 }
 
 /// Issue 15, item 6: an owned entry the user edited (a changed timeout) is found by its owner,

@@ -56,16 +56,17 @@ ss_cli() {
 ss_planner_tools() { echo exec_command; }
 ss_statusline_cmd() { :; }
 # Codex's status line is an MCP server (runtimes/codex cites the binary): Codex itself starts the
-# server from the config it loaded and reads the footer resource with a sample thread state,
-# through its app-server (mcpServerStatus/list, mcpServer/resource/read: the calls its TUI
-# makes); `codex mcp list --json` (offline) must list it too. PASS when a line comes back.
+# server from the config a thread in the project loaded and reads the footer resource with a
+# sample thread state, through its app-server (mcpServerStatus/list, mcpServer/resource/read with
+# the thread's id: the calls its TUI makes for the thread it shows); `codex mcp list --json`
+# (offline) must list it too. PASS when a line comes back.
 ss_statusline_check() {
   local core
   core=$(rt_expect_field core)
   rt_timeout 60 codex mcp list --json </dev/null >"$RT_OUT/mcp-list.json" 2>"$RT_OUT/mcp-list.err"
   printf '%s\n' "{\"method\":\"config/read\",\"params\":{\"cwd\":\"$PROJECT\"}}" \
-    '{"method":"mcpServerStatus/list","params":{}}' |
-    rpc "$RT_OUT/statusline-list.json" -- codex app-server 2>"$RT_OUT/statusline-list.err"
+    '{"method":"mcpServerStatus/list","params":{"threadId":"{{thread}}","serverName":"msd-statusline"}}' |
+    rpc "$RT_OUT/statusline-list.json" --thread -- codex app-server 2>"$RT_OUT/statusline-list.err"
   python3 - "$RT_OUT" "$core/bin/msd_run" "$PROJECT" <<'PY' >"$RT_OUT/statusline-read.req"
 import json, sys
 out, helper, project = sys.argv[1:4]
@@ -78,11 +79,11 @@ state = {"thread": {"id": "t-1", "name": None, "agent": {"state": "ready"},
                     "model": {"display_name": "mock", "provider": "mock"}, "workspace": {"cwd": project},
                     "usage": {"context": {"used_percentage": 42}}}}
 if uris:
-    print(json.dumps({"method": "mcpServer/resource/read", "params": {"server": "msd-statusline", "uri": uris[0],
+    print(json.dumps({"method": "mcpServer/resource/read", "params": {"server": "msd-statusline", "uri": uris[0], "threadId": "{{thread}}",
                       "_meta": {"com.openai/codex-statusline-state": state}}}))
 PY
   if [ -s "$RT_OUT/statusline-read.req" ]; then
-    rpc "$RT_OUT/statusline-read.json" -- codex app-server <"$RT_OUT/statusline-read.req" 2>"$RT_OUT/statusline-read.err"
+    rpc "$RT_OUT/statusline-read.json" --thread -- codex app-server <"$RT_OUT/statusline-read.req" 2>"$RT_OUT/statusline-read.err"
   fi
   python3 - "$RT_OUT" "$core/bin/msd_run" "$RT_SCOPE" <<'PY'
 import json, os, sys
