@@ -6,9 +6,10 @@
 //! One module per subcommand: [`config`] (`config-get`, `config-set`), [`query`] (its variants
 //! in their own modules: `init.<workflow>` in [`init`], `context-predicates` in
 //! [`context_predicates`], `agent-skills` in [`agent_skills`], `prompt-budget` in
-//! [`prompt_budget`], `update-check` in [`update_check`]), [`task`], [`hook`] and [`mcp`] (a stdio MCP server: Codex's status line). Each returns its [`Answer`]; [`answer::deliver`]
+//! [`prompt_budget`], `update-check` in [`update_check`]), [`task`], [`hook`] and [`mcp`] (a
+//! stdio MCP server: Codex's status line). Each returns its [`Answer`]; [`answer::deliver`]
 //! alone writes stdout, spilling a long answer to an `@file:` file. The exit codes mean the same
-//! for every subcommand ([`error`]); `hook` alone speaks its runtime's hook protocol.
+//! for every subcommand ([`error`]); `hook` and `mcp` alone speak their runtime's protocols.
 //!
 //! The installed tree: msd_run lives at `<core>/bin/msd_run` and reads `<core>/` (the workflows,
 //! the section manifest, `CONTEXT.md`, `resolvers.json`, `runtime.json` (the runtime's command

@@ -4,7 +4,6 @@
 //! `tools/list`; a tool with a status-line entrypoint (`_meta["openai/ui"].entrypoints`, Codex's
 //! custom status line) must give a line when its resource is read with a sample thread state.
 
-use std::path::Path;
 use std::process::Command;
 
 use msd_core::fs::fsx;
