@@ -1,7 +1,8 @@
 //! What a real session needs from an install (issue 33), checked on disk: the CLI may run the
 //! installed helper without asking (an allow rule for exactly that helper, global and local,
-//! gone after uninstall), the guard refuses one tool call without ending the session, and an
-//! agent declares only tools its runtime has. The real CLIs prove the same in the session tier
+//! gone after uninstall), the guard refuses one tool call without ending the session, an agent
+//! declares only tools its runtime has, and Codex's status line (an MCP server) is registered
+//! and answers as Codex asks. The real CLIs prove the same in the session tier
 //! (`tests/real-runtimes/run.sh --sessions`).
 
 use std::path::Path;
@@ -514,4 +515,38 @@ fn sessions_codex_status_line_force_takes_the_provider_and_uninstall_gives_it_ba
     let after = toml_doc(&global);
     assert_eq!(after["tui"]["status_line_provider"]["server"].as_str(), Some("mine"), "{after}");
     assert!(after.get("mcp_servers").is_none() && after.get("features").is_none(), "{after}");
+}
+
+#[test]
+fn sessions_codex_status_line_arrives_with_an_upgrade_and_leaves_with_uninstall() {
+    // An install made before the status line (its manifest without the three entries), then
+    // this one: the entries are added beside the ones already owned, the user's keys untouched.
+    let w = World::new();
+    let c = crate::lifecycle::content_copy(&w, "content");
+    let old = w.tmp.path().join("old-runtimes");
+    crate::support::copy_tree(&crate::support::repo().join("runtimes"), &old);
+    let p = old.join("codex/capability.json");
+    let mut m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    for s in m["settings"].as_array_mut().unwrap() {
+        let entries = s["entries"].as_array_mut().unwrap();
+        entries
+            .retain(|e| !["mcp:statusline", "feature:statusline", "statusline"].contains(&e["id"].as_str().unwrap()));
+    }
+    std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    let global = w.home.join(".codex/config.toml");
+    std::fs::create_dir_all(global.parent().unwrap()).unwrap();
+    let user = "# mine\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n";
+    std::fs::write(&global, user).unwrap();
+    Install::in_world(&w).runtime("codex").content(&c).args(["--runtimes", &crate::lifecycle::s(&old)]).run().success();
+    let before = std::fs::read_to_string(&global).unwrap();
+    assert!(codex_statusline_server(&toml_doc(&global)).is_none(), "{before}");
+    Install::in_world(&w).runtime("codex").content(&c).run().success().stdout_has("added");
+    let cfg = toml_doc(&global);
+    assert!(codex_statusline_server(&cfg).is_some(), "{cfg}");
+    assert_eq!(cfg["features"]["hooks"].as_bool(), Some(true));
+    assert_eq!(cfg["features"]["tui_extensions_statusline"].as_bool(), Some(true));
+    assert_eq!(cfg["tui"]["status_line_provider"]["tool"].as_str(), Some("statusline"));
+    assert_eq!(cfg["mcp_servers"]["docs"]["command"].as_str(), Some("docs-mcp"));
+    Install::in_world(&w).uninstall().runtime("codex").run().success();
+    assert_eq!(std::fs::read_to_string(&global).unwrap(), user, "the user's bytes, exactly");
 }
