@@ -165,6 +165,15 @@ const CASES: &[Case] = &[
         notes: &[],
     },
     Case {
+        name: "toml, a key into a table the user has only as a prefix of theirs",
+        format: "toml",
+        entries: KEY,
+        before: Some("# mine\n[features.x]\ny = 1\n"),
+        holds: &["[features]\nhooks = true\n# mine\n[features.x]\ny = 1\n"],
+        owns: &["key:t"],
+        notes: &[],
+    },
+    Case {
         name: "toml, an MCP server beside the user's, in their implicit table",
         format: "toml",
         entries: MCP,

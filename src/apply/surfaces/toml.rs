@@ -200,8 +200,9 @@ impl Doc for TomlDoc {
     fn set(&mut self, path: &[String], v: &Value) {
         let Some((last, parent)) = path.split_last() else { return };
         // A table value under a standard table becomes a `[parent.key]` table of its own (how
-        // Codex's users write `[mcp_servers.<name>]`): an inline value put into an implicit
-        // table (`[mcp_servers.docs]` alone makes `mcp_servers` one) would not be written out.
+        // Codex's users write `[mcp_servers.<name>]`): an inline table put into an implicit
+        // table (`[mcp_servers.docs]` alone makes `mcp_servers` one) is not written out by
+        // toml_edit (observed; the surfaces tests hold the case).
         if let (Some(t), Value::Object(o)) = (self.item_mut(parent).and_then(|x| x.as_table_mut()), v)
             && !matches!(t.get(last), Some(toml_edit::Item::Value(_)))
         {
