@@ -326,3 +326,65 @@ fn sessions_copilot_lets_exactly_the_installed_helper_run_global_and_local() {
     );
     assert_eq!(after["theme"], "dim");
 }
+
+/// The agent names (file stems) of msd-core's own copy under `<core>/agents`, without the
+/// compact twins.
+fn core_agent_names(core: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(core.join("agents"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".compact.md"))
+        .filter_map(|n| n.strip_suffix(".md").map(str::to_string))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn sessions_cline_agents_land_where_cline_reads_them_global_and_local() {
+    // Cline reads agent configs from `<workspace>/.cline/agents` and `<CLINE_DIR or ~/.cline>/agents`,
+    // only files ending `.yml`/`.yaml`, a `---` YAML frontmatter with a non-empty name and
+    // description and a non-empty body (runtimes/cline cites @cline/core and @cline/shared); msd
+    // installed none, so the session tier's subagent check was N/A.
+    let w = World::new();
+    std::fs::write(w.project.join("README.md"), "mine\n").unwrap();
+    let cline_dir = w.home.join("cline-dir");
+    Install::in_world(&w).runtime("cline").env("CLINE_DIR", &cline_dir).run().success();
+    Install::in_world(&w).runtime("cline").local().run().success();
+    let allowed = ["name", "description", "tools", "skills", "providerId", "modelId", "maxIterations"];
+    for (agents, core) in [
+        (cline_dir.join("agents"), cline_dir.join("msd-core")),
+        (w.project.join(".cline/agents"), w.project.join(".cline/msd-core")),
+    ] {
+        let want = core_agent_names(&core);
+        assert_eq!(want.len(), 28, "{}: {want:?}", core.display());
+        let mut got = Vec::new();
+        for e in std::fs::read_dir(&agents).unwrap_or_else(|e| panic!("{}: {e}", agents.display())) {
+            let p = e.unwrap().path();
+            let file = p.file_name().unwrap().to_string_lossy().into_owned();
+            let stem =
+                file.strip_suffix(".yml").unwrap_or_else(|| panic!("{}: Cline reads only .yml/.yaml", p.display()));
+            let text = std::fs::read_to_string(&p).unwrap();
+            assert!(text.starts_with("---\n"), "{}: no frontmatter first", p.display());
+            let (fm, body) = msd_core::markup::frontmatter::split(&p.display().to_string(), &text).unwrap();
+            let fm = fm.unwrap_or_else(|| panic!("{}: no frontmatter", p.display()));
+            assert_eq!(fm.get_str("name"), Some(stem), "{}", p.display());
+            assert!(fm.get_str("description").is_some_and(|d| !d.trim().is_empty()), "{}", p.display());
+            let yaml: yaml_serde::Value = yaml_serde::from_str(text[4..].split("\n---").next().unwrap()).unwrap();
+            for k in yaml.as_mapping().unwrap().keys() {
+                let k = k.as_str().unwrap();
+                assert!(allowed.contains(&k), "{}: key {k} is not in Cline's agent schema", p.display());
+            }
+            assert!(!body.trim().is_empty(), "{}: Cline refuses an empty system prompt", p.display());
+            got.push(stem.to_string());
+        }
+        got.sort();
+        assert_eq!(got, want, "{}: every msd agent, as a Cline agent config", agents.display());
+    }
+    Install::in_world(&w).uninstall().runtime("cline").env("CLINE_DIR", &cline_dir).run().success();
+    Install::in_world(&w).uninstall().runtime("cline").local().run().success();
+    for dir in [cline_dir.join("agents"), w.project.join(".cline/agents")] {
+        let left = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+        assert_eq!(left, 0, "{}: uninstall leaves agents", dir.display());
+    }
+}
