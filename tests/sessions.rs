@@ -494,3 +494,53 @@ fn sessions_cline_users_own_agents_survive_install_upgrade_and_uninstall_global_
         assert_eq!(&users(d), user, "{}: the user's configs after uninstall", d.display());
     }
 }
+
+/// Cline's tool name for an agent config (`Zj` of @cline/core@0.0.86:dist/index.js:563): lower
+/// case, every run of characters outside `[a-z0-9]` one `_`, `subagent_` before it, at most 64.
+fn cline_subagent_tool(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.trim().to_lowercase().chars() {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let out = format!("subagent_{}", out.trim_end_matches('_'));
+    assert!(out.len() <= 64, "{out}: Cline shortens names over 64 with a hash");
+    out
+}
+
+#[test]
+fn sessions_cline_workflows_name_the_subagent_tool_cline_offers() {
+    // Cline offers each agent config as a tool `subagent_<name>`, not as a `Task` tool; a
+    // workflow that spawns an agent says which tool that is, and every agent it spawns is there.
+    let w = World::new();
+    Install::in_world(&w).runtime("cline").local().run().success();
+    let agents = w.project.join(".cline/agents");
+    let flows = w.project.join(".clinerules/workflows");
+    for e in std::fs::read_dir(&flows).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            text.contains("call the tool `subagent_msd_<name>` (the\nagent's name with `-` written `_`)"),
+            "{}: no word of Cline's subagent tools",
+            p.display()
+        );
+    }
+    let mut spawns = 0;
+    for (path, bytes) in crate::support::tree(&w.project.join(".cline/msd-core/workflows")) {
+        let text = String::from_utf8(bytes).unwrap();
+        for part in text.split("subagent_type=\"").skip(1) {
+            let name = &part[..part.find('"').unwrap()];
+            if !name.starts_with("msd-") || name.contains('<') {
+                continue;
+            }
+            let tool = cline_subagent_tool(name);
+            assert_eq!(tool, format!("subagent_{}", name.replace('-', "_")), "{path}");
+            assert!(agents.join(format!("{name}.yml")).is_file(), "{path}: spawns {name}, not installed");
+            spawns += 1;
+        }
+    }
+    assert!(spawns > 0, "some workflow spawns an agent");
+}
