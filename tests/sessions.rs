@@ -549,6 +549,7 @@ fn sessions_codex_status_line_arrives_with_an_upgrade_and_leaves_with_uninstall(
     assert_eq!(cfg["mcp_servers"]["docs"]["command"].as_str(), Some("docs-mcp"));
     Install::in_world(&w).uninstall().runtime("codex").run().success();
     assert_eq!(std::fs::read_to_string(&global).unwrap(), user, "the user's bytes, exactly");
+}
 
 /// The agent names (file stems) of msd-core's own copy under `<core>/agents`, without the
 /// compact twins.
