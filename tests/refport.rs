@@ -44,7 +44,9 @@ fn refport_ports_the_reference_layout_names_and_markers_and_installs_for_every_r
     ] {
         assert!(out.join(f).is_file(), "{f} is ported");
     }
-    for f in ["commands/msd/ns-things.md", "msd-core/bin/tool.cjs", "README.md", "agents/gsd-helper.md"] {
+    for f in
+        ["commands/msd/ns-things.md", "msd-core/bin/tool.cjs", "README.md", "agents/gsd-helper.md", "agents/notes.txt"]
+    {
         assert!(!out.join(f).exists(), "{f} is not");
     }
 

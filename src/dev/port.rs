@@ -165,6 +165,9 @@ pub(crate) fn port(trees: &[Tree], ours: &Tree) -> Result<(Tree, PortReport), Po
                 report.commands += 1;
             }
             if from == LAYOUT[1].0 {
+                if !path.strip_suffix(".md").is_some_and(|stem| agent_stems.contains(stem)) {
+                    continue; // not an agent definition (a note, a nested file)
+                }
                 if let Some(rest) = path.strip_prefix(&format!("{FROM}-")) {
                     path = format!("{TO}-{rest}");
                 }
