@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 
 use super::{Answer, RunError, core_dir, read_core};
 use crate::project::Project;
-use msd_core::fs::fsx::{self, FileMode};
+use msd_core::fs::fsx;
 use msd_core::installed::config_keys::{self, KeySpec, SCHEMA_PATH, Schema};
 
 /// The project's config file, relative to the project root.
@@ -184,7 +184,7 @@ pub(crate) fn set(core: Option<&Path>, a: &SetArgs) -> Result<Answer, RunError> 
         })
     })?;
     let text = serde_json::to_string_pretty(&Value::Object(doc)).expect("json") + "\n";
-    fsx::write_atomic_through(&path, text.as_bytes(), FileMode::Regular)
-        .map_err(|e| RunError::Io { path: CONFIG.into(), source: e })?;
+    // The user's file: its mode and owner are kept, a link inside the project stays a link.
+    fsx::write_in_place(&path, text.as_bytes()).map_err(|e| RunError::Io { path: CONFIG.into(), source: e })?;
     Ok(Answer::line(config_keys::render(&value)))
 }
