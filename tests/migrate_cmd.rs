@@ -214,3 +214,30 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
     }
     assert!(before >= 3 && after >= 3, "kills before and after the commit point: {before} before, {after} after");
 }
+
+/// `--config-dir` names one home and migrate moves an install between two: it was accepted and
+/// ignored (the move went to and from the default homes). Refused before anything is read or
+/// written (exit 2), the hint naming each runtime's own home variable and the two-step way; not
+/// offered in `migrate --help`.
+#[test]
+fn migrate_refuses_config_dir() {
+    let w = World::new();
+    with_gemini(&w);
+    let elsewhere = w.tmp.path().join("elsewhere");
+    let before = crate::support::tree(&w.home);
+    for flag in ["-c", "--config-dir"] {
+        Install::in_world(&w)
+            .args(["migrate", "--from", "gemini", "--to", "antigravity", flag])
+            .arg(&elsewhere)
+            .run()
+            .code(2)
+            .stderr_has("--config-dir names one home")
+            .stderr_has("GEMINI_CLI_HOME")
+            .stderr_has("ANTIGRAVITY_CONFIG_DIR")
+            .stderr_has("uninstall -r gemini -c");
+    }
+    assert_eq!(crate::support::tree(&w.home), before, "nothing moved");
+    assert!(!elsewhere.exists());
+    assert_eq!(installs(&w), ["gemini"]);
+    Install::in_world(&w).args(["migrate", "--help"]).run().success().stdout_lacks("--config-dir");
+}

@@ -18,6 +18,7 @@ use crate::cli::args::{InstallArgs, MigrateArgs};
 use crate::cli::error::Error;
 use crate::cli::settings::{Globals, NO_JSON, Settings, Subcommand, Takes, normalize};
 use crate::pipeline;
+use crate::pipeline::load::LoadedRuntime;
 use crate::pipeline::target;
 
 #[derive(Parser)]
@@ -56,6 +57,9 @@ pub(crate) fn run(s: &Settings, args: &MigrateArgs) -> Result<(), Error> {
         });
     }
     let chosen = pipeline::select(&runtimes, &ids, false)?;
+    if s.place.config_dir.is_some() {
+        return Err(config_dir_refused(chosen[0], chosen[1]));
+    }
     let scope = s.place.scope;
     for rt in &chosen {
         if scope == msd_core::manifest::capability::Scope::Local && rt.capability.local.is_none() {
@@ -133,6 +137,26 @@ pub(crate) fn run(s: &Settings, args: &MigrateArgs) -> Result<(), Error> {
         profile.map(|p| format!(", profile {p}")).unwrap_or_default()
     ));
     Ok(())
+}
+
+/// `--config-dir` names one home and a migrate reads two: refused, with what selects each home
+/// (the runtime's own variable, from its manifest) and the two commands that move an install
+/// made with `--config-dir`.
+fn config_dir_refused(a: &LoadedRuntime, b: &LoadedRuntime) -> Error {
+    let (from, to) = (&a.capability.id, &b.capability.id);
+    let home = |rt: &LoadedRuntime| match rt.capability.home.env.first() {
+        Some(e) => format!("{} for {}", e.var, rt.capability.id),
+        None => format!("{}'s default home", rt.capability.id),
+    };
+    Error::Usage {
+        message: format!("--config-dir names one home, and migrate moves an install between two ({from}'s and {to}'s)"),
+        hint: format!(
+            "migrate reads each runtime's own home: point it elsewhere with {} and {}; or move an install made with \
+             --config-dir in two steps: `msd-install -r {to} -c NEW_DIR`, then `msd-install uninstall -r {from} -c OLD_DIR`",
+            home(a),
+            home(b)
+        ),
+    }
 }
 
 fn usage(e: &clap::Error) -> Error {
