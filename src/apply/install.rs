@@ -68,7 +68,7 @@ pub fn install(
     // The first half of a linked pair (`migrate`), its home taken: it names the other half's
     // home in its own until the pair is done (removed when this returns), so a recovery of this
     // home, after a crash at any later point, finishes or discards the pair whole.
-    let _partner_notes = match (opts.linked, opts.dry_run) {
+    let partner_notes = match (opts.linked, opts.dry_run) {
         (Some(linked), false) => targets
             .iter()
             .map(|t| Area::new(&t.home, opts.allow_symlinks).note_partner(linked.home()))
@@ -140,6 +140,8 @@ pub fn install(
         fast::record_all(&runs, runtimes, opts, env);
         note_version(env);
     }
+    // The pair is done: the note goes while the home is still locked.
+    drop(partner_notes);
     drop(held);
     Ok(runs)
 }

@@ -26,7 +26,9 @@
 //! tree was staged whole, so the run is completed (roll forward); if completing fails, every
 //! applied op is undone from `txn/old/` (roll back). A `txn/` without one (with or without its
 //! staged journal) is an interrupted staging: it is discarded and the target was never touched. An error while
-//! applying (not a crash) rolls back at once.
+//! applying (not a crash) rolls back at once. Two homes carried out as one ([`commit_linked`],
+//! `migrate`) name each other (the journals' `link`, the staging's `link.json`, the first half's
+//! `partner.json`): recovering either home recovers the pair.
 //!
 //! Every op checks that its destination still has the hash the plan saw (or already has the new
 //! one): a file changed by someone else during the run is never overwritten; the run rolls back
@@ -599,7 +601,10 @@ pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPoin
 /// into their staging areas and flushed; `first`'s is moved to its commit point and flushed,
 /// then `decider`'s (the pair's commit point) and flushed. `first` is applied and finished,
 /// then `decider`. Recovery completes `first` only when `decider`'s journal exists (it is
-/// removed last), and recovering `decider` completes `first` before it.
+/// removed last), and recovering `decider` completes `first` before it. `first`'s home names
+/// `decider`'s in a note that outlives its own journal ([`Area::note_partner`], written by the
+/// caller before `first` is staged): a recovery of `first`'s home after `first` finished still
+/// finds and finishes `decider`.
 ///
 /// An error (not a crash) before the pair's commit point, or while applying `first`, undoes
 /// everything: `Err((false, e))`. An error while applying `decider` undoes `decider` only, with
