@@ -6,7 +6,8 @@
 //! - an unknown key, or a value the key does not allow, is a usage error (exit 2) and the file is
 //!   not touched; so is an `agent_skills.<agent>` naming an agent that is not installed;
 //! - `config-set` reads, edits and writes the file under a lock of `.planning/` (parallel calls
-//!   lose nothing), atomically, through a symlinked `config.json` (the link stays) when the link
+//!   lose nothing), atomically and in place, as install writes a user's file (its mode and owner
+//!   kept; a new one `0644`), through a symlinked `config.json` (the link stays) when the link
 //!   stays inside the project (one that leads out is refused, exit 4: nothing is read or
 //!   written there), creating the nested objects a dotted key needs; a file that
 //!   is not a JSON object, or a segment on the way that is not an object, is a project error
