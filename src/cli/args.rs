@@ -104,6 +104,7 @@ pub(crate) enum Command {
     /// of the new one and the uninstall of the old one are one transaction: stopped at any
     /// point, `msd-install recover` (or the next command on either) makes it whole, before or
     /// after, never both or neither.
+    #[command(mut_arg("config_dir", |a| a.hide(true)))]
     Migrate(MigrateArgs),
     /// Print the JSON Schema of a document: runtimes/<id>/capability.json (the default) or the
     /// --json output of a command.
