@@ -284,6 +284,21 @@ pub(crate) enum BenchWhat {
     /// Write a synthetic content tree N times the shipped one (distinct files, same shape) into
     /// DIR, for the whole-install benchmark (`bench/install.sh --scale N`).
     Content(ScaleArgs),
+    /// Port the reference framework's own Markdown (a checkout of open-gsd/gsd-core) to msd's
+    /// content conventions into DIR, so `bench/install.sh --reference` times both installers on
+    /// the same content. Nothing of the reference is kept: the tree is for one bench run.
+    Port(PortArgs),
+}
+
+/// `bench port` options.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct PortArgs {
+    /// The reference checkout (its `commands/gsd/`, `agents/` and `gsd-core/` are read).
+    #[arg(long, value_name = "DIR")]
+    pub reference: PathBuf,
+    /// Where to write the ported content tree (created; must be empty if it exists).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 /// `bench content` options.
