@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{Install, Ran, World, fixture, json, sha256};
+use crate::support::{Install, NO_NATIVE_AGENTS, Ran, World, assert_no_native_agents, fixture, json, sha256};
 
 fn built_msd_run() -> Vec<u8> {
     std::fs::read(assert_cmd::cargo::cargo_bin("msd_run")).unwrap()
@@ -196,9 +196,10 @@ fn helper_spill_at_zero_every_answer_is_a_file_of_the_same_bytes() {
 
 #[test]
 fn helper_spill_a_52_kb_answer_spills_by_default() {
-    // Cline cannot load agent files, so its payload carries the planner's whole body (52 KB).
+    // A runtime without agent files: its payload carries the planner's whole body (52 KB).
     let w = World::new();
-    let core = install_core(&w, "cline");
+    let core = install_core(&w, NO_NATIVE_AGENTS);
+    assert_no_native_agents(&core);
     std::fs::create_dir_all(w.project.join(".planning")).unwrap();
     let w = w.env("MSD_CORE_DIR", &core);
     let args = ["query", "agent-skills", "msd-planner"];

@@ -205,7 +205,9 @@ pub(crate) enum CheckWhat {
     /// Every tool a command's workflows use (`Task(`, AskUserQuestion, WebSearch, WebFetch,
     /// TodoWrite, bash blocks), through every workflow they read and follow, is in the command's
     /// `allowed-tools`; every agent has the tools its text and the workflows its spawns tell it
-    /// to follow use. Every failure is file:line with the use and its fix; exit 1 on any.
+    /// to follow use; and no prose names as a tool one that some runtime's tool table drops or
+    /// renames ("use Grep", "with Edit"). Every failure is file:line with the use and its fix;
+    /// exit 1 on any.
     Tools(ToolsArgs),
 }
 
@@ -216,6 +218,10 @@ pub(crate) struct ToolsArgs {
     /// embedded content).
     #[arg(long, value_name = "DIR")]
     pub content: Option<PathBuf>,
+    /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones (their
+    /// tool tables say which tool names prose must not use).
+    #[arg(long = "runtimes", value_name = "DIR")]
+    pub runtimes_dir: Option<PathBuf>,
 }
 
 /// `check references` options.

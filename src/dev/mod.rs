@@ -3,7 +3,8 @@
 //! benchmark), [`scale`] (synthetic content for the install benchmark), [`gitx`] (git, for
 //! base revisions), [`generated`] (the `--check` / `--write` idiom of generated files),
 //! [`references`] (every reference the content makes, checked), [`tools`] (every tool a
-//! command's workflows or an agent's text uses is one it is allowed).
+//! command's workflows or an agent's text uses is one it is allowed), [`tool_names`] (prose
+//! names no tool some runtime lacks).
 
 pub(crate) mod attribution;
 pub(crate) mod generated;
@@ -12,4 +13,5 @@ pub(crate) mod partition;
 pub mod references;
 pub(crate) mod scale;
 pub(crate) mod tokens;
+pub(crate) mod tool_names;
 pub(crate) mod tools;
