@@ -104,6 +104,7 @@ pub(crate) enum Command {
     /// of the new one and the uninstall of the old one are one transaction: stopped at any
     /// point, `msd-install recover` (or the next command on either) makes it whole, before or
     /// after, never both or neither.
+    #[command(mut_arg("config_dir", |a| a.hide(true)))]
     Migrate(MigrateArgs),
     /// Print the JSON Schema of a document: runtimes/<id>/capability.json (the default) or the
     /// --json output of a command.
@@ -283,6 +284,21 @@ pub(crate) enum BenchWhat {
     /// Write a synthetic content tree N times the shipped one (distinct files, same shape) into
     /// DIR, for the whole-install benchmark (`bench/install.sh --scale N`).
     Content(ScaleArgs),
+    /// Port the reference framework's own Markdown (a checkout of open-gsd/gsd-core) to msd's
+    /// content conventions into DIR, so `bench/install.sh --reference` times both installers on
+    /// the same content. Nothing of the reference is kept: the tree is for one bench run.
+    Port(PortArgs),
+}
+
+/// `bench port` options.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct PortArgs {
+    /// The reference checkout (its `commands/gsd/`, `agents/` and `gsd-core/` are read).
+    #[arg(long, value_name = "DIR")]
+    pub reference: PathBuf,
+    /// Where to write the ported content tree (created; must be empty if it exists).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 /// `bench content` options.
