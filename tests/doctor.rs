@@ -398,3 +398,28 @@ fn doctor_runs_each_hook_with_its_event_and_finds_one_that_refuses_a_harmless_ca
     let m = hooks[0]["message"].as_str().unwrap();
     assert!(m.contains("hook `hook:guard`") && m.contains("refuses a harmless read of"), "{m}");
 }
+
+#[test]
+fn doctor_starts_codexs_status_line_server_and_finds_one_that_does_not_answer() {
+    // Codex's status line is an MCP server msd registered in config.toml: doctor starts it from
+    // the command the file holds and reads its status line with a sample thread state.
+    let w = World::new();
+    Install::in_world(&w).runtime("codex").arg("-q").run().success();
+    let doc = doctor(&w, None, &["codex"]).json();
+    assert!(findings(&doc, "codex", "mcp").is_empty(), "{:?}", findings(&doc, "codex", "mcp"));
+    let cfg = w.home.join(".codex/config.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    let broken = text.replace("args = [\"mcp\", \"statusline\"]", "args = [\"mcp\", \"nope\"]");
+    assert_ne!(broken, text, "{text}");
+    std::fs::write(&cfg, &broken).unwrap();
+    let doc = doctor(&w, None, &["codex"]).code(1).json();
+    let mcp = findings(&doc, "codex", "mcp");
+    assert_eq!(mcp.len(), 1, "{mcp:?}");
+    let m = mcp[0]["message"].as_str().unwrap();
+    assert!(m.contains("msd-statusline") && m.contains("mcp nope") && m.contains("exit 2"), "{m}");
+    assert!(mcp[0]["hint"].as_str().unwrap().contains("msd-install -r codex"));
+    std::fs::write(&cfg, text.replace("[mcp_servers.msd-statusline]", "[mcp_servers.gone]")).unwrap();
+    let doc = doctor(&w, None, &["codex"]).code(1).json();
+    let mcp = findings(&doc, "codex", "mcp");
+    assert!(mcp[0]["message"].as_str().unwrap().contains("no longer in"), "{mcp:?}");
+}

@@ -1,7 +1,8 @@
 //! What a real session needs from an install (issue 33), checked on disk: the CLI may run the
 //! installed helper without asking (an allow rule for exactly that helper, global and local,
-//! gone after uninstall), the guard refuses one tool call without ending the session, and an
-//! agent declares only tools its runtime has. The real CLIs prove the same in the session tier
+//! gone after uninstall), the guard refuses one tool call without ending the session, an agent
+//! declares only tools its runtime has, and Codex's status line (an MCP server) is registered
+//! and answers as Codex asks. The real CLIs prove the same in the session tier
 //! (`tests/real-runtimes/run.sh --sessions`).
 
 use std::path::Path;
@@ -325,6 +326,229 @@ fn sessions_copilot_lets_exactly_the_installed_helper_run_global_and_local() {
         serde_json::json!([serde_json::from_str::<serde_json::Value>(mine).unwrap()])
     );
     assert_eq!(after["theme"], "dim");
+}
+
+/// The TOML of `path`, parsed.
+fn toml_doc(path: &Path) -> toml_edit::DocumentMut {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).parse().unwrap()
+}
+
+/// `mcp_servers.msd-statusline` of a Codex config: its command and args.
+fn codex_statusline_server(cfg: &toml_edit::DocumentMut) -> Option<(String, Vec<String>)> {
+    let server = cfg.get("mcp_servers")?.get("msd-statusline")?;
+    let command = server.get("command")?.as_str()?.to_string();
+    let args = server.get("args")?.as_array()?.iter().filter_map(|a| a.as_str().map(str::to_string)).collect();
+    Some((command, args))
+}
+
+/// Drives the MCP server `command args` over stdio as Codex does (one JSON-RPC message a line;
+/// the skill Codex 0.171.0 bundles, runtimes/codex cites it): every request of `lines`, then
+/// the end of input. Its answers by id, and whether it exited 0 on its own.
+fn drive_mcp(w: &World, command: &str, args: &[String], lines: &[serde_json::Value]) -> (Vec<serde_json::Value>, bool) {
+    let mut c = std::process::Command::new(command);
+    w.isolate(&mut c);
+    c.args(args).current_dir(w.tmp.path());
+    c.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap_or_else(|e| panic!("{command}: {e}"));
+    let mut input = child.stdin.take().unwrap();
+    for l in lines {
+        std::io::Write::write_all(&mut input, format!("{l}\n").as_bytes()).unwrap();
+    }
+    drop(input);
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "the server must end at the end of its input");
+    let answers = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not one JSON message a line: {l:?}: {e}")))
+        .collect();
+    (answers, out.status.success())
+}
+
+#[test]
+fn sessions_codex_status_line_is_an_mcp_server_that_answers_like_codex_asks() {
+    // Codex 0.171.0's custom status line is a stdio MCP server whose tool advertises a
+    // `statusline` entrypoint; Codex reads its resource with the thread's state in `_meta`
+    // (runtimes/codex cites the binary). Before, msd registered no status line for Codex.
+    let w = World::new();
+    let sub = w.project.join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::create_dir_all(w.project.join(".planning")).unwrap();
+    std::fs::write(
+        w.project.join(".planning/STATE.md"),
+        "# Project State\n\n## Current Position\n\nPhase: 2 of 5 (Build)\nPlan: 1 of 3\nStatus: Executing\n",
+    )
+    .unwrap();
+    Install::in_world(&w).runtime("codex").run().success();
+    let cfg = toml_doc(&w.home.join(".codex/config.toml"));
+    let (command, args) = codex_statusline_server(&cfg).expect("[mcp_servers.msd-statusline] with command and args");
+    assert_eq!(Path::new(&command), w.home.join(".codex/msd-core/bin/msd_run"), "exactly the installed helper");
+    let provider = &cfg["tui"]["status_line_provider"];
+    assert_eq!(provider.get("server").and_then(|v| v.as_str()), Some("msd-statusline"));
+    let tool = provider.get("tool").and_then(|v| v.as_str()).expect("tui.status_line_provider.tool").to_string();
+    let state = serde_json::json!({
+        "account": {"rate_limits": []},
+        "app": {"cli_version": "0.171.0", "display_mode": "standard"},
+        "config": {"statusline_items": []},
+        "thread": {"id": "th-1", "name": null, "agent": {"state": "working"},
+                   "model": {"display_name": "gpt-5.5", "provider": "openai"},
+                   "workspace": {"cwd": sub}, "usage": {"context": {"used_percentage": 42.0}}}
+    });
+    let rpc = |id: u64, method: &str, params: serde_json::Value| serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let (answers, exited) = drive_mcp(
+        &w,
+        &command,
+        &args,
+        &[
+            rpc(
+                1,
+                "initialize",
+                serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "codex-mcp-client", "version": "0.171.0"}}),
+            ),
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            rpc(2, "tools/list", serde_json::json!({})),
+            rpc(
+                3,
+                "resources/read",
+                serde_json::json!({"uri": "ui://msd/statusline", "_meta": {"com.openai/codex-statusline-state": state}}),
+            ),
+            rpc(4, "ping", serde_json::json!({})),
+        ],
+    );
+    assert!(exited, "exit 0 at the end of input");
+    let ids: Vec<_> = answers.iter().map(|a| a["id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, [1, 2, 3, 4], "one answer per request, none for the notification: {answers:?}");
+    assert_eq!(answers[0]["result"]["protocolVersion"], "2025-06-18");
+    assert!(answers[0]["result"]["capabilities"]["resources"].is_object());
+    let tools = answers[1]["result"]["tools"].as_array().unwrap();
+    let ours: Vec<_> = tools.iter().filter(|t| t["name"] == tool.as_str()).collect();
+    assert_eq!(ours.len(), 1, "the provider's tool is one the server lists: {tools:?}");
+    let entry = &ours[0]["_meta"]["openai/ui"]["entrypoints"];
+    assert_eq!(entry, &serde_json::json!([{"type": "statusline", "resourceUri": "ui://msd/statusline"}]));
+    let content = &answers[2]["result"]["contents"][0];
+    assert_eq!(content["mimeType"], "application/json");
+    let tree: serde_json::Value = serde_json::from_str(content["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        tree.as_str(),
+        Some("gpt-5.5 │ phase 2 of 5 (Build) · plan 1 of 3 · executing │ project │ ████░░░░░░ 42%"),
+        "msd's line for the thread's project (from its subdirectory): {tree}"
+    );
+}
+
+#[test]
+fn sessions_codex_status_line_registration_keeps_the_users_config_global_and_local() {
+    // The status line needs three keys of config.toml: the MCP server, the experimental feature
+    // and (global: Codex reads no `tui` of a project's config) the provider. Each is set only
+    // where the user has none, and uninstall takes back exactly those.
+    let w = World::new();
+    let global = w.home.join(".codex/config.toml");
+    let local = w.project.join(".codex/config.toml");
+    std::fs::create_dir_all(global.parent().unwrap()).unwrap();
+    std::fs::create_dir_all(local.parent().unwrap()).unwrap();
+    let user_global = "# my codex\nmodel = \"o3\"\n\n[features]\nweb_search = true # on\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\nargs = [\"--stdio\"]\n";
+    let user_local =
+        "# this repo\n[features]\ntui_extensions_statusline = false\n\n[mcp_servers.repo]\ncommand = \"repo-mcp\"\n";
+    std::fs::write(&global, user_global).unwrap();
+    std::fs::write(&local, user_local).unwrap();
+
+    Install::in_world(&w).runtime("codex").run().success().stdout_has("/statusline");
+    Install::in_world(&w).runtime("codex").local().run().success().stdout_has("kept your value false");
+    let g = toml_doc(&global);
+    assert_eq!(codex_statusline_server(&g).unwrap().1, ["mcp", "statusline"]);
+    assert_eq!(g["features"]["tui_extensions_statusline"].as_bool(), Some(true));
+    assert_eq!(g["features"]["web_search"].as_bool(), Some(true));
+    assert_eq!(g["mcp_servers"]["docs"]["command"].as_str(), Some("docs-mcp"));
+    assert!(g["tui"]["status_line_provider"].is_table_like());
+    let text = std::fs::read_to_string(&global).unwrap();
+    assert!(text.starts_with("# my codex\nmodel = \"o3\"\n\n[features]\nweb_search = true # on\n"), "{text}");
+    let l = toml_doc(&local);
+    let (command, _) = codex_statusline_server(&l).unwrap();
+    assert_eq!(Path::new(&command), w.project.join(".codex/msd-core/bin/msd_run"), "the project's own helper");
+    assert_eq!(l["features"]["tui_extensions_statusline"].as_bool(), Some(false), "the user's value stays");
+    assert!(l.get("tui").is_none(), "a project's tui is not Codex's to read: msd writes none there");
+    assert_eq!(l["mcp_servers"]["repo"]["command"].as_str(), Some("repo-mcp"));
+
+    // An upgrade (a second install) changes nothing; the user's own key added since stays.
+    let mut edited = std::fs::read_to_string(&global).unwrap();
+    edited.push_str("\n[mcp_servers.later]\ncommand = \"later-mcp\"\n");
+    std::fs::write(&global, &edited).unwrap();
+    Install::in_world(&w).runtime("codex").run().success();
+    Install::in_world(&w).runtime("codex").local().run().success();
+    assert_eq!(std::fs::read_to_string(&global).unwrap(), edited);
+    // The user picks another status line in /statusline (Codex saves it over ours).
+    let picked = edited.replace(
+        "[tui.status_line_provider]\nserver = \"msd-statusline\"\ntool = \"statusline\"\n",
+        "[tui]\nstatus_line_provider = \"default\"\n",
+    );
+    assert_ne!(picked, edited, "{edited}");
+    std::fs::write(&global, &picked).unwrap();
+    Install::in_world(&w).runtime("codex").run().success().stdout_has("kept your status line \"default\"");
+    assert_eq!(std::fs::read_to_string(&global).unwrap(), picked, "the user's pick is not taken back");
+
+    Install::in_world(&w).uninstall().runtime("codex").local().run().success();
+    assert_eq!(std::fs::read_to_string(&local).unwrap(), user_local, "local: the user's bytes, exactly");
+    Install::in_world(&w).uninstall().runtime("codex").run().success();
+    let after = toml_doc(&global);
+    assert!(codex_statusline_server(&after).is_none(), "{after}");
+    assert!(after["features"].get("tui_extensions_statusline").is_none(), "{after}");
+    assert_eq!(after["tui"]["status_line_provider"].as_str(), Some("default"), "the user's pick stays");
+    assert_eq!(after["mcp_servers"]["docs"]["args"].as_array().map(|a| a.len()), Some(1));
+    assert_eq!(after["mcp_servers"]["later"]["command"].as_str(), Some("later-mcp"));
+    let text = std::fs::read_to_string(&global).unwrap();
+    assert!(text.starts_with("# my codex\nmodel = \"o3\"\n\n[features]\nweb_search = true # on\n"), "{text}");
+}
+
+#[test]
+fn sessions_codex_status_line_force_takes_the_provider_and_uninstall_gives_it_back() {
+    let w = World::new();
+    let global = w.home.join(".codex/config.toml");
+    std::fs::create_dir_all(global.parent().unwrap()).unwrap();
+    let user = "[tui]\nstatus_line_provider = { server = \"mine\", tool = \"footer\" }\n";
+    std::fs::write(&global, user).unwrap();
+    Install::in_world(&w).runtime("codex").run().success().stdout_has("--force-statusline");
+    assert!(std::fs::read_to_string(&global).unwrap().contains("server = \"mine\""));
+    Install::in_world(&w).runtime("codex").arg("--force-statusline").run().success();
+    let cfg = toml_doc(&global);
+    assert_eq!(cfg["tui"]["status_line_provider"]["server"].as_str(), Some("msd-statusline"));
+    Install::in_world(&w).uninstall().runtime("codex").run().success();
+    let after = toml_doc(&global);
+    assert_eq!(after["tui"]["status_line_provider"]["server"].as_str(), Some("mine"), "{after}");
+    assert!(after.get("mcp_servers").is_none() && after.get("features").is_none(), "{after}");
+}
+
+#[test]
+fn sessions_codex_status_line_arrives_with_an_upgrade_and_leaves_with_uninstall() {
+    // An install made before the status line (its manifest without the three entries), then
+    // this one: the entries are added beside the ones already owned, the user's keys untouched.
+    let w = World::new();
+    let c = crate::lifecycle::content_copy(&w, "content");
+    let old = w.tmp.path().join("old-runtimes");
+    crate::support::copy_tree(&crate::support::repo().join("runtimes"), &old);
+    let p = old.join("codex/capability.json");
+    let mut m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    for s in m["settings"].as_array_mut().unwrap() {
+        let entries = s["entries"].as_array_mut().unwrap();
+        entries
+            .retain(|e| !["mcp:statusline", "feature:statusline", "statusline"].contains(&e["id"].as_str().unwrap()));
+    }
+    std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    let global = w.home.join(".codex/config.toml");
+    std::fs::create_dir_all(global.parent().unwrap()).unwrap();
+    let user = "# mine\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n";
+    std::fs::write(&global, user).unwrap();
+    Install::in_world(&w).runtime("codex").content(&c).args(["--runtimes", &crate::lifecycle::s(&old)]).run().success();
+    let before = std::fs::read_to_string(&global).unwrap();
+    assert!(codex_statusline_server(&toml_doc(&global)).is_none(), "{before}");
+    Install::in_world(&w).runtime("codex").content(&c).run().success().stdout_has("added");
+    let cfg = toml_doc(&global);
+    assert!(codex_statusline_server(&cfg).is_some(), "{cfg}");
+    assert_eq!(cfg["features"]["hooks"].as_bool(), Some(true));
+    assert_eq!(cfg["features"]["tui_extensions_statusline"].as_bool(), Some(true));
+    assert_eq!(cfg["tui"]["status_line_provider"]["tool"].as_str(), Some("statusline"));
+    assert_eq!(cfg["mcp_servers"]["docs"]["command"].as_str(), Some("docs-mcp"));
+    Install::in_world(&w).uninstall().runtime("codex").run().success();
+    assert_eq!(std::fs::read_to_string(&global).unwrap(), user, "the user's bytes, exactly");
 }
 
 /// The agent names (file stems) of msd-core's own copy under `<core>/agents`, without the

@@ -6,9 +6,10 @@
 //! One module per subcommand: [`config`] (`config-get`, `config-set`), [`query`] (its variants
 //! in their own modules: `init.<workflow>` in [`init`], `context-predicates` in
 //! [`context_predicates`], `agent-skills` in [`agent_skills`], `prompt-budget` in
-//! [`prompt_budget`], `update-check` in [`update_check`]), [`task`] and [`hook`]. Each returns its [`Answer`]; [`answer::deliver`]
+//! [`prompt_budget`], `update-check` in [`update_check`]), [`task`], [`hook`] and [`mcp`] (a
+//! stdio MCP server: Codex's status line). Each returns its [`Answer`]; [`answer::deliver`]
 //! alone writes stdout, spilling a long answer to an `@file:` file. The exit codes mean the same
-//! for every subcommand ([`error`]); `hook` alone speaks its runtime's hook protocol.
+//! for every subcommand ([`error`]); `hook` and `mcp` alone speak their runtime's protocols.
 //!
 //! The installed tree: msd_run lives at `<core>/bin/msd_run` and reads `<core>/` (the workflows,
 //! the section manifest, `CONTEXT.md`, `resolvers.json`, `runtime.json` (the runtime's command
@@ -30,6 +31,7 @@ pub(crate) mod context_predicates;
 pub(crate) mod error;
 pub(crate) mod hook;
 pub(crate) mod init;
+pub(crate) mod mcp;
 pub(crate) mod project;
 pub(crate) mod prompt_budget;
 pub mod query;
@@ -69,6 +71,9 @@ pub enum RunCommand {
     /// Run a hook msd-install registered in the runtime's settings (event JSON on stdin; exit 2
     /// is the hook protocol's "block this tool call", with the reason on stderr).
     Hook(hook::HookArgs),
+    /// Serve an MCP server on stdio (one JSON-RPC message per line) for a runtime that takes a
+    /// feature only from one: `statusline`, Codex's custom status line.
+    Mcp(mcp::McpArgs),
 }
 
 /// `msd_run hook ...` parsed alone ([`hook_args`]).
@@ -121,6 +126,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         RunCommand::Query(q) => query::run(core, q),
         RunCommand::Task(t) => task::run(core, t),
         RunCommand::Hook(a) => return hook::run(a),
+        RunCommand::Mcp(a) => return mcp::run(a),
     };
     match result.and_then(|answer| answer::deliver(&answer)) {
         Ok(()) => RunExit::Ok.into(),

@@ -92,6 +92,7 @@ pub(crate) struct Vars {
     msd_run: String,
     msd_run_powershell: String,
     msd_run_argv: String,
+    msd_run_exe: String,
     force_statusline: bool,
     helper_ref_sh: String,
 }
@@ -131,6 +132,9 @@ impl Vars {
         Ok(Vars {
             msd_run: command(shell)?,
             msd_run_argv: argv,
+            // An executable's path for a field no shell reads (Codex's MCP server `command`):
+            // plain, and absolute even under --portable-hooks.
+            msd_run_exe: helper.display().to_string(),
             msd_run_powershell: command(Shell::PowerShell)?,
             core,
             home,
@@ -148,6 +152,7 @@ impl Vars {
             .replace("{{msd_run_powershell}}", &self.msd_run_powershell)
             .replace("{{msd_run_argv}}", &self.msd_run_argv)
             .replace("{{helper_ref_sh}}", &self.helper_ref_sh)
+            .replace("{{msd_run_exe}}", &self.msd_run_exe)
     }
 
     fn expand_value(&self, v: &Value) -> Value {

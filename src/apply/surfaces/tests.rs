@@ -13,6 +13,7 @@ fn vars() -> Vars {
         msd_run: "/h/msd-core/bin/msd_run".into(),
         msd_run_powershell: "& '/h/msd-core/bin/msd_run'".into(),
         msd_run_argv: "/h/msd-core/bin/msd_run".into(),
+        msd_run_exe: "/h/msd-core/bin/msd_run".into(),
         force_statusline: false,
         helper_ref_sh: "~/.claude/msd-core/bin/msd_run".into(),
     }
@@ -38,6 +39,8 @@ struct Case {
 
 const HOOK: &str = r#"[{"id": "hook:s", "kind": "array-item", "at": ["hooks", "SessionStart"], "value": {"command": "{{core}}/bin/msd_run hook session-start"}}]"#;
 const KEY: &str = r#"[{"id": "key:t", "kind": "key", "at": ["features", "hooks"], "value": true}]"#;
+/// Codex's status line: an MCP server table and the provider's pick (`runtimes/codex`).
+const MCP: &str = r#"[{"id": "mcp:statusline", "kind": "key", "at": ["mcp_servers", "msd-statusline"], "value": {"command": "{{msd_run_exe}}", "args": ["mcp", "statusline"]}}, {"id": "statusline", "kind": "key", "at": ["tui", "status_line_provider"], "value": {"server": "msd-statusline", "tool": "statusline"}}]"#;
 const BLOCK: &str = r#"[{"id": "block:a", "kind": "block", "text": "Use {{core_ref}}/workflows.\n"}]"#;
 
 const CASES: &[Case] = &[
@@ -160,6 +163,35 @@ const CASES: &[Case] = &[
         holds: &["hooks = true"],
         owns: &["key:t"],
         notes: &[],
+    },
+    Case {
+        name: "toml, a key into a table the user has only as a prefix of theirs",
+        format: "toml",
+        entries: KEY,
+        before: Some("# mine\n[features.x]\ny = 1\n"),
+        holds: &["[features]\nhooks = true\n# mine\n[features.x]\ny = 1\n"],
+        owns: &["key:t"],
+        notes: &[],
+    },
+    Case {
+        name: "toml, an MCP server beside the user's, in their implicit table",
+        format: "toml",
+        entries: MCP,
+        before: Some("# mine\n[mcp_servers.docs]\ncommand = \"docs-mcp\" # theirs\n\n[tui]\nanimations = false\n"),
+        holds: &[
+            "# mine\n[mcp_servers.docs]\ncommand = \"docs-mcp\" # theirs\n\n[mcp_servers.msd-statusline]\ncommand = \"/h/msd-core/bin/msd_run\"\nargs = [\"mcp\", \"statusline\"]\n\n[tui]\nanimations = false\n\n[tui.status_line_provider]\nserver = \"msd-statusline\"\ntool = \"statusline\"\n",
+        ],
+        owns: &["mcp:statusline", "statusline"],
+        notes: &[],
+    },
+    Case {
+        name: "toml, the user's own status line provider",
+        format: "toml",
+        entries: MCP,
+        before: Some("[tui]\nstatus_line_provider = \"default\"\n"),
+        holds: &["status_line_provider = \"default\"", "[mcp_servers.msd-statusline]\n"],
+        owns: &["mcp:statusline"],
+        notes: &["kept your status line \"default\""],
     },
     Case {
         name: "markdown, user text without a final newline",

@@ -111,8 +111,10 @@ impl Doc for TomlDoc {
         for (i, k) in path.iter().enumerate() {
             if table.get(k).is_none() {
                 created.push(path[..=i].to_vec());
+                // Implicit until a key is put in it (`set`, `push`): a table that holds only
+                // tables of ours (`[mcp_servers.msd-statusline]`) needs no header of its own.
                 let mut t = toml_edit::Table::new();
-                t.set_implicit(i + 1 < path.len());
+                t.set_implicit(true);
                 table.insert(k, toml_edit::Item::Table(t));
             }
             table = table
@@ -153,6 +155,9 @@ impl Doc for TomlDoc {
                 let mut a = toml_edit::Array::new();
                 a.push(json_to_toml_value(v));
                 table.insert(last, toml_edit::Item::Value(toml_edit::Value::Array(a)));
+                if let Some(t) = self.item_mut(parent).and_then(|x| x.as_table_mut()) {
+                    t.set_implicit(false);
+                }
             }
             (_, false) => match table.get_mut(last) {
                 Some(toml_edit::Item::ArrayOfTables(a)) => match v {
@@ -194,6 +199,27 @@ impl Doc for TomlDoc {
 
     fn set(&mut self, path: &[String], v: &Value) {
         let Some((last, parent)) = path.split_last() else { return };
+        // A table value under a standard table becomes a `[parent.key]` table of its own (how
+        // Codex's users write `[mcp_servers.<name>]`): an inline table put into an implicit
+        // table (`[mcp_servers.docs]` alone makes `mcp_servers` one) is not written out by
+        // toml_edit (observed; the surfaces tests hold the case).
+        if let (Some(t), Value::Object(o)) = (self.item_mut(parent).and_then(|x| x.as_table_mut()), v)
+            && !matches!(t.get(last), Some(toml_edit::Item::Value(_)))
+        {
+            let mut new = json_to_toml_table(o);
+            if let Some(toml_edit::Item::Table(cur)) = t.get_mut(last) {
+                new.set_position(cur.position());
+                *new.decor_mut() = cur.decor().clone();
+                *cur = new;
+            } else {
+                t.insert(last, toml_edit::Item::Table(new));
+            }
+            return;
+        }
+        if let Some(t) = self.item_mut(parent).and_then(|x| x.as_table_mut()) {
+            // A key in an implicit table is written only once the table has its header.
+            t.set_implicit(false);
+        }
         if let Some(t) = self.item_mut(parent).and_then(|x| x.as_table_like_mut()) {
             match t.get_mut(last) {
                 Some(toml_edit::Item::Value(cur)) => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A minimal JSON-RPC client for `codex app-server` (stdio, one JSON message per line).
 
-    codex_rpc.py --out FILE [--timeout 60] [--turn TEXT] -- codex app-server [-c k=v ...]
+    codex_rpc.py --out FILE [--timeout 60] [--turn TEXT] [--thread] -- codex app-server [-c k=v ...]
     (requests: JSON objects {"method": ..., "params": ...} on stdin, one per line)
 
 Initializes, sends each request, and writes {"method", "params", "result"|"error"} per request
@@ -28,6 +28,9 @@ def main():
     # never asks; the session tier runs as a user who accepted edits in the workspace.
     ap.add_argument("--sandbox", default="read-only")
     ap.add_argument("--approval", default="never")
+    # Start a thread in --cwd before the requests; "{{thread}}" in a request is its id (the
+    # calls Codex's TUI makes for the thread it shows, with that thread's config and MCP servers).
+    ap.add_argument("--thread", action="store_true")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -91,6 +94,11 @@ def main():
                                    "capabilities": {"experimentalApi": True}})
         out["initialize"] = init
         send({"jsonrpc": "2.0", "method": "initialized"})
+        if a.thread:
+            t = call("thread/start", {"cwd": a.cwd, "approvalPolicy": a.approval, "sandbox": a.sandbox})
+            out["thread_start"] = t
+            tid = ((t.get("result") or {}).get("thread") or {}).get("id") or ""
+            reqs = [json.loads(json.dumps(r).replace("{{thread}}", tid)) for r in reqs]
         for r in reqs:
             m = call(r["method"], r.get("params", {}))
             out["responses"].append({"method": r["method"], "params": r.get("params"),

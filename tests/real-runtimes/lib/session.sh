@@ -15,6 +15,8 @@
 #   ss_cli <tag> <prompt>            -> runs the CLI once in $PROJECT against $MOCK_URL (rc)
 #   ss_planner_tools                 -> the planner's tools under the CLI's names, one a line
 #   ss_statusline_cmd                -> the status-line command msd registered ("" when none)
+#   ss_statusline_check (optional)   -> the statusline check's verdict line (`PASS ...`), for a
+#                                       CLI whose status line is no command (Codex: an MCP server)
 # and calls ss_main, which records one line per check in $RT_OUT/session.tsv:
 #   <check> TAB PASS|FAIL|N/A TAB <reason>
 # Checks: helper, guard, context, subagent, statusline (issue 33). A sessions/<id>.sh may call
@@ -125,7 +127,9 @@ PY
   if ! ss_is_na statusline; then
     local cmd out
     cmd=$(ss_statusline_cmd)
-    if [ -z "$cmd" ]; then
+    if declare -F ss_statusline_check >/dev/null; then
+      ss_verdict statusline "$(ss_statusline_check)"
+    elif [ -z "$cmd" ]; then
       ss_check statusline FAIL "no status-line command in the settings"
     else
       local event=${SS_STATUS_EVENT:-}

@@ -196,6 +196,30 @@ if grep -q "^codex_hooks" "$home/config.toml" 2>/dev/null; then
   rt_fail "config.toml: msd writes [features] codex_hooks, which Codex reports as deprecated (use [features] hooks)"
 fi
 
+# 5b. msd's status line is an MCP server Codex loads (runtimes/codex): `codex mcp list --json`,
+# offline, lists it running exactly the installed helper (local: from the trusted project's
+# .codex/config.toml, which overrides a global install's server of the same name).
+rt_timeout 60 codex mcp list --json </dev/null >"$RT_OUT/mcp-list.json" 2>"$RT_OUT/mcp-list.err"
+mcp=$(python3 - "$RT_OUT/mcp-list.json" "$(rt_expect_field core)/bin/msd_run" <<'PY'
+import json, os, sys
+try:
+    servers = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as e:
+    print("FAIL `codex mcp list --json` answered no JSON (%s)" % e); sys.exit()
+ours = [s for s in servers if s.get("name") == "msd-statusline"]
+t = (ours[0].get("transport") or {}) if ours else {}
+if not ours:
+    print("FAIL `codex mcp list --json` does not list msd-statusline")
+elif os.path.realpath(t.get("command") or "") != os.path.realpath(sys.argv[2]) or t.get("args") != ["mcp", "statusline"]:
+    print("FAIL msd-statusline runs %s %s, not %s mcp statusline" % (t.get("command"), t.get("args"), sys.argv[2]))
+elif ours[0].get("enabled") is not True:
+    print("FAIL msd-statusline is listed disabled: %s" % ours[0].get("disabled_reason"))
+else:
+    print("OK")
+PY
+)
+case $mcp in OK) rt_note "codex mcp list: msd-statusline runs the installed helper" ;; *) rt_fail "status line: ${mcp#FAIL }" ;; esac
+
 # 6. CODEX_HOME moves both Codex and msd-install.
 if [ "$RT_SCOPE" = global ]; then
   alt="$HOME/alt-codex-home"

@@ -75,7 +75,11 @@ pub enum EntrySpec {
         /// shell, expanding only a leading `~`, such as Hermes: absolute and quoted, or `~/...`
         /// under `--portable-hooks`), and
         /// `{{helper_ref_sh}}` (`<core_ref>bin/msd_run` quoted for POSIX sh by `msd_core::shell`,
-        /// for permission rules that must match the command content runs). A `command` string may not hold a raw path.
+        /// for permission rules that must match the command content runs), and `{{msd_run_exe}}`
+        /// (the helper's absolute path as a plain string, for a field the runtime executes
+        /// without a shell, such as Codex's `mcp_servers.<name>.command`; a string holding it is
+        /// exactly it, and it stays absolute under `--portable-hooks`: no shell expands it).
+        /// A `command` string may not hold a raw path.
         value: Value,
     },
     /// One key's value, set only when the user has not set it, in a JSON, TOML or YAML surface. The
@@ -130,7 +134,7 @@ pub enum EntryKind {
     Block,
 }
 
-const PLACEHOLDERS: [&str; 7] = [
+const PLACEHOLDERS: [&str; 8] = [
     "{{home}}",
     "{{core}}",
     "{{core_ref}}",
@@ -138,7 +142,11 @@ const PLACEHOLDERS: [&str; 7] = [
     "{{msd_run_powershell}}",
     "{{msd_run_argv}}",
     "{{helper_ref_sh}}",
+    "{{msd_run_exe}}",
 ];
+
+/// The helper's path for a field executed without a shell: a string holding it is exactly it.
+const EXE: &str = "{{msd_run_exe}}";
 
 /// The id of the status-line key, which `--force-statusline` lets replace a user's.
 pub const STATUSLINE_ID: &str = "statusline";
@@ -217,6 +225,12 @@ pub fn validate(specs: &[SurfaceSpec]) -> Result<(), String> {
                 }
             }
             for text in strings {
+                if text.contains(EXE) && text != EXE {
+                    return Err(format!(
+                        "settings surface `{}`: entry `{id}` puts {EXE} into `{text}`; it is an executable's path for a field run without a shell and stands alone (a shell command takes {{{{msd_run}}}})",
+                        s.file
+                    ));
+                }
                 let mut rest = text;
                 while let Some(i) = rest.find("{{") {
                     let tail = &rest[i..];

@@ -5,7 +5,8 @@
 //! inside the range the real-runtime tier proved (`tested` in the manifest); what the CLI itself
 //! lists as loaded, where the manifest names an offline listing call, against the names msd
 //! wrote; every hook msd registered, run the way the runtime runs it (its shell, a sample event
-//! on stdin) with the answer checked; the helper's version against the installed content's;
+//! on stdin) with the answer checked; every MCP server msd registered (Codex's status line),
+//! started as the runtime starts it and asked for its tools and its line; the helper's version against the installed content's;
 //! copies that shadow msd's in directories the runtime reads too (`also_reads`); missing files
 //! and settings entries (as `verify` counts them). One line per finding with what to do;
 //! `--json` is [`DoctorDoc`]. Exit 0 only when no finding is a problem: a CLI that is not on
@@ -16,6 +17,7 @@
 mod call;
 mod conflicts;
 mod listing;
+mod mcp;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -105,8 +107,8 @@ pub(crate) enum Level {
 pub(crate) struct Finding {
     /// How much it matters.
     pub level: Level,
-    /// Which check: `install`, `cli`, `listing`, `hook`, `helper`, `shadow`, `conflict`, `files`,
-    /// `settings`, `sunset`.
+    /// Which check: `install`, `cli`, `listing`, `hook`, `mcp`, `helper`, `shadow`, `conflict`,
+    /// `files`, `settings`, `sunset`.
     pub check: String,
     /// What was found.
     pub message: String,
@@ -280,6 +282,8 @@ fn check_target(
 
     // Hooks, run the way the runtime runs them.
     check_hooks(cap, t, run, &reinstall, &mut findings);
+    // MCP servers (Codex's status line), started the way the runtime starts them.
+    mcp::check(cap, t, run, &reinstall, &mut findings);
 
     // Other entries in the settings files that stop msd's from working.
     conflicts::check(cap, t, &env.home, &mut findings);
