@@ -133,6 +133,7 @@ impl Handler for Statusline {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use msd_core::fs::fsx;
 
     fn provider(state_dir: &std::path::Path) -> Statusline {
         Statusline { dirs: Dirs::new(state_dir.to_path_buf(), None) }
@@ -147,7 +148,7 @@ mod tests {
                 "id": "t1", "name": null, "agent": {"state": "ready"},
                 "model": {"display_name": "gpt-5.5", "provider": "openai"},
                 "workspace": {"cwd": cwd},
-                "usage": {"context": {"context_window_size": 200000, "used_tokens": 50000}}
+                "usage": {"context": {"context_window_size": 200_000, "used_tokens": 50_000}}
             }
         })
     }
@@ -168,10 +169,11 @@ mod tests {
     fn mcp_statusline_reads_the_threads_state_into_msds_line() {
         let tmp = tempfile::tempdir().unwrap();
         let proj = tmp.path().join("shop");
-        std::fs::create_dir_all(proj.join(".planning/src")).unwrap();
-        std::fs::write(
-            proj.join(".planning/STATE.md"),
-            "# State\n\n## Current Position\n\nPhase: 2 of 4 (API)\nStatus: Executing\n",
+        fsx::create_dir_all(&proj.join(".planning/src")).unwrap();
+        fsx::write_atomic(
+            &proj.join(".planning/STATE.md"),
+            b"# State\n\n## Current Position\n\nPhase: 2 of 4 (API)\nStatus: Executing\n",
+            fsx::FileMode::Regular,
         )
         .unwrap();
         let mut p = provider(&tmp.path().join("state"));
