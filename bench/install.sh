@@ -28,8 +28,11 @@
 # With `--reference DIR` (a built checkout of the reference, open-gsd/gsd-core at 636ec92: see
 # docs/PERFORMANCE.md for the three commands that build it) a last table sets `node
 # DIR/bin/install.js --all --global` (18 runtimes, its own content) against `msd-install --all`
-# over the shipped content and over generated x2 (about the reference's number of files), runs
-# alternating on tmpfs, each into a fresh HOME: medians, CPU, and reference / msd paired.
+# over the shipped content, over generated x2 (about the reference's number of files) and over
+# the reference's own content ported to msd's conventions (`msd-install bench port`: the same
+# Markdown files in, written to a temporary tree for this run only), runs alternating on tmpfs,
+# each into a fresh HOME: medians, CPU, and reference / msd-install paired, of wall time and of
+# CPU (each reference run over the msd-install run right after it).
 #
 # Public tools only: a loop timed with `date +%s%N` (`/usr/bin/time` resolution is 10 ms, too
 # coarse for sub-second runs; hyperfine cannot alternate two commands run for run); GNU time for
@@ -228,9 +231,9 @@ for fs in $fss; do
 done
 
 # reference_vs CONTENT_ARGS: prints "ref_ms msd_ms ref_files ref_bytes msd_files msd_bytes paired
-# ref_cpu msd_cpu": the reference's `--all --global` and msd-install's `--all` alternating on
-# tmpfs, each into a fresh HOME; paired is the median of each reference run over the msd run
-# right after it.
+# ref_cpu msd_cpu cpu_paired": the reference's `--all --global` and msd-install's `--all`
+# alternating on tmpfs, each into a fresh HOME; paired is the median of each reference run over
+# the msd run right after it (wall time; cpu_paired the same of user+system CPU).
 reference_vs() {
   local work="${root[tmpfs]}" args="$1" i t0 t1
   : > "$work/ref.ns"; : > "$work/msd.ns"; : > "$work/ref.cpu"; : > "$work/msd.cpu"
@@ -253,23 +256,31 @@ reference_vs() {
     echo $((t1 - t0)) >> "$work/msd.ns"
     cpu_between "$work/c0" "$work/c1" >> "$work/msd.cpu"
   done
-  echo "$(median_ms < "$work/ref.ns") $(median_ms < "$work/msd.ns") $(find "$work/r" -type f | wc -l) $(du -sb "$work/r" | cut -f1) $(find "$work/h" -type f | wc -l) $(du -sb "$work/h" | cut -f1) $(paired_ratio "$work/ref.ns" "$work/msd.ns") $(cpu_cell "$work/ref.cpu") $(cpu_cell "$work/msd.cpu")"
+  awk '{print $1 + $2}' "$work/ref.cpu" > "$work/ref.cpusum"
+  awk '{print ($1 + $2 > 0) ? $1 + $2 : 1}' "$work/msd.cpu" > "$work/msd.cpusum"
+  echo "$(median_ms < "$work/ref.ns") $(median_ms < "$work/msd.ns") $(find "$work/r" -type f | wc -l) $(du -sb "$work/r" | cut -f1) $(find "$work/h" -type f | wc -l) $(du -sb "$work/h" | cut -f1) $(paired_ratio "$work/ref.ns" "$work/msd.ns") $(cpu_cell "$work/ref.cpu") $(cpu_cell "$work/msd.cpu") $(paired_ratio "$work/ref.cpusum" "$work/msd.cpusum")"
   rm -rf "$work/r" "$work/h"
 }
 
 if [ -n "$refdir" ]; then
   [ -d "${root[tmpfs]}/content-x2" ] || "$bin" bench content --scale 2 --out "${root[tmpfs]}/content-x2" >/dev/null 2>&1
+  # The reference's own Markdown in msd's conventions, for this run only (never committed).
+  "$bin" bench port --reference "$refdir" --out "${root[tmpfs]}/content-ref" 2> "${root[tmpfs]}/port.log" ||
+    { cat "${root[tmpfs]}/port.log" >&2; exit 1; }
   echo
-  echo "| tmpfs, every runtime (18; msd-install 19) | reference files | MiB | reference | reference CPU | msd-install content | files | MiB | msd-install | msd-install CPU | reference / msd-install | paired |"
-  echo "|---|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|"
-  for c in shipped x2; do
-    args=""
-    [ "$c" = x2 ] && args="--content ${root[tmpfs]}/content-x2"
-    read -r rms mms rf rb mf mb paired rcpu mcpu < <(reference_vs "$args")
-    label="shipped"
-    [ "$c" = x2 ] && label="generated x2"
-    echo "| \`node bin/install.js --all --global\` vs \`msd-install --all\` | $(thousands "$rf") | $((rb / 1024 / 1024)) | $rms ms | $rcpu ms | $label | $(thousands "$mf") | $((mb / 1024 / 1024)) | $mms ms | $mcpu ms | $(ratio "$rms" "$mms") | $paired |"
+  echo "| tmpfs, every runtime (18; msd-install 19) | reference files | MiB | reference | reference CPU | msd-install content | files | MiB | msd-install | msd-install CPU | reference / msd-install | paired | CPU paired |"
+  echo "|---|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|"
+  for c in shipped x2 ported; do
+    case "$c" in
+      shipped) args=""; label="shipped" ;;
+      x2) args="--content ${root[tmpfs]}/content-x2"; label="generated x2" ;;
+      ported) args="--content ${root[tmpfs]}/content-ref"; label="**the reference's, ported**" ;;
+    esac
+    read -r rms mms rf rb mf mb paired rcpu mcpu cpaired < <(reference_vs "$args")
+    echo "| \`node bin/install.js --all --global\` vs \`msd-install --all\` | $(thousands "$rf") | $((rb / 1024 / 1024)) | $rms ms | $rcpu ms | $label | $(thousands "$mf") | $((mb / 1024 / 1024)) | $mms ms | $mcpu ms | $(ratio "$rms" "$mms") | $paired | $cpaired |"
   done
+  echo
+  echo "ported (\`msd-install bench port --reference DIR --out OUT\`): $(head -1 "${root[tmpfs]}/port.log" | sed "s|$refdir|DIR|; s|${root[tmpfs]}/content-ref|OUT|")"
 fi
 
 base=$(peak_kib --version)

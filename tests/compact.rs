@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 
-use crate::support::{Install, Ran, World, fixture, json, repo};
+use crate::support::{Install, NO_NATIVE_AGENTS, Ran, World, assert_no_native_agents, fixture, json, repo};
 
 const GATE: &str =
     "Detail parts: follow `~/.claude/msd-core/references/compact-content-gate.md` for the parts named below.\n";
@@ -340,14 +340,21 @@ fn installed() -> (World, PathBuf) {
 }
 
 /// A global install for `id` (its core found from `--json`), a `.planning/` in the project and
-/// `MSD_CORE_DIR` set. Cline has no agent files of its own, so its payloads carry the agents'
-/// instructions; Claude and Gemini load `agents/<agent>.md` natively.
+/// `MSD_CORE_DIR` set. [`NO_NATIVE_AGENTS`] has no agent files of its own, so its payloads carry
+/// the agents' instructions; Claude and Gemini load `agents/<agent>.md` natively.
 fn installed_on(id: &str) -> (World, PathBuf) {
     let w = World::new();
     let ran = Install::in_world(&w).runtime(id).json().run().success();
     let core = PathBuf::from(ran.json()["runtimes"][0]["home"].as_str().unwrap()).join("msd-core");
     std::fs::create_dir_all(w.project.join(".planning")).unwrap();
     let w = w.env("MSD_CORE_DIR", &core);
+    (w, core)
+}
+
+/// [`installed_on`] for the runtime without agent files, its premise checked.
+fn installed_without_native_agents() -> (World, PathBuf) {
+    let (w, core) = installed_on(NO_NATIVE_AGENTS);
+    assert_no_native_agents(&core);
     (w, core)
 }
 
@@ -521,7 +528,7 @@ fn compact_installed_gate_and_parts_serve_the_key_off_and_on() {
 
 #[test]
 fn compact_agent_skills_payload_follows_the_key() {
-    let (w, core) = installed_on("cline");
+    let (w, core) = installed_without_native_agents();
     let canonical = std::fs::read_to_string(core.join("agents/msd-ui-researcher.md")).unwrap();
     let compact = std::fs::read_to_string(core.join("agents/msd-ui-researcher.compact.md")).unwrap();
     assert!(compact.len() < canonical.len());
@@ -612,7 +619,7 @@ fn compact_payload_violations(w: &World, core: &Path) -> Vec<String> {
 
 #[test]
 fn compact_mode_never_grows_an_agent_payload_and_every_agent_has_a_variant_under_the_cap() {
-    let (w, core) = installed_on("cline");
+    let (w, core) = installed_without_native_agents();
     assert_eq!(compact_payload_violations(&w, &core), Vec::<String>::new());
     // Every shipped agent is served its own compact variant, never the disclosed substitute.
     for entry in std::fs::read_dir(repo().join("content/agents")).unwrap() {
@@ -624,7 +631,7 @@ fn compact_mode_never_grows_an_agent_payload_and_every_agent_has_a_variant_under
 
 #[test]
 fn compact_payload_check_goes_red_on_a_grown_payload_and_a_variant_at_the_cap() {
-    let (w, core) = installed_on("cline");
+    let (w, core) = installed_without_native_agents();
     let agents = core.join("agents");
     let canonical = |a: &str| std::fs::read_to_string(agents.join(format!("{a}.md"))).unwrap();
     // A variant larger than its canonical text.
@@ -689,10 +696,8 @@ fn compact_payload_is_the_skills_block_only_where_the_runtime_loads_agent_files(
             assert!(text.len() < 512 && text.len() * 10 < canonical.len(), "{id}: {} bytes", text.len());
         }
     }
-    // Cline has no agent files: its payload carries the instructions.
-    let (w, core) = installed_on("cline");
-    let info = std::fs::read_to_string(core.join("runtime.json")).unwrap();
-    assert!(info.contains("\"agents_native\": false"), "{info}");
+    // A runtime without agent files: its payload carries the instructions.
+    let (w, _) = installed_without_native_agents();
     let text = run(&w, &["query", "agent-skills", "msd-executor"]).code(0).stdout();
     assert!(text.contains("<agent_instructions agent=\"msd-executor\" variant=\"canonical\">"), "{text}");
     // A general-purpose subagent receives it in place of the agent file: the payload says so.

@@ -476,6 +476,95 @@ fn content_check_tools_is_green_on_the_shipped_content_and_red_on_its_fixture() 
     );
 }
 
+/// Issue 33, tool names that do not exist: prose copied as it is told the model to "use Grep and
+/// Glob" in runtimes with no tool of that name (Claude Code 2.1.117+, Gemini CLI, Pi...). `check
+/// tools` flags a tool name some runtime's table drops or renames, used as a tool in prose, at its
+/// file and line; verbs, code and the protocol words pass; the names come from the manifests.
+#[test]
+fn content_check_tools_flags_tool_names_in_prose_that_some_runtime_lacks() {
+    let w = World::new();
+    let planted = w.tmp.path().join("content");
+    copy_tree(&repo().join("content"), &planted);
+    let quick = planted.join("msd-core/workflows/quick.md");
+    let text = std::fs::read_to_string(&quick).unwrap();
+    let first = text.lines().count() + 1;
+    let lines = [
+        "Use Grep to find the callers.",                     // flagged: Grep
+        "Read the plan. Write for them, in plain words.",    // verbs: no
+        "Run `grep -rn Grep src/` and keep `tools: Read`.",  // code spans: no
+        "Locate it with at most two Grep or Glob look-ups.", // flagged: Grep and Glob
+        "Ask with AskUserQuestion; spawn with Task(...).",   // protocol words: no
+        "Update STATE.md with\nEdit, in place.",             // flagged across the line break: Edit
+    ];
+    std::fs::write(&quick, format!("{text}{}\n", lines.join("\n"))).unwrap();
+    let tools = |content: &Path, runtimes: Option<&Path>| {
+        let mut i = Install::in_world(&w).args(["check", "tools", "--json"]).content(content);
+        if let Some(r) = runtimes {
+            i = i.arg("--runtimes").arg(r);
+        }
+        i.run()
+    };
+    let v = tools(&planted, None).code(1).json();
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 0, "the allowed-tools rule has nothing to say: {v}");
+    let got: Vec<(String, u64, String)> = v["prose"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let s = |k: &str| f[k].as_str().unwrap().to_string();
+            (s("file"), f["line"].as_u64().unwrap(), s("tool"))
+        })
+        .collect();
+    let at = |offset: usize| u64::try_from(first + offset).unwrap();
+    let quick_md = "msd-core/workflows/quick.md".to_string();
+    assert_eq!(
+        got,
+        [
+            (quick_md.clone(), at(0), "Grep".to_string()),
+            (quick_md.clone(), at(3), "Glob".to_string()),
+            (quick_md.clone(), at(3), "Grep".to_string()),
+            (quick_md.clone(), at(6), "Edit".to_string()),
+        ]
+    );
+    // The text names the file, the line, the phrase, the runtimes that lack the tool, and the fix.
+    Install::in_world(&w)
+        .args(["check", "tools"])
+        .content(&planted)
+        .run()
+        .code(1)
+        .stdout_has(&format!(
+            "msd-core/workflows/quick.md:{first}: [tool-name] `Grep` is named as a tool (\"Use Grep\")"
+        ))
+        .stdout_has("claude 2.1.117+ (Bash)")
+        .stdout_has("fix: say what to do, not which tool");
+    // Data, not a list in the code: with no table renaming or dropping Grep and Glob, they pass.
+    let runtimes = w.tmp.path().join("runtimes");
+    copy_tree(&repo().join("runtimes"), &runtimes);
+    for entry in std::fs::read_dir(&runtimes).unwrap() {
+        let manifest = entry.unwrap().path().join("capability.json");
+        let Ok(raw) = std::fs::read_to_string(&manifest) else { continue };
+        let mut m: serde_json::Value = serde_json::from_str(&raw).unwrap();
+        let drop = |table: &mut serde_json::Value| {
+            let t = table.as_object_mut().unwrap();
+            t.remove("Grep");
+            t.remove("Glob");
+            t.is_empty()
+        };
+        if let Some(table) = m.get_mut("tools") {
+            drop(table);
+        }
+        if let Some(serde_json::Value::Array(ranges)) = m.get_mut("tool_versions") {
+            // A range left with no entry is no range (the manifest refuses an empty one).
+            ranges.retain_mut(|r| !drop(&mut r["tools"]));
+        }
+        std::fs::write(&manifest, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    }
+    let v = tools(&planted, Some(&runtimes)).code(1).json();
+    let left: Vec<&str> = v["prose"].as_array().unwrap().iter().map(|f| f["tool"].as_str().unwrap()).collect();
+    assert_eq!(left, ["Edit"], "{v}");
+}
+
 /// Issue 32 defect 3: with VERIFICATION.md missing, ship sent the user to verify-work, which sent
 /// them on to execute-phase. The route is stated once, in the continuation table, and every
 /// workflow that meets the state points at that row instead of naming a command of its own.

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{Install, Ran, World, fixture, json, sha256};
+use crate::support::{Install, NO_NATIVE_AGENTS, Ran, World, assert_no_native_agents, fixture, json, sha256};
 
 fn built_msd_run() -> Vec<u8> {
     std::fs::read(assert_cmd::cargo::cargo_bin("msd_run")).unwrap()
@@ -196,9 +196,10 @@ fn helper_spill_at_zero_every_answer_is_a_file_of_the_same_bytes() {
 
 #[test]
 fn helper_spill_a_52_kb_answer_spills_by_default() {
-    // Cline cannot load agent files, so its payload carries the planner's whole body (52 KB).
+    // A runtime without agent files: its payload carries the planner's whole body (52 KB).
     let w = World::new();
-    let core = install_core(&w, "cline");
+    let core = install_core(&w, NO_NATIVE_AGENTS);
+    assert_no_native_agents(&core);
     std::fs::create_dir_all(w.project.join(".planning")).unwrap();
     let w = w.env("MSD_CORE_DIR", &core);
     let args = ["query", "agent-skills", "msd-planner"];
@@ -674,4 +675,79 @@ fn helper_a_fifo_under_planning_is_refused_at_once() {
     let (out, took) = bounded(&w, &["task", "resolve-content", "--plan", plan, "--task-id", "01-01-T1"]);
     assert_eq!(out.status.code(), Some(4), "killed after {took:?} when None");
     assert!(String::from_utf8_lossy(&out.stderr).contains("01-01-PLAN.md: is a FIFO"));
+}
+
+/// `config-set` and prompt-budget's outputs write a file of the user's project the way install
+/// writes a user's file (`fsx::write_in_place`): a `0600` config stays `0600` (and another user's
+/// stays theirs when root runs the helper), a config that is a symlink inside the project stays a
+/// link and the file it points to keeps its mode; an output file the workflow writes again keeps
+/// its mode and its link. Before, `config-set` wrote `0644` root-owned files (through the link) and
+/// prompt-budget replaced a linked output with a regular file.
+#[cfg(unix)]
+#[test]
+fn helper_writes_keep_the_users_mode_owner_and_link() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
+    let is_root = std::fs::metadata("/proc/self").map(|m| m.uid() == 0).unwrap_or(false);
+    let meta = |p: &Path| {
+        let m = std::fs::metadata(p).unwrap();
+        (m.permissions().mode() & 0o7777, m.uid(), m.gid())
+    };
+    let (w, _core) = shipped();
+    let run = |args: &[&str]| Install::in_world(&w).helper().args(args).run();
+    let config = w.project.join(".planning/config.json");
+    for linked in [false, true] {
+        let _ = std::fs::remove_file(&config);
+        let real = if linked { w.project.join("shared/config.json") } else { config.clone() };
+        std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+        std::fs::write(&real, "{\"mode\": \"yolo\"}\n").unwrap();
+        if linked {
+            symlink("../shared/config.json", &config).unwrap();
+        }
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let want = if is_root {
+            std::os::unix::fs::chown(&real, Some(4242), Some(4343)).unwrap();
+            (0o600, 4242, 4343)
+        } else {
+            meta(&real)
+        };
+        run(&["config-set", "mode", "interactive"]).code(0);
+        assert!(std::fs::read_to_string(&real).unwrap().contains("interactive"), "linked: {linked}");
+        assert_eq!(meta(&real), want, "config-set (linked: {linked}): mode, uid, gid");
+        assert_eq!(is_link(&config), linked, "a link stays a link, a file a file");
+        run(&["config-get", "mode"]).code(0).stdout_is("interactive\n");
+    }
+    // A new config is the user's project file as msd makes one: 0644.
+    std::fs::remove_file(&config).unwrap();
+    run(&["config-set", "mode", "yolo"]).code(0);
+    assert_eq!(meta(&config).0, 0o644);
+
+    // prompt-budget's outputs, written again over a private prompt and a linked metadata file.
+    let review = w.project.join(".planning/review");
+    std::fs::create_dir_all(review.join("kept")).unwrap();
+    std::fs::write(review.join("instructions.md"), "Review.\n").unwrap();
+    std::fs::write(review.join("prompt.md"), "old\n").unwrap();
+    std::fs::set_permissions(review.join("prompt.md"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::write(review.join("kept/meta.json"), "{}").unwrap();
+    std::fs::set_permissions(review.join("kept/meta.json"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    symlink("kept/meta.json", review.join("meta.json")).unwrap();
+    run(&[
+        "query",
+        "prompt-budget",
+        "--budget",
+        "4000",
+        "--instructions-file",
+        ".planning/review/instructions.md",
+        "--roadmap-file",
+        ".planning/ROADMAP.md",
+        "--output-prompt",
+        ".planning/review/prompt.md",
+        "--output-metadata",
+        ".planning/review/meta.json",
+    ])
+    .code(0);
+    assert!(std::fs::read_to_string(review.join("prompt.md")).unwrap().contains("Review."));
+    assert_eq!(meta(&review.join("prompt.md")).0, 0o600, "the prompt keeps its mode");
+    assert!(is_link(&review.join("meta.json")), "the metadata link stays a link");
+    assert!(std::fs::read_to_string(review.join("kept/meta.json")).unwrap().contains("budget"));
+    assert_eq!(meta(&review.join("kept/meta.json")).0, 0o640, "the linked metadata keeps its mode");
 }

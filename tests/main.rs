@@ -36,6 +36,7 @@ mod plugin;
 mod predicates;
 mod project;
 mod prompt_budget;
+mod refport;
 mod resolve;
 mod roster;
 mod runtimes;

@@ -98,18 +98,28 @@ fn killed_at(w: &World, n: usize) -> Option<()> {
     (ran.exit() != Some(0)).then_some(())
 }
 
-/// After the recovery of a killed migrate: exactly one install, whole: gemini's (before) or
-/// antigravity's (after), the user's edit kept either way. Returns whether it is after.
-fn whole_after_recovery(w: &World, help: &std::path::Path, n: usize) -> bool {
-    // Killed between the finish of the install's half and the uninstall's, every op of both is
-    // applied and the uninstall's bookkeeping is left in its home: `status` says that home is
-    // interrupted with no files, and its next command tidies it.
+/// Whether the install's half had begun on antigravity's home: its note naming the other
+/// half's home, its journal or its staging.
+fn b_begun(w: &World) -> bool {
+    let work = w.home.join(".gemini/config/.msd-install");
+    ["partner.json", "journal.json", "txn"].iter().any(|f| work.join(f).exists())
+}
+
+/// After the recovery of a killed migrate by a command on one of the two homes: exactly one
+/// install, whole: gemini's (before) or antigravity's (after), the user's edit kept either way;
+/// nothing of the pair left for a command on the other home to find. Returns whether it is after.
+/// `begun`: whether the install's half had begun ([`b_begun`]) when the run was killed; before
+/// it had, the uninstall's staging on gemini's home is all there is, and the next command there
+/// discards it.
+fn whole_after_recovery(w: &World, help: &std::path::Path, n: usize, begun: bool) -> bool {
     let status = Install::in_world(w).status().json().run().success().json();
     for r in status["installs"].as_array().unwrap() {
-        if r["interrupted"] == true && r["files"] == 0 {
-            let id = r["runtime"].as_str().unwrap();
-            assert_eq!(id, "gemini", "kill point {n}: only the uninstall's bookkeeping may be left: {status}");
-            Install::in_world(w).args(["recover", "-r", id]).run().success();
+        if r["interrupted"] == true {
+            // 0.4.0 left gemini's journal here, "interrupted, 0 files", when killed after the
+            // install's half had finished: a recovery of antigravity's home did not see it.
+            assert!(!begun, "kill point {n}: the recovery of either home finishes the pair whole: {status}");
+            assert_eq!(r["runtime"], "gemini", "kill point {n}: {status}");
+            assert!(!w.home.join(".gemini/.msd-install/journal.json").exists(), "kill point {n}: staging only");
         }
     }
     let rows = installs(w);
@@ -123,6 +133,7 @@ fn whole_after_recovery(w: &World, help: &std::path::Path, n: usize) -> bool {
     // command there, here `recover`, discards it.)
     let mut v = Install::in_world(w).verify().runtime(&rows[0]).run().stdout();
     if v.contains("awaits recovery") {
+        assert!(!begun, "kill point {n}: {v}");
         Install::in_world(w)
             .args(["recover", "-r", &rows[0]])
             .run()
@@ -157,7 +168,7 @@ fn whole_after_recovery(w: &World, help: &std::path::Path, n: usize) -> bool {
 #[test]
 fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
     // The first kill point at which the install's half reached its commit point and the
-    // uninstall's (the pair's) had not: found by scanning, then every point around it.
+    // uninstall's (the pair's) had not: found by bisection, then the points around it.
     let b_journal = |w: &World| w.home.join(".gemini/config/.msd-install/journal.json").exists();
     let a_journal = |w: &World| w.home.join(".gemini/.msd-install/journal.json").exists();
     // Past the install's commit point: its journal, or what follows it (the uninstall's journal,
@@ -178,28 +189,51 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
         assert!(killed_at(&w, first).is_some(), "the run completed before its commit point at {first}");
         assert!(b_journal(&w), "kill point {first}: the first point past the commit point is the install's journal");
     }
+    // The end: the first kill point past the run's last disk operation (the run completes).
+    let completes = |n: usize| {
+        let w = World::new();
+        with_gemini(&w);
+        killed_at(&w, n).is_none()
+    };
+    let (mut lo, mut hi) = (first, first + 64);
+    while !completes(hi) {
+        (lo, hi) = (hi, hi * 2);
+    }
+    while hi - lo > 1 {
+        let mid = usize::midpoint(lo, hi);
+        if completes(mid) { hi = mid } else { lo = mid }
+    }
+    let end = hi;
     let (mut before, mut after) = (0, 0);
-    // Around the commit points, then spread over the writes of both halves, until a run
-    // completes. Recovery alternates between the two homes' commands.
-    // With `MSD_FULL_SWEEPS=1` (the `kill-campaign` job) every point below; in the suite a fixed
-    // sample of them: each side of the commit point, both halves journaled, the spread.
-    let mut points: Vec<usize> = if crate::support::full_sweeps() {
+    // Around the commit points, then spread over the writes of both halves, recovered by a
+    // command on one home or the other in turn; then the last points (the two halves' finish,
+    // where 0.4.0 left the uninstall's journal alone), recovered from each home. With
+    // `MSD_FULL_SWEEPS=1` (the `kill-campaign` job) every point below; in the suite a fixed
+    // sample: each side of the commit point, both halves journaled, the spread, the last three.
+    let full = crate::support::full_sweeps();
+    let mut points: Vec<usize> = if full {
         (first.saturating_sub(3)..first + 6).collect()
     } else {
         (first.saturating_sub(1)..first + 3).collect()
     };
-    if crate::support::full_sweeps() {
-        points.extend([0, 5, first / 2, first + 20, first + 60, first + 120, first + 200, first + 300, first + 400]);
+    if full {
+        points.extend([0, 5, first / 2, first + 20, first + 60, first + 120, first + 200, first + 300]);
     } else {
-        points.extend([0, first / 2, first + 20, first + 60, first + 400]);
+        points.extend([0, first / 2, first + 20, first + 60]);
     }
-    for (i, n) in points.into_iter().enumerate() {
+    let mut cases: Vec<(usize, &str)> =
+        points.into_iter().enumerate().map(|(i, n)| (n, if i % 2 == 0 { "antigravity" } else { "gemini" })).collect();
+    for n in end.saturating_sub(if full { 6 } else { 3 })..end {
+        cases.extend([(n, "antigravity"), (n, "gemini")]);
+    }
+    for (n, side) in cases {
         let w = World::new();
         let help = with_gemini(&w);
         if killed_at(&w, n).is_none() {
             migrated(&w, &help);
             continue;
         }
+        let begun = b_begun(&w);
         if n == first {
             assert!(b_journal(&w) && !a_journal(&w), "kill point {n}: between the two commit points");
         }
@@ -208,21 +242,50 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
             // install of antigravity) completes the whole pair first.
             assert!(b_journal(&w) && a_journal(&w), "kill point {n}: both halves journaled");
             Install::in_world(&w).runtime("antigravity").args(["--profile", "core", "-q"]).run().success();
-            assert!(whole_after_recovery(&w, &help, n), "kill point {n}: the pair was committed: after");
+            assert!(whole_after_recovery(&w, &help, n, begun), "kill point {n}: the pair was committed: after");
         } else {
-            let side = if i % 2 == 0 { "antigravity" } else { "gemini" };
             Install::in_world(&w).args(["recover", "-r", side]).run().success();
         }
-        match whole_after_recovery(&w, &help, n) {
+        match whole_after_recovery(&w, &help, n, begun) {
             true => after += 1,
             false => before += 1,
         }
         if n == first {
             assert_eq!(installs(&w), ["gemini"], "kill point {n}: the pair was not committed: back to before");
         }
+        if n >= end - 6 {
+            assert_eq!(installs(&w), ["antigravity"], "kill point {n}: every op was applied: after");
+        }
         // The next run finishes the move either way.
         Install::in_world(&w).args(["migrate", "--from", "gemini", "--to", "antigravity"]).run().success();
         migrated(&w, &help);
     }
     assert!(before >= 3 && after >= 3, "kills before and after the commit point: {before} before, {after} after");
+}
+
+/// `--config-dir` names one home and migrate moves an install between two: it was accepted and
+/// ignored (the move went to and from the default homes). Refused before anything is read or
+/// written (exit 2), the hint naming each runtime's own home variable and the two-step way; not
+/// offered in `migrate --help`.
+#[test]
+fn migrate_refuses_config_dir() {
+    let w = World::new();
+    with_gemini(&w);
+    let elsewhere = w.tmp.path().join("elsewhere");
+    let before = crate::support::tree(&w.home);
+    for flag in ["-c", "--config-dir"] {
+        Install::in_world(&w)
+            .args(["migrate", "--from", "gemini", "--to", "antigravity", flag])
+            .arg(&elsewhere)
+            .run()
+            .code(2)
+            .stderr_has("--config-dir names one home")
+            .stderr_has("GEMINI_CLI_HOME")
+            .stderr_has("ANTIGRAVITY_CONFIG_DIR")
+            .stderr_has("uninstall -r gemini -c");
+    }
+    assert_eq!(crate::support::tree(&w.home), before, "nothing moved");
+    assert!(!elsewhere.exists());
+    assert_eq!(installs(&w), ["gemini"]);
+    Install::in_world(&w).args(["migrate", "--help"]).run().success().stdout_lacks("--config-dir");
 }

@@ -645,7 +645,7 @@ fn runtimes_mcp_tool_names_are_mapped_or_dropped_per_runtime() {
         let (fm, _) = msd_core::markup::frontmatter::split("x", &text).unwrap();
         fm.unwrap().get_list("tools").unwrap()
     };
-    for id in ["claude", "gemini", "copilot", "qwen", "opencode", "kimi"] {
+    for id in ["claude", "gemini", "copilot", "qwen", "opencode", "kimi", "cline"] {
         Install::in_world(&w).runtime(id).content(c).run().success();
     }
     let h = &w.home;
@@ -671,6 +671,8 @@ fn runtimes_mcp_tool_names_are_mapped_or_dropped_per_runtime() {
     // OpenCode: no known agent spelling, dropped.
     let oc = std::fs::read_to_string(h.join(".config/opencode/agents/msd-planner.md")).unwrap();
     assert!(!oc.contains("mcp") && !oc.contains("context7"), "{oc}");
+    // A Cline subagent is given built-in tools only (runtimes/cline): MCP names are dropped.
+    assert_eq!(tools_of(h.join(".cline/agents/msd-planner.yml")), ["read_files", "run_commands"]);
     // Kimi's module list has no MCP entries.
     let kimi = tree(&h.join(".kimi/agents"));
     for (path, bytes) in kimi.iter().filter(|(p, _)| p.ends_with(".yaml")) {

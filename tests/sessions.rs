@@ -326,3 +326,221 @@ fn sessions_copilot_lets_exactly_the_installed_helper_run_global_and_local() {
     );
     assert_eq!(after["theme"], "dim");
 }
+
+/// The agent names (file stems) of msd-core's own copy under `<core>/agents`, without the
+/// compact twins.
+fn core_agent_names(core: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(core.join("agents"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".compact.md"))
+        .filter_map(|n| n.strip_suffix(".md").map(str::to_string))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The tools a Cline subagent can be given (runtimes/cline cites the built-in set and the
+/// filter: a config's `tools` keeps the tools of this set it names, and drops any other name).
+const CLINE_AGENT_TOOLS: [&str; 8] = [
+    "read_files",
+    "search_codebase",
+    "run_commands",
+    "fetch_web_content",
+    "editor",
+    "apply_patch",
+    "skills",
+    "ask_question",
+];
+
+/// A Cline agent config's `tools` as Cline reads it: a list, or a string split at commas.
+fn cline_tools(frontmatter: &yaml_serde::Value) -> Vec<String> {
+    match frontmatter.get("tools") {
+        Some(yaml_serde::Value::String(s)) => {
+            s.split(',').map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect()
+        }
+        Some(yaml_serde::Value::Sequence(items)) => items.iter().map(|t| t.as_str().unwrap().to_string()).collect(),
+        other => panic!("no tools list: {other:?}"),
+    }
+}
+
+#[test]
+fn sessions_cline_agents_land_where_cline_reads_them_global_and_local() {
+    // Cline reads agent configs from `<workspace>/.cline/agents` and `<CLINE_DIR or ~/.cline>/agents`,
+    // only files ending `.yml`/`.yaml`, a `---` YAML frontmatter with a non-empty name and
+    // description and a non-empty body (runtimes/cline cites @cline/core and @cline/shared); msd
+    // installed none, so the session tier's subagent check was N/A. Their tools are Cline's
+    // names: a Claude name such as `Read` is dropped by Cline without a word.
+    let w = World::new();
+    std::fs::write(w.project.join("README.md"), "mine\n").unwrap();
+    let cline_dir = w.home.join("cline-dir");
+    Install::in_world(&w).runtime("cline").env("CLINE_DIR", &cline_dir).run().success();
+    Install::in_world(&w).runtime("cline").local().run().success();
+    let allowed = ["name", "description", "tools", "skills", "providerId", "modelId", "maxIterations"];
+    for (agents, core) in [
+        (cline_dir.join("agents"), cline_dir.join("msd-core")),
+        (w.project.join(".cline/agents"), w.project.join(".cline/msd-core")),
+    ] {
+        let want = core_agent_names(&core);
+        assert_eq!(want.len(), 28, "{}: {want:?}", core.display());
+        let mut got = Vec::new();
+        for e in std::fs::read_dir(&agents).unwrap_or_else(|e| panic!("{}: {e}", agents.display())) {
+            let p = e.unwrap().path();
+            let file = p.file_name().unwrap().to_string_lossy().into_owned();
+            let stem =
+                file.strip_suffix(".yml").unwrap_or_else(|| panic!("{}: Cline reads only .yml/.yaml", p.display()));
+            let text = std::fs::read_to_string(&p).unwrap();
+            assert!(text.starts_with("---\n"), "{}: no frontmatter first", p.display());
+            let (fm, body) = msd_core::markup::frontmatter::split(&p.display().to_string(), &text).unwrap();
+            let fm = fm.unwrap_or_else(|| panic!("{}: no frontmatter", p.display()));
+            assert_eq!(fm.get_str("name"), Some(stem), "{}", p.display());
+            assert!(fm.get_str("description").is_some_and(|d| !d.trim().is_empty()), "{}", p.display());
+            let yaml: yaml_serde::Value = yaml_serde::from_str(text[4..].split("\n---").next().unwrap()).unwrap();
+            for k in yaml.as_mapping().unwrap().keys() {
+                let k = k.as_str().unwrap();
+                assert!(allowed.contains(&k), "{}: key {k} is not in Cline's agent schema", p.display());
+            }
+            assert!(!body.trim().is_empty(), "{}: Cline refuses an empty system prompt", p.display());
+            let tools = cline_tools(&yaml);
+            assert!(tools.iter().any(|t| t == "read_files"), "{}: every msd agent reads: {tools:?}", p.display());
+            for t in &tools {
+                assert!(CLINE_AGENT_TOOLS.contains(&t.as_str()), "{}: `{t}` is no Cline tool", p.display());
+            }
+            if stem == "msd-planner" {
+                // Read, Write, Edit, Bash, Grep, Glob: Glob is found by shell as Cline's own list_files.
+                assert_eq!(tools, ["read_files", "editor", "run_commands", "search_codebase"], "{}", p.display());
+            }
+            got.push(stem.to_string());
+        }
+        got.sort();
+        assert_eq!(got, want, "{}: every msd agent, as a Cline agent config", agents.display());
+    }
+    Install::in_world(&w).uninstall().runtime("cline").env("CLINE_DIR", &cline_dir).run().success();
+    Install::in_world(&w).uninstall().runtime("cline").local().run().success();
+    for dir in [cline_dir.join("agents"), w.project.join(".cline/agents")] {
+        let left = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+        assert_eq!(left, 0, "{}: uninstall leaves agents", dir.display());
+    }
+}
+
+#[test]
+fn sessions_cline_users_own_agents_survive_install_upgrade_and_uninstall_global_and_local() {
+    // msd's agents share `<CLINE_DIR>/agents` and `<workspace>/.cline/agents` with the user's own
+    // Cline agent configs: install, an upgrade that changes one agent and drops another, and
+    // uninstall touch only msd's files there.
+    let w = World::new();
+    let v1 = w.tmp.path().join("v1");
+    crate::support::copy_tree(&crate::support::fixture("starter"), &v1);
+    let planner = std::fs::read_to_string(v1.join("agents/msd-planner.md")).unwrap();
+    let checker = planner.replace("msd-planner", "msd-checker").replace("Writes PLAN.md files", "Checks the plans");
+    std::fs::write(v1.join("agents/msd-checker.md"), checker).unwrap();
+    let v2 = w.tmp.path().join("v2");
+    crate::support::copy_tree(&v1, &v2);
+    std::fs::remove_file(v2.join("agents/msd-checker.md")).unwrap();
+    std::fs::write(v2.join("agents/msd-planner.md"), planner.replace("You plan.", "You plan, v2.")).unwrap();
+    for v in [&v1, &v2] {
+        Install::in_world(&w).args(["gen", "section-manifest", "--write"]).content(v).run().success();
+    }
+    let cline_dir = w.home.join("cline-dir");
+    let dirs = [cline_dir.join("agents"), w.project.join(".cline/agents")];
+    let install = |content: &Path, local: bool| {
+        let i = Install::in_world(&w).runtime("cline").content(content).env("CLINE_DIR", &cline_dir);
+        if local { i.local() } else { i }.run().success();
+    };
+    // The user's own configs, one before the first install and one (at an msd-like name) after it.
+    let reviewer = "---\nname: reviewer\ndescription: My reviewer\ntools: read_files\n---\nReview.\n";
+    let mine = "---\nname: msd-mine\ndescription: Mine, not msd's\n---\nMine.\n";
+    for d in &dirs {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("reviewer.yml"), reviewer).unwrap();
+    }
+    let users = |d: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut out: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with("msd-") || p.ends_with("msd-mine.yml"))
+            .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+            .collect();
+        out.sort();
+        out
+    };
+    let names = |d: &Path| -> Vec<String> {
+        let mut out: Vec<_> =
+            std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        out.sort();
+        out
+    };
+    for local in [false, true] {
+        install(&v1, local);
+    }
+    for d in &dirs {
+        assert_eq!(names(d), ["msd-checker.yml", "msd-planner.yml", "reviewer.yml"], "{}", d.display());
+        std::fs::write(d.join("msd-mine.yml"), mine).unwrap();
+    }
+    let before: Vec<_> = dirs.iter().map(|d| users(d)).collect();
+    assert_eq!(before[0].len(), 2);
+    for local in [false, true] {
+        install(&v2, local);
+    }
+    for (d, user) in dirs.iter().zip(&before) {
+        assert_eq!(names(d), ["msd-mine.yml", "msd-planner.yml", "reviewer.yml"], "{}: the upgrade", d.display());
+        assert!(std::fs::read_to_string(d.join("msd-planner.yml")).unwrap().contains("You plan, v2."));
+        assert_eq!(&users(d), user, "{}: the user's configs after the upgrade", d.display());
+    }
+    Install::in_world(&w).uninstall().runtime("cline").env("CLINE_DIR", &cline_dir).run().success();
+    Install::in_world(&w).uninstall().runtime("cline").local().run().success();
+    for (d, user) in dirs.iter().zip(&before) {
+        assert_eq!(names(d), ["msd-mine.yml", "reviewer.yml"], "{}: after uninstall", d.display());
+        assert_eq!(&users(d), user, "{}: the user's configs after uninstall", d.display());
+    }
+}
+
+/// Cline's tool name for an agent config (`Zj` of @cline/core@0.0.86:dist/index.js:563): lower
+/// case, every run of characters outside `[a-z0-9]` one `_`, `subagent_` before it, at most 64.
+fn cline_subagent_tool(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.trim().to_lowercase().chars() {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let out = format!("subagent_{}", out.trim_end_matches('_'));
+    assert!(out.len() <= 64, "{out}: Cline shortens names over 64 with a hash");
+    out
+}
+
+#[test]
+fn sessions_cline_workflows_name_the_subagent_tool_cline_offers() {
+    // Cline offers each agent config as a tool `subagent_<name>`, not as a `Task` tool; a
+    // workflow that spawns an agent says which tool that is, and every agent it spawns is there.
+    let w = World::new();
+    Install::in_world(&w).runtime("cline").local().run().success();
+    let agents = w.project.join(".cline/agents");
+    let flows = w.project.join(".clinerules/workflows");
+    for e in std::fs::read_dir(&flows).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            text.contains("call the tool `subagent_msd_<name>` (the\nagent's name with `-` written `_`)"),
+            "{}: no word of Cline's subagent tools",
+            p.display()
+        );
+    }
+    let mut spawns = 0;
+    for (path, bytes) in crate::support::tree(&w.project.join(".cline/msd-core/workflows")) {
+        let text = String::from_utf8(bytes).unwrap();
+        for part in text.split("subagent_type=\"").skip(1) {
+            let name = &part[..part.find('"').unwrap()];
+            if !name.starts_with("msd-") || name.contains('<') {
+                continue;
+            }
+            let tool = cline_subagent_tool(name);
+            assert_eq!(tool, format!("subagent_{}", name.replace('-', "_")), "{path}");
+            assert!(agents.join(format!("{name}.yml")).is_file(), "{path}: spawns {name}, not installed");
+            spawns += 1;
+        }
+    }
+    assert!(spawns > 0, "some workflow spawns an agent");
+}

@@ -65,6 +65,17 @@ pub fn install(
         Some(h) => Some(h),
         None => take(&targets.iter().collect::<Vec<_>>(), opts)?,
     };
+    // The first half of a linked pair (`migrate`), its home taken: it names the other half's
+    // home in its own until the pair is done (removed when this returns), so a recovery of this
+    // home, after a crash at any later point, finishes or discards the pair whole.
+    let partner_notes = match (opts.linked, opts.dry_run) {
+        (Some(linked), false) => targets
+            .iter()
+            .map(|t| Area::new(&t.home, opts.allow_symlinks).note_partner(linked.home()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(write::WriteError::from)?,
+        _ => Vec::new(),
+    };
     // Two targets in one home share its staging area: each is then committed as soon as it is
     // staged (no built-in runtime shares a home; overrides could make two).
     let homes: BTreeSet<&Path> = targets.iter().map(|t| t.home.as_path()).collect();
@@ -129,6 +140,8 @@ pub fn install(
         fast::record_all(&runs, runtimes, opts, env);
         note_version(env);
     }
+    // The pair is done: the note goes while the home is still locked.
+    drop(partner_notes);
     drop(held);
     Ok(runs)
 }

@@ -224,16 +224,27 @@ pub struct InstallOptions<'a> {
 
 /// A staged transaction of another home that an install commits together with its own
 /// ([`txn::commit_linked`], the install's half first): both are carried out, or neither.
-pub struct Linked(std::sync::Mutex<Option<txn::Prepared>>);
+pub struct Linked {
+    prepared: std::sync::Mutex<Option<txn::Prepared>>,
+    /// The home it is staged in.
+    home: PathBuf,
+}
 
 impl Linked {
     pub(crate) fn new(prepared: txn::Prepared) -> Linked {
-        Linked(std::sync::Mutex::new(Some(prepared)))
+        let home = prepared.home().to_path_buf();
+        Linked { prepared: std::sync::Mutex::new(Some(prepared)), home }
     }
 
     /// The staged transaction, once.
     pub(crate) fn take(&self) -> Option<txn::Prepared> {
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
+        self.prepared.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
+    }
+
+    /// The home of the staged transaction, which the install's home names until the pair is
+    /// done ([`txn::Area::note_partner`]).
+    pub(crate) fn home(&self) -> &Path {
+        &self.home
     }
 }
 

@@ -26,7 +26,9 @@
 //! tree was staged whole, so the run is completed (roll forward); if completing fails, every
 //! applied op is undone from `txn/old/` (roll back). A `txn/` without one (with or without its
 //! staged journal) is an interrupted staging: it is discarded and the target was never touched. An error while
-//! applying (not a crash) rolls back at once.
+//! applying (not a crash) rolls back at once. Two homes carried out as one ([`commit_linked`],
+//! `migrate`) name each other (the journals' `link`, the staging's `link.json`, the first half's
+//! `partner.json`): recovering either home recovers the pair.
 //!
 //! Every op checks that its destination still has the hash the plan saw (or already has the new
 //! one): a file changed by someone else during the run is never overwritten; the run rolls back
@@ -331,13 +333,60 @@ impl Area {
     }
 
     /// The other half's home of a linked transaction an interrupted run left here: from the
-    /// journal, else from the staging.
+    /// journal, else from the staging, else from the note of a first half ([`Area::note_partner`]).
     pub fn partner(&self) -> Option<PathBuf> {
-        if let Ok(Some(j)) = self.journal() {
-            return j.link.map(|l| l.home);
+        if let Ok(Some(j)) = self.journal()
+            && let Some(l) = j.link
+        {
+            return Some(l.home);
         }
-        let bytes = fsx::read_if_exists(&self.staged_link()).ok()??;
+        let staged = fsx::read_if_exists(&self.staged_link()).ok().flatten();
+        staged.and_then(|b| serde_json::from_slice::<Link>(&b).ok()).map(|l| l.home).or_else(|| self.noted_partner())
+    }
+
+    /// Where the first half of a linked transaction names the other half's home outside its
+    /// staging area, so that it outlives this half's own journal and staging.
+    fn partner_note(&self) -> PathBuf {
+        self.work().join("partner.json")
+    }
+
+    /// Names `partner`, the home of the other half of a linked transaction ([`commit_linked`]),
+    /// in this home, the first half's, before this half stages anything and until the pair is
+    /// done (the note is removed when the returned value is dropped). The first half finishes
+    /// first, so its journal and staging are gone while the other half's may still be there:
+    /// with the note, a recovery of this home finds that half and finishes or discards it
+    /// ([`recover`]). The note alone is nothing to recover: [`Area::pending`] does not count it.
+    pub fn note_partner(&self, partner: &Path) -> Result<PartnerNote, TxnError> {
+        let path = self.partner_note();
+        let link = Link { home: partner.to_path_buf(), decides: false };
+        fault_point();
+        fsx::write_atomic(&path, &serde_json::to_vec(&link).expect("link serializes"), FileMode::Regular)
+            .map_err(io(&path))?;
+        Ok(PartnerNote(self.clone()))
+    }
+
+    /// The other half's home this home's note names ([`Area::note_partner`]).
+    fn noted_partner(&self) -> Option<PathBuf> {
+        let bytes = fsx::read_if_exists(&self.partner_note()).ok()??;
         serde_json::from_slice::<Link>(&bytes).ok().map(|l| l.home)
+    }
+
+    /// Removes the note of [`Area::note_partner`].
+    fn forget_partner(&self) -> Result<(), TxnError> {
+        let path = self.partner_note();
+        if fsx::lexists(&path) {
+            fault_point();
+            fsx::remove_file_if_exists(&path).map_err(io(&path))?;
+        }
+        Ok(())
+    }
+
+    /// Removes the note of [`Area::note_partner`] when it names `home`.
+    fn forget_partner_of(&self, home: &Path) -> Result<(), TxnError> {
+        if self.noted_partner().is_some_and(|h| h == home) {
+            self.forget_partner()?;
+        }
+        Ok(())
     }
 
     /// Whether an interrupted run left something to recover.
@@ -352,6 +401,17 @@ impl Area {
         serde_json::from_slice(&bytes)
             .map(Some)
             .map_err(|e| TxnError::BadJournal { path: path.display().to_string(), message: e.to_string() })
+    }
+}
+
+/// The note of [`Area::note_partner`], removed when dropped (a crash leaves it for the next
+/// recovery of the home, which follows and removes it).
+#[derive(Debug)]
+pub struct PartnerNote(Area);
+
+impl Drop for PartnerNote {
+    fn drop(&mut self) {
+        let _ = self.0.forget_partner();
     }
 }
 
@@ -541,7 +601,10 @@ pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPoin
 /// into their staging areas and flushed; `first`'s is moved to its commit point and flushed,
 /// then `decider`'s (the pair's commit point) and flushed. `first` is applied and finished,
 /// then `decider`. Recovery completes `first` only when `decider`'s journal exists (it is
-/// removed last), and recovering `decider` completes `first` before it.
+/// removed last), and recovering `decider` completes `first` before it. `first`'s home names
+/// `decider`'s in a note that outlives its own journal ([`Area::note_partner`], written by the
+/// caller before `first` is staged): a recovery of `first`'s home after `first` finished still
+/// finds and finishes `decider`.
 ///
 /// An error (not a crash) before the pair's commit point, or while applying `first`, undoes
 /// everything: `Err((false, e))`. An error while applying `decider` undoes `decider` only, with
@@ -652,6 +715,11 @@ pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progre
 }
 
 impl Prepared {
+    /// The home it is staged in.
+    pub fn home(&self) -> &Path {
+        &self.area.home
+    }
+
     /// Whether its journal is at its commit point (and no op applied yet, unless committed).
     pub fn is_committed(&self) -> bool {
         self.committed
@@ -1008,11 +1076,28 @@ fn undo_ops(area: &Area, journal: &Journal) -> Result<(), TxnError> {
 }
 
 /// Completes or rolls back what an interrupted run left in `area`; `None` when it left nothing.
+/// When `area` held the first half of a linked transaction ([`Area::note_partner`]), what the
+/// other half left on its home is recovered too (the pair is finished or discarded whole from
+/// either home), then the note is removed.
 pub fn recover(area: &Area) -> Result<Option<Recovery>, TxnError> {
     // A run killed while writing the journal (or an older version killed while probing) left a
     // temp file in the work dir: it is never part of a transaction.
     let work = area.work();
     fsx::remove_leftovers(&work, &fsx::LEFTOVER_PREFIXES).map_err(io(&work))?;
+    let noted = area.noted_partner();
+    let here = recover_here(area)?;
+    let Some(home) = noted else { return Ok(here) };
+    // This half finished (or was discarded) before the other: its journal or staging, if it is
+    // still there and names this home, is the pair's.
+    let other = Area::new(&home, area.allow_symlinks);
+    let theirs =
+        if other.pending() && other.partner().is_some_and(|h| h == area.home) { recover(&other)? } else { None };
+    area.forget_partner()?;
+    Ok(here.or(theirs))
+}
+
+/// [`recover`] of what `area` itself holds.
+fn recover_here(area: &Area) -> Result<Option<Recovery>, TxnError> {
     if let Some(journal) = area.journal()? {
         if let Some(link) = journal.link.clone() {
             return recover_pair(area, journal, &link);
@@ -1072,6 +1157,7 @@ fn recover_pair(area: &Area, journal: Journal, link: &Link) -> Result<Option<Rec
             fault_point();
             decider.dirs.remove_dir_all_if_exists(&decider.txn()).map_err(io(&decider.txn()))?;
         }
+        first.forget_partner_of(&decider.home)?;
         return Ok(Some(Recovery::RolledBack {
             label,
             reason: format!("its other half on {} was never committed", link.home.display()),
@@ -1098,10 +1184,13 @@ fn recover_pair(area: &Area, journal: Journal, link: &Link) -> Result<Option<Rec
     if failed.is_none() {
         failed = roll(decider, &decider_j)?;
     }
-    if first_j.is_some() {
+    // The first half's staging is its own leftover once its journal is gone and its note names
+    // this pair (it finished before the decider did); otherwise it may be another run's.
+    if first_j.is_some() || first.noted_partner().is_some_and(|h| h == decider.home) {
         finish(first)?;
     }
     finish(decider)?;
+    first.forget_partner_of(&decider.home)?;
     Ok(Some(match failed {
         None => Recovery::Completed { label, ops: journal.ops.len() },
         Some(reason) => Recovery::RolledBack { label, reason },

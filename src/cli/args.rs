@@ -104,6 +104,7 @@ pub(crate) enum Command {
     /// of the new one and the uninstall of the old one are one transaction: stopped at any
     /// point, `msd-install recover` (or the next command on either) makes it whole, before or
     /// after, never both or neither.
+    #[command(mut_arg("config_dir", |a| a.hide(true)))]
     Migrate(MigrateArgs),
     /// Print the JSON Schema of a document: runtimes/<id>/capability.json (the default) or the
     /// --json output of a command.
@@ -205,7 +206,9 @@ pub(crate) enum CheckWhat {
     /// Every tool a command's workflows use (`Task(`, AskUserQuestion, WebSearch, WebFetch,
     /// TodoWrite, bash blocks), through every workflow they read and follow, is in the command's
     /// `allowed-tools`; every agent has the tools its text and the workflows its spawns tell it
-    /// to follow use. Every failure is file:line with the use and its fix; exit 1 on any.
+    /// to follow use; and no prose names as a tool one that some runtime's tool table drops or
+    /// renames ("use Grep", "with Edit"). Every failure is file:line with the use and its fix;
+    /// exit 1 on any.
     Tools(ToolsArgs),
 }
 
@@ -216,6 +219,10 @@ pub(crate) struct ToolsArgs {
     /// embedded content).
     #[arg(long, value_name = "DIR")]
     pub content: Option<PathBuf>,
+    /// Read runtime manifests from DIR/<id>/capability.json instead of the embedded ones (their
+    /// tool tables say which tool names prose must not use).
+    #[arg(long = "runtimes", value_name = "DIR")]
+    pub runtimes_dir: Option<PathBuf>,
 }
 
 /// `check references` options.
@@ -277,6 +284,21 @@ pub(crate) enum BenchWhat {
     /// Write a synthetic content tree N times the shipped one (distinct files, same shape) into
     /// DIR, for the whole-install benchmark (`bench/install.sh --scale N`).
     Content(ScaleArgs),
+    /// Port the reference framework's own Markdown (a checkout of open-gsd/gsd-core) to msd's
+    /// content conventions into DIR, so `bench/install.sh --reference` times both installers on
+    /// the same content. Nothing of the reference is kept: the tree is for one bench run.
+    Port(PortArgs),
+}
+
+/// `bench port` options.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct PortArgs {
+    /// The reference checkout (its `commands/gsd/`, `agents/` and `gsd-core/` are read).
+    #[arg(long, value_name = "DIR")]
+    pub reference: PathBuf,
+    /// Where to write the ported content tree (created; must be empty if it exists).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 /// `bench content` options.

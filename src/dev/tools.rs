@@ -26,8 +26,10 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use msd_core::markup::frontmatter;
 
-/// The tools whose use is detected, with what marks a use.
-const WORD_TOOLS: &[&str] = &["AskUserQuestion", "WebSearch", "WebFetch", "TodoWrite"];
+/// The tool whose call (`Task(`) is a use.
+pub(crate) const CALL_TOOL: &str = "Task";
+/// The tools whose name, as a whole word, is a use.
+pub(crate) const WORD_TOOLS: &[&str] = &["AskUserQuestion", "WebSearch", "WebFetch", "TodoWrite"];
 /// The installed workflows' path in content.
 const WORKFLOWS_REF: &str = "~/.claude/msd-core/workflows/";
 /// The helper's installed path in content.
@@ -83,8 +85,8 @@ fn split(text: &str) -> Split<'_> {
 fn uses(text: &str) -> BTreeMap<&'static str, usize> {
     let mut found: Vec<Use> = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        if line.contains("Task(") {
-            found.push(("Task", i + 1));
+        if line.contains(&format!("{CALL_TOOL}(")) {
+            found.push((CALL_TOOL, i + 1));
         }
         for tool in WORD_TOOLS {
             let word = line.match_indices(tool).any(|(at, _)| {

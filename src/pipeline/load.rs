@@ -382,6 +382,17 @@ pub struct CoreFile {
     pub mode: FileMode,
     /// The text's sections when it has explicit ones (empty otherwise), for the emission fit.
     pub sections: Vec<Section>,
+    /// The text as one buffer, made on first use ([`CoreFile::shared_text`]); reset with the text.
+    pub shared: std::sync::OnceLock<Bytes>,
+}
+
+impl CoreFile {
+    /// The text as one buffer that every runtime emitting it unchanged shares: one copy for the
+    /// run, and one digest (the plan remembers a shared buffer's digest by its address).
+    pub fn shared_text(&self) -> Option<Bytes> {
+        let text = self.text.as_ref()?;
+        Some(self.shared.get_or_init(|| Bytes::from(std::sync::Arc::<[u8]>::from(text.as_bytes()))).clone())
+    }
 }
 
 /// The parsed content tree.
@@ -622,6 +633,7 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
                     bytes: bytes.clone(),
                     mode: FileMode::Regular,
                     sections,
+                    shared: std::sync::OnceLock::new(),
                 });
             }
             ["CONTEXT.md"] => {
@@ -634,6 +646,7 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
                     bytes: bytes.clone(),
                     mode: FileMode::Regular,
                     sections,
+                    shared: std::sync::OnceLock::new(),
                 });
             }
             ["CONTEXT-INDEX.json"] | ["tiers.json"] | ["namespaces.json"] | ["profiles.json"] => {}
@@ -702,6 +715,7 @@ impl Content {
         for f in &mut c.core {
             if let Some(b) = bodies.get(&f.source) {
                 f.text = Some(b.clone());
+                f.shared = std::sync::OnceLock::new();
             }
         }
         c

@@ -14,6 +14,19 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A runtime whose install writes no agent files, so `agents_native` is false in its
+/// `<core>/runtime.json` and `msd_run query agent-skills` carries each agent's instructions
+/// (Hermes reads skills only: runtimes/hermes). Tests of that payload use it; they check the
+/// premise with [`assert_no_native_agents`], so a runtime that gains agents fails there first.
+pub const NO_NATIVE_AGENTS: &str = "hermes";
+
+/// Fails unless the installed core at `core` says its runtime loads no agent files.
+pub fn assert_no_native_agents(core: &Path) {
+    let info: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(core.join("runtime.json")).expect("runtime.json")).unwrap();
+    assert_eq!(info["agents_native"], false, "{}: a runtime without native agents is needed: {info}", core.display());
+}
+
 /// A fixture path.
 pub fn fixture(name: &str) -> PathBuf {
     repo().join("tests/fixtures").join(name)

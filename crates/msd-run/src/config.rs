@@ -6,7 +6,8 @@
 //! - an unknown key, or a value the key does not allow, is a usage error (exit 2) and the file is
 //!   not touched; so is an `agent_skills.<agent>` naming an agent that is not installed;
 //! - `config-set` reads, edits and writes the file under a lock of `.planning/` (parallel calls
-//!   lose nothing), atomically, through a symlinked `config.json` (the link stays) when the link
+//!   lose nothing), atomically and in place, as install writes a user's file (its mode and owner
+//!   kept; a new one `0644`), through a symlinked `config.json` (the link stays) when the link
 //!   stays inside the project (one that leads out is refused, exit 4: nothing is read or
 //!   written there), creating the nested objects a dotted key needs; a file that
 //!   is not a JSON object, or a segment on the way that is not an object, is a project error
@@ -25,7 +26,7 @@ use serde_json::{Map, Value};
 
 use super::{Answer, RunError, core_dir, read_core};
 use crate::project::Project;
-use msd_core::fs::fsx::{self, FileMode};
+use msd_core::fs::fsx;
 use msd_core::installed::config_keys::{self, KeySpec, SCHEMA_PATH, Schema};
 
 /// The project's config file, relative to the project root.
@@ -184,7 +185,7 @@ pub(crate) fn set(core: Option<&Path>, a: &SetArgs) -> Result<Answer, RunError> 
         })
     })?;
     let text = serde_json::to_string_pretty(&Value::Object(doc)).expect("json") + "\n";
-    fsx::write_atomic_through(&path, text.as_bytes(), FileMode::Regular)
-        .map_err(|e| RunError::Io { path: CONFIG.into(), source: e })?;
+    // The user's file: its mode and owner are kept, a link inside the project stays a link.
+    fsx::write_in_place(&path, text.as_bytes()).map_err(|e| RunError::Io { path: CONFIG.into(), source: e })?;
     Ok(Answer::line(config_keys::render(&value)))
 }

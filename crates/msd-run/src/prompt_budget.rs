@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use clap::{ArgAction, Args};
 
 use msd_core::compose::budget::{self, BudgetOptions, PlanText, Sections};
-use msd_core::fs::fsx::{self, FileMode};
+use msd_core::fs::fsx;
 
 use crate::RunError;
 use crate::answer::Answer;
@@ -174,7 +174,8 @@ pub(crate) fn run(a: &PromptBudgetArgs) -> Result<Answer, RunError> {
         .map_err(|e| usage(e.to_string(), "give each plan file a distinct name"))?;
     let meta = serde_json::to_string_pretty(&outcome.metadata).expect("metadata serialises");
     for (path, bytes) in [(&out_prompt, outcome.prompt.as_bytes()), (&out_meta, meta.as_bytes())] {
-        fsx::write_atomic(path, bytes, FileMode::Regular).map_err(|e| io(path, e))?;
+        // Written again on each review, and may be the user's: its mode, owner and link are kept.
+        fsx::write_in_place(path, bytes).map_err(|e| io(path, e))?;
     }
     if outcome.metadata.hard_failed {
         return Err(RunError::NoFit {

@@ -2,10 +2,12 @@
 //! [`crate::dev::tokens`]. Without a flag it prints the Markdown table (the one README.md shows);
 //! `--check` and `--write` compare or update the committed baseline
 //! `bench/tokens-baseline.json` through the one idiom of [`crate::dev::generated`].
+//! `bench content` and `bench port` write content trees for `bench/install.sh`: msd's own
+//! scaled ([`crate::dev::scale`]), and the reference's ported ([`crate::dev::port`]).
 
 use std::path::PathBuf;
 
-use crate::cli::args::{BenchArgs, BenchWhat, GenOpts, ScaleArgs};
+use crate::cli::args::{BenchArgs, BenchWhat, GenOpts, PortArgs, ScaleArgs};
 use crate::cli::error::Error;
 use crate::cli::settings::{Globals, NO_JSON, Settings, Subcommand, Takes};
 use crate::dev::generated::{Generated, Mode};
@@ -26,6 +28,7 @@ impl Subcommand for BenchArgs {
         match &self.what {
             BenchWhat::Tokens(o) => base.sources(&o.sources),
             BenchWhat::Content(a) => base.sources(&a.sources),
+            BenchWhat::Port(_) => base,
         }
     }
 
@@ -39,7 +42,50 @@ pub(crate) fn run(s: &Settings, args: &BenchArgs) -> Result<(), Error> {
     match &args.what {
         BenchWhat::Tokens(o) => tokens(s, o),
         BenchWhat::Content(a) => content(s, a),
+        BenchWhat::Port(a) => port(a),
     }
+}
+
+fn write_tree(tree: &crate::pipeline::load::Tree, out: &std::path::Path) -> Result<(), Error> {
+    super::ensure_empty_dir(out)?;
+    for (rel, bytes) in &tree.files {
+        let dest = out.join(rel.as_str());
+        msd_core::fs::fsx::write_atomic(&dest, bytes, msd_core::fs::fsx::FileMode::Regular)
+            .map_err(|e| Error::Io { context: format!("writing {}", dest.display()), source: e })?;
+    }
+    Ok(())
+}
+
+fn port(a: &PortArgs) -> Result<(), Error> {
+    let usage = |e: crate::dev::port::PortError| Error::Usage {
+        message: e.to_string(),
+        hint: "pass --reference a checkout of open-gsd/gsd-core (docs/PERFORMANCE.md names the commit)".into(),
+    };
+    let trees = crate::dev::port::read(&a.reference).map_err(usage)?;
+    let (tree, r) = crate::dev::port::port(&trees, &crate::pipeline::load::Tree::embedded_content()).map_err(usage)?;
+    write_tree(&tree, &a.out)?;
+    // The port must load the way an install loads it.
+    let loaded = pipeline::load_content(&crate::pipeline::Sources { content: Some(a.out.clone()), runtimes: None })?;
+    let bytes_out: usize = tree.files.values().map(|b| b.len()).sum();
+    let inert: Vec<String> = r.sections_inert.iter().map(|(w, n)| format!("{w} x{n}")).collect();
+    eprintln!(
+        "read {} files ({} bytes) of {}; wrote {} files ({bytes_out} bytes: {} commands, {} agents, router groups {}) to {}",
+        r.files_in,
+        r.bytes_in,
+        a.reference.display(),
+        tree.files.len(),
+        loaded.commands.len(),
+        loaded.agents.len(),
+        r.groups.join(", "),
+        a.out.display()
+    );
+    eprintln!(
+        "sections: {} made msd sections, {} left as the reference's comments (a `when` msd does not know: {})",
+        r.sections_ported,
+        r.sections_inert.values().sum::<usize>(),
+        if inert.is_empty() { "none".to_string() } else { inert.join(", ") }
+    );
+    Ok(())
 }
 
 fn content(s: &Settings, a: &ScaleArgs) -> Result<(), Error> {
@@ -50,12 +96,7 @@ fn content(s: &Settings, a: &ScaleArgs) -> Result<(), Error> {
     };
     let scaled = crate::dev::scale::scale(&tree, a.scale)
         .map_err(|e| Error::Usage { message: e.to_string(), hint: "scale a valid content tree".into() })?;
-    super::ensure_empty_dir(&a.out)?;
-    for (rel, bytes) in &scaled.files {
-        let dest = a.out.join(rel.as_str());
-        msd_core::fs::fsx::write_atomic(&dest, bytes, msd_core::fs::fsx::FileMode::Regular)
-            .map_err(|e| Error::Io { context: format!("writing {}", dest.display()), source: e })?;
-    }
+    write_tree(&scaled, &a.out)?;
     // The copy must be as valid as the original: load it the way an install does.
     let loaded = pipeline::load_content(&crate::pipeline::Sources { content: Some(a.out.clone()), runtimes: None })?;
     eprintln!(

@@ -11,9 +11,10 @@
 //! trees and the profiles file to [`crate::dev::references`], prints every finding as
 //! file:line with its fix, and fails (exit 1) when there is one.
 //!
-//! `msd-install check tools [--content DIR] [--json]`: hands the content text to
-//! [`crate::dev::tools`], prints every command or agent that uses a tool it is not allowed, with
-//! the use and its fix, and fails (exit 1) when there is one.
+//! `msd-install check tools [--content DIR] [--runtimes DIR] [--json]`: hands the content text to
+//! [`crate::dev::tools`] and, with the runtimes' tool tables, to [`crate::dev::tool_names`];
+//! prints every command or agent that uses a tool it is not allowed and every tool name the prose
+//! uses that some runtime lacks, each with its fix, and fails (exit 1) when there is one.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -27,6 +28,7 @@ use crate::cli::settings::{Globals, Settings, Subcommand, Takes};
 use crate::dev::gitx::{GitError, Repo};
 use crate::dev::partition::{self, Base, Check, GATE_PATH, Snapshot, TRAILER_KEY};
 use crate::dev::references::{self, Inputs};
+use crate::dev::tool_names;
 use crate::pipeline;
 use crate::pipeline::load::Tree;
 use crate::pipeline::target::Environment;
@@ -44,6 +46,7 @@ impl Subcommand for CheckArgs {
     fn settings(&self, base: Settings, _g: &Globals) -> Settings {
         match &self.what {
             Some(CheckWhat::References(a)) => base.sources(&a.sources),
+            Some(CheckWhat::Tools(a)) => base.manifests(a.runtimes_dir.as_ref()),
             _ => base,
         }
     }
@@ -68,19 +71,41 @@ fn check_tools(s: &Settings, a: &ToolsArgs) -> Result<(), Error> {
         .iter()
         .filter_map(|(p, b)| std::str::from_utf8(b).ok().map(|t| (p.to_string(), t.to_string())))
         .collect();
+    let runtimes = pipeline::load_runtimes(&s.sources)?;
+    let names = tool_names::names(runtimes.iter().map(|r| &r.capability));
     let findings = crate::dev::tools::check(&files);
+    let prose = tool_names::check(&files, &names);
     let commands = files.keys().filter(|p| p.starts_with("commands/msd/")).count();
     let agents = files.keys().filter(|p| p.starts_with("agents/")).count();
+    let ok = findings.is_empty() && prose.is_empty();
+    let mut lines: Vec<String> = findings.iter().map(ToString::to_string).collect();
+    lines.extend(prose.iter().map(ToString::to_string));
+    let mut failed = Vec::new();
+    if !findings.is_empty() {
+        failed.push(format!("{} tool(s) used without being allowed", findings.len()));
+    }
+    if !prose.is_empty() {
+        failed.push(format!("{} tool name(s) in prose that some runtime lacks", prose.len()));
+    }
     Report {
-        ok: findings.is_empty(),
+        ok,
         doc: serde_json::json!({
-            "ok": findings.is_empty(),
+            "ok": ok,
             "commands": commands,
             "agents": agents,
             "findings": findings,
+            "guarded_names": names.guarded.keys().collect::<Vec<_>>(),
+            "prose": prose,
         }),
-        text: listing(&findings, &[], format!("{commands} command(s) and {agents} agent(s) have the tools they use")),
-        failed: format!("{} tool(s) used without being allowed", findings.len()),
+        text: listing(
+            &lines,
+            &[],
+            format!(
+                "{commands} command(s) and {agents} agent(s) have the tools they use; no prose names {}",
+                names.guarded.keys().map(String::as_str).collect::<Vec<_>>().join(", ")
+            ),
+        ),
+        failed: failed.join("; "),
     }
     .finish(s)
 }

@@ -6,7 +6,12 @@
 //! then B's install (the same path as `msd-install -r B`) commits with it as one
 //! ([`apply::Linked`], `txn::commit_linked`). A run stopped at any point is recovered, by
 //! `msd-install recover` or by the next command on either home, to before (A installed, B not)
-//! or to after (B installed, A gone), never to both or neither.
+//! or to after (B installed, A gone), never to both or neither. From the moment B's home is
+//! taken, it names A's until the pair is done (`Area::note_partner`), so a command on either
+//! home recovers the pair whole; killed before that (while A's uninstall is staged), only A's
+//! home holds anything, its unjournaled staging, which the next command there discards.
+//!
+//! `--config-dir` is refused: it names one home, and a migrate reads two.
 
 use clap::Parser;
 
@@ -18,6 +23,7 @@ use crate::cli::args::{InstallArgs, MigrateArgs};
 use crate::cli::error::Error;
 use crate::cli::settings::{Globals, NO_JSON, Settings, Subcommand, Takes, normalize};
 use crate::pipeline;
+use crate::pipeline::load::LoadedRuntime;
 use crate::pipeline::target;
 
 #[derive(Parser)]
@@ -56,6 +62,9 @@ pub(crate) fn run(s: &Settings, args: &MigrateArgs) -> Result<(), Error> {
         });
     }
     let chosen = pipeline::select(&runtimes, &ids, false)?;
+    if s.place.config_dir.is_some() {
+        return Err(config_dir_refused(chosen[0], chosen[1]));
+    }
     let scope = s.place.scope;
     for rt in &chosen {
         if scope == msd_core::manifest::capability::Scope::Local && rt.capability.local.is_none() {
@@ -133,6 +142,26 @@ pub(crate) fn run(s: &Settings, args: &MigrateArgs) -> Result<(), Error> {
         profile.map(|p| format!(", profile {p}")).unwrap_or_default()
     ));
     Ok(())
+}
+
+/// `--config-dir` names one home and a migrate reads two: refused, with what selects each home
+/// (the runtime's own variable, from its manifest) and the two commands that move an install
+/// made with `--config-dir`.
+fn config_dir_refused(a: &LoadedRuntime, b: &LoadedRuntime) -> Error {
+    let (from, to) = (&a.capability.id, &b.capability.id);
+    let home = |rt: &LoadedRuntime| match rt.capability.home.env.first() {
+        Some(e) => format!("{} for {}", e.var, rt.capability.id),
+        None => format!("{}'s default home", rt.capability.id),
+    };
+    Error::Usage {
+        message: format!("--config-dir names one home, and migrate moves an install between two ({from}'s and {to}'s)"),
+        hint: format!(
+            "migrate reads each runtime's own home: point it elsewhere with {} and {}; or move an install made with \
+             --config-dir in two steps: `msd-install -r {to} -c NEW_DIR`, then `msd-install uninstall -r {from} -c OLD_DIR`",
+            home(a),
+            home(b)
+        ),
+    }
 }
 
 fn usage(e: &clap::Error) -> Error {

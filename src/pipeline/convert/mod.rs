@@ -374,7 +374,10 @@ pub fn emit(content: &Content, rt: &LoadedRuntime, target: &Target) -> Result<Em
     for f in &content.core {
         let path = cap.core_dir(target.scope).join(&f.rel);
         let bytes = match &f.text {
-            Some(t) => ctx.rw.apply(t).into_bytes().into(),
+            Some(t) => match ctx.rw.apply_cow(t) {
+                std::borrow::Cow::Owned(t) => t.into_bytes().into(),
+                std::borrow::Cow::Borrowed(_) => f.shared_text().expect("a text file"),
+            },
             None => f.bytes.clone(),
         };
         files.push(EmittedFile {

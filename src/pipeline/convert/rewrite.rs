@@ -14,6 +14,7 @@
 //! that could overlap `/msd:` (one starting with a piece of it) keeps the pattern per stem, so
 //! the output is the same either way.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -127,13 +128,22 @@ impl Rewriter {
 
     /// Rewrites `text`.
     pub fn apply(&self, text: &str) -> String {
+        self.apply_cow(text).into_owned()
+    }
+
+    /// Rewrites `text`, borrowing it back when no pattern occurs in it: a file no rewrite
+    /// touches is the same for every runtime, and its caller can share one buffer among them
+    /// (about half the core files of the reference's ported content, `bench port`).
+    pub fn apply_cow<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let Some(first) = self.ac.find(text) else { return Cow::Borrowed(text) };
         let Some(cmds) = &self.commands else {
-            return self.ac.replace_all(text, &self.to);
+            return Cow::Owned(self.ac.replace_all(text, &self.to));
         };
         let mut out = String::with_capacity(text.len() + text.len() / 16);
         let mut last = 0;
+        let mut next = Some(first);
         // Each search starts where the last replacement ended (a stem runs past the match).
-        while let Some(m) = self.ac.find(Input::new(text).range(last..)) {
+        while let Some(m) = next.take().or_else(|| self.ac.find(Input::new(text).range(last..))) {
             out.push_str(&text[last..m.start()]);
             last = m.end();
             if m.pattern().as_usize() != cmds.pattern {
@@ -155,7 +165,7 @@ impl Rewriter {
             }
         }
         out.push_str(&text[last..]);
-        out
+        Cow::Owned(out)
     }
 }
 
@@ -201,6 +211,25 @@ mod tests {
         }
         assert_eq!(one.apply("/msd:plan-phases"), "$msd-plan-phases");
         assert_eq!(one.apply("/msd:nope"), "/msd:nope");
+    }
+
+    #[test]
+    fn rewrite_borrows_back_a_text_no_pattern_occurs_in() {
+        let stems = ["help"];
+        let (one, per_stem) = both(&stems, &[("CLAUDE.md", "AGENTS.md")]);
+        for rw in [&one, &per_stem] {
+            for text in ["", "plain text, /msd without a colon, ~/.claude without its core"] {
+                assert!(matches!(rw.apply_cow(text), Cow::Borrowed(t) if t == text), "{text:?}");
+            }
+            for text in ["/msd:help", "see CLAUDE.md", "x ~/.claude/msd-core/y"] {
+                let out = rw.apply_cow(text);
+                assert!(matches!(out, Cow::Owned(_)), "{text:?}");
+                assert_eq!(out, rw.apply(text));
+            }
+        }
+        assert_eq!(one.apply_cow("a /msd:help b CLAUDE.md c"), "a $msd-help b AGENTS.md c");
+        // An unknown command is the one pattern's match, written back as it was.
+        assert_eq!(one.apply_cow("/msd:nope"), "/msd:nope");
     }
 
     #[test]

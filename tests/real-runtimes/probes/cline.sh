@@ -7,7 +7,8 @@
 # first request carries proves what loaded: the `skills` tool lists the skills Cline found; a
 # "/name" prompt is replaced by the workflow's (or skill's) instructions when Cline knows the
 # name, and `@path` mentions in it arrive as <file_content>. msd writes workflows in both scopes
-# (global <CLINE_DIR>/workflows, local .clinerules/workflows): each is run as a slash command.
+# (global <CLINE_DIR>/workflows, local .clinerules/workflows): each is run as a slash command;
+# and agent configs (<CLINE_DIR>/agents, .cline/agents): each is a `subagent_<name>` tool.
 set -u
 . "$RT_LIB/common.sh"
 
@@ -69,6 +70,19 @@ for t in b.get("tools", []):
         if m:
             print("\n".join(x.strip() for x in m.group(1).split(",")))
 PY
+# Agents (global: <CLINE_DIR>/agents, local: .cline/agents) are agent configs: each one Cline
+# loads is a tool `subagent_<name>` of the first request, described `Use the "<name>" subagent:`
+# (@cline/core@0.0.86:dist/index.js:563, U3); a config it refuses is only logged.
+python3 - "$RT_OUT/mock-hi.jsonl" >"$RT_OUT/seen-agents.txt" <<'PY'
+import json, re, sys
+b = json.loads(open(sys.argv[1]).readline())["body"]
+for t in b.get("tools", []):
+    f = t.get("function", t)
+    m = re.match(r'Use the "(.*?)" subagent:', f.get("description", ""))
+    if f.get("name", "").startswith("subagent_") and m:
+        print(m.group(1))
+PY
+rt_compare_names agents "$RT_OUT/seen-agents.txt"
 
 # msd's hook on Cline is session-start on PreToolUse (an executable `PreToolUse` in
 # <CLINE_DIR>/hooks or .clinerules/hooks; runtimes/cline cites why not TaskStart: Cline runs

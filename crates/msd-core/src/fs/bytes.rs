@@ -105,10 +105,18 @@ impl Bytes {
 
 /// The digests of large byte strings an operation has hashed, by content: a buffer of a megabyte
 /// or more that many runtimes receive alike is hashed once per operation, however many trees it
-/// goes into. A value its caller owns (an install, for all of its targets), never a
-/// process-global: what one operation hashed is not known to the next.
+/// goes into. A shared buffer ([`Bytes`] made from an `Arc<[u8]>`: the content's, which every
+/// runtime emitting a file unchanged receives) is remembered by its address at any size; the
+/// memo holds a clone of it, so the address is never reused for other bytes while it is known.
+/// A value its caller owns (an install, for all of its targets), never a process-global: what
+/// one operation hashed is not known to the next.
 #[derive(Debug, Default)]
-pub struct Digests(std::sync::Mutex<Vec<(Bytes, Sha256)>>);
+pub struct Digests {
+    /// Large buffers, compared by content.
+    large: std::sync::Mutex<Vec<(Bytes, Sha256)>>,
+    /// Shared buffers, by address.
+    shared: std::sync::Mutex<std::collections::HashMap<usize, (Bytes, Sha256)>>,
+}
 
 impl Digests {
     /// Byte strings shorter than this are hashed every time (a comparison would cost about as
@@ -121,16 +129,29 @@ impl Digests {
     /// The sha256 of `bytes`: a file's as taken, a large buffer's from this memo when it was
     /// hashed before (the same buffer, or equal bytes), any other computed.
     pub fn sha256(&self, bytes: &Bytes) -> Sha256 {
+        if let Repr::Shared(b) = &bytes.0 {
+            let at = b.as_ptr() as usize;
+            if let Ok(memo) = self.shared.lock()
+                && let Some((_, h)) = memo.get(&at)
+            {
+                return *h;
+            }
+            let s = bytes.sha256();
+            if let Ok(mut memo) = self.shared.lock() {
+                memo.insert(at, (bytes.clone(), s));
+            }
+            return s;
+        }
         if bytes.len() < Self::MIN || bytes.file().is_some() {
             return bytes.sha256();
         }
-        if let Ok(memo) = self.0.lock()
+        if let Ok(memo) = self.large.lock()
             && let Some((_, h)) = memo.iter().find(|(b, _)| Bytes::ptr_eq(b, bytes) || b == bytes)
         {
             return *h;
         }
         let s = bytes.sha256();
-        if let Ok(mut memo) = self.0.lock()
+        if let Ok(mut memo) = self.large.lock()
             && memo.len() < Self::MAX_ENTRIES
         {
             memo.push((bytes.clone(), s));
@@ -204,6 +225,8 @@ impl fmt::Debug for Bytes {
     }
 }
 
+/// A shared buffer: once hashed, a [`Digests`] memo keeps it alive for its whole operation, so
+/// make one only of bytes that live that long anyway (the content's).
 impl From<Arc<[u8]>> for Bytes {
     fn from(b: Arc<[u8]>) -> Bytes {
         Bytes(Repr::Shared(b))
@@ -287,6 +310,20 @@ mod tests {
         std::fs::write(&p, b"one").unwrap();
         shared.write_new(&dirs, &to, file.source(), &file.sha256(), fsx::FileMode::Executable, &to).unwrap();
         assert_eq!(std::fs::read(&to).unwrap(), b"one");
+    }
+
+    #[test]
+    fn digests_remember_a_shared_buffer_by_address_and_nothing_else_small() {
+        let memo = Digests::default();
+        let shared = Bytes::from(Arc::<[u8]>::from(&b"a reference no runtime rewrites"[..]));
+        let owned = Bytes::from(b"a reference no runtime rewrites".to_vec());
+        for b in [&shared, &shared.clone(), &owned, &owned] {
+            assert_eq!(memo.sha256(b), fsx::sha256(&owned));
+        }
+        let known = memo.shared.lock().unwrap();
+        assert_eq!(known.len(), 1, "one entry for the shared buffer and its clone");
+        assert!(Bytes::ptr_eq(&known.values().next().unwrap().0, &shared), "held, so its address stays its own");
+        assert!(memo.large.lock().unwrap().is_empty(), "a small owned buffer is hashed each time, not held");
     }
 
     #[test]
