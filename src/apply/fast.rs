@@ -33,6 +33,7 @@
 //! msd-install's own look at the file (it renamed the file into place, or read it for the plan),
 //! with the times set back. Everything else changes the stat.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -82,6 +83,71 @@ pub(crate) struct Record {
     files: Vec<FileRecord>,
     guard: GuardReport,
     compose: Vec<FileCompose>,
+}
+
+impl Record {
+    /// Its JSON: what `serde_json::to_vec` writes, byte for byte (the next run, of this version or
+    /// an older one, reads it with serde), its files written by hand ([`super::jsonw`]: a fresh
+    /// `--all` records every installed file).
+    fn render(&self) -> Vec<u8> {
+        use super::jsonw;
+        let stat = |out: &mut Vec<u8>, k: &StatKey| {
+            out.push(b'[');
+            for (i, n) in k.0.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                jsonw::int(out, *n);
+            }
+            out.push(b']');
+        };
+        let Record { schema_version, fingerprint, manifest, files, guard, compose } = self;
+        let mut out = Vec::with_capacity(1024 + files.len() * 360);
+        out.extend_from_slice(b"{\"schema_version\":");
+        jsonw::uint(&mut out, u64::from(*schema_version));
+        out.extend_from_slice(b",\"fingerprint\":");
+        jsonw::string(&mut out, fingerprint);
+        out.extend_from_slice(b",\"manifest\":");
+        stat(&mut out, manifest);
+        out.extend_from_slice(b",\"files\":[");
+        for (i, f) in files.iter().enumerate() {
+            // Every field by name: a new one does not compile until it is written here too.
+            let FileRecord { path, bytes, sha256, mode, kind, stat: st } = f;
+            out.extend_from_slice(if i == 0 { b"{\"path\":" } else { b",{\"path\":" });
+            jsonw::string(&mut out, path.as_str());
+            out.extend_from_slice(b",\"bytes\":");
+            jsonw::uint(&mut out, *bytes);
+            out.extend_from_slice(b",\"sha256\":");
+            jsonw::sha256(&mut out, sha256);
+            out.extend_from_slice(b",\"mode\":");
+            jsonw::mode(&mut out, *mode);
+            out.extend_from_slice(b",\"kind\":");
+            jsonw::kind(&mut out, *kind);
+            out.extend_from_slice(b",\"stat\":");
+            stat(&mut out, st);
+            out.push(b'}');
+        }
+        // The guard's report has an entry per file too.
+        let GuardReport { compliant } = guard;
+        out.extend_from_slice(b"],\"guard\":{\"compliant\":[");
+        for (i, m) in compliant.iter().enumerate() {
+            let crate::pipeline::guard::Measured { path, bytes, cap, rule } = m;
+            out.extend_from_slice(if i == 0 { b"{\"path\":" } else { b",{\"path\":" });
+            jsonw::string(&mut out, path);
+            out.extend_from_slice(b",\"bytes\":");
+            jsonw::uint(&mut out, *bytes);
+            out.extend_from_slice(b",\"cap\":");
+            jsonw::uint(&mut out, *cap);
+            out.extend_from_slice(b",\"rule\":");
+            jsonw::string(&mut out, rule);
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"]}");
+        out.extend_from_slice(b",\"compose\":");
+        serde_json::to_writer(&mut out, compose).expect("the composer's report serializes");
+        out.push(b'}');
+        out
+    }
 }
 
 /// One installed file.
@@ -144,8 +210,31 @@ fn file_identity(path: &Path) -> Option<String> {
     Some(format!("{}\0{:?}", path.display(), st.0))
 }
 
+/// What the fingerprint of every target of one run shares: this executable's and the helper's
+/// path and stat, looked at once per run (they were looked at once per target, twice: a
+/// `readlink` of `/proc/self/exe` and two `statx` each). `None` when either cannot be looked at
+/// (no fast path).
+struct Binaries {
+    exe: String,
+    helper: String,
+}
+
+impl Binaries {
+    fn now() -> Option<Binaries> {
+        let exe = std::env::current_exe().ok()?;
+        let helper = crate::pipeline::synth::helper_location().ok()?;
+        Some(Binaries { exe: file_identity(&exe)?, helper: file_identity(&helper)? })
+    }
+}
+
 /// The fingerprint of installing `rt` into `target` with `opts`, `None` when it cannot be taken.
-fn fingerprint(rt: &LoadedRuntime, target: &Target, opts: &InstallOptions<'_>, env: &Environment) -> Option<String> {
+fn fingerprint(
+    rt: &LoadedRuntime,
+    target: &Target,
+    opts: &InstallOptions<'_>,
+    env: &Environment,
+    bins: &Binaries,
+) -> Option<String> {
     // Every option is named here, none with `..`: a new one does not compile until it is
     // either part of the fingerprint or said not to change what is emitted.
     let InstallOptions {
@@ -161,13 +250,11 @@ fn fingerprint(rt: &LoadedRuntime, target: &Target, opts: &InstallOptions<'_>, e
         linked: _, // a linked run never takes the fast path (`candidates`)
     } = opts;
     let inputs = (*inputs)?;
-    let exe = std::env::current_exe().ok()?;
-    let helper = crate::pipeline::synth::helper_location().ok()?;
     let mut h = Fp::default();
     h.text("msd-install fast path 1");
     h.text(env!("CARGO_PKG_VERSION"));
-    h.text(&file_identity(&exe)?);
-    h.text(&file_identity(&helper)?);
+    h.text(&bins.exe);
+    h.text(&bins.helper);
     h.text(inputs);
     h.text(&rt.capability.id);
     h.text(rt.source.as_str());
@@ -238,10 +325,11 @@ pub(super) fn candidates<'r>(
     if opts.dry_run || opts.inputs.is_none() || opts.linked.is_some() || disabled() {
         return None;
     }
+    let bins = Binaries::now()?;
     let mut out = Vec::new();
     for rt in runtimes {
         let target = crate::pipeline::target::resolve(&rt.capability, opts.scope, opts.config_dir, env).ok()?;
-        let fp = fingerprint(rt, &target, opts, env)?;
+        let fp = fingerprint(rt, &target, opts, env, &bins)?;
         let record = read_record(env, &target)?;
         if record.fingerprint != fp {
             return None;
@@ -348,29 +436,38 @@ pub(super) fn record_all(
     if opts.dry_run || opts.inputs.is_none() || disabled() {
         return;
     }
+    let Some(bins) = Binaries::now() else { return };
+    // The records' directory, made once for every target (each record made it, a `statx` and a
+    // `mkdir` per directory of the path per target).
+    let paths: Vec<Option<PathBuf>> = runs.iter().map(|r| record_path(env, &r.target)).collect();
+    let dirs: BTreeSet<&Path> = paths.iter().flatten().filter_map(|p| p.parent()).collect();
+    if dirs.iter().any(|d| fsx::create_dir_all(d).is_err()) {
+        return;
+    }
     // One stat per installed file, after the last commit: the emitter's thread is done by then,
     // so the targets are split over two (a tenth of a fresh `--all`'s time was these stats, on
     // the thread every other step waits for).
     halves(
-        runs.iter().collect(),
-        |r| r.plan.ops.len(),
-        |r| {
+        runs.iter().zip(&paths).collect(),
+        |(r, _)| r.plan.ops.len(),
+        |(r, path)| {
             let Some(rt) = runtimes.iter().find(|rt| rt.capability.id == r.plan.runtime) else { return };
-            let Some(path) = record_path(env, &r.target) else { return };
-            let Some(rec) = record_of(r, rt, opts, env) else { return };
-            let Ok(bytes) = serde_json::to_vec(&rec) else { return };
-            if let Some(dir) = path.parent()
-                && fsx::create_dir_all(dir).is_ok()
-            {
-                let _ = fsx::write_atomic_unsynced(&path, &bytes);
-            }
+            let Some(path) = path else { return };
+            let Some(rec) = record_of(r, rt, opts, env, &bins) else { return };
+            let _ = fsx::write_atomic_unsynced(path, &rec.render());
         },
     );
 }
 
-fn record_of(r: &TargetRun, rt: &LoadedRuntime, opts: &InstallOptions<'_>, env: &Environment) -> Option<Record> {
+fn record_of(
+    r: &TargetRun,
+    rt: &LoadedRuntime,
+    opts: &InstallOptions<'_>,
+    env: &Environment,
+    bins: &Binaries,
+) -> Option<Record> {
     let plan = &r.plan;
-    let fingerprint = fingerprint(rt, &r.target, opts, env)?;
+    let fingerprint = fingerprint(rt, &r.target, opts, env, bins)?;
     // A plain `lstat` of each path, without the confinement walk of its directories: the record
     // is a cache, and the next run checks every stat with `confined_stat` (a directory made a
     // symlink since then fails there and takes the full path). The walk was a third of these
@@ -405,4 +502,64 @@ fn record_of(r: &TargetRun, rt: &LoadedRuntime, opts: &InstallOptions<'_>, env: 
         guard: r.guard.clone(),
         compose: r.compose.clone(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::guard::Measured;
+
+    /// The record is written by hand: its bytes must be what serde_json wrote for it (the
+    /// format of records already in users' caches), and it must read back as the next run reads it.
+    #[test]
+    fn render_is_serde_jsons_compact_form_and_reads_back() {
+        let file = |path: &str, mode, kind, n: i64| FileRecord {
+            path: RelPath::new(path).unwrap(),
+            bytes: n as u64 * 1000,
+            sha256: Sha256::of(path.as_bytes()),
+            mode,
+            kind,
+            stat: StatKey([n, -n, i64::MAX, i64::MIN, 0, 1_764_000_000_123_456_789, 2049, 0o100_644]),
+        };
+        let measured =
+            |path: &str| Measured { path: path.into(), bytes: 10, cap: 40_000, rule: "tier:XL \"q\"".into() };
+        let compose = FileCompose {
+            path: "commands/msd/plan.md".into(),
+            source: "content/commands/plan.md".into(),
+            rule: Some("commands/**".into()),
+            cap: Some(12_000),
+            full_bytes: 15_000,
+            bytes: 11_900,
+            budget: Some(-3),
+            report: None,
+        };
+        let records = [
+            Record {
+                schema_version: SCHEMA_VERSION,
+                fingerprint: "0123abc".into(),
+                manifest: StatKey([0; 8]),
+                files: Vec::new(),
+                guard: GuardReport::default(),
+                compose: Vec::new(),
+            },
+            Record {
+                schema_version: SCHEMA_VERSION,
+                fingerprint: "fp with \"quotes\" and \\ and \n".into(),
+                manifest: StatKey([1, 2, 3, 4, 5, 6, 7, 8]),
+                files: vec![
+                    file("agents/é.md", FileMode::Regular, FileKind::Agent, 1),
+                    file("msd-core/bin/msd_run", FileMode::Executable, FileKind::Program, 2),
+                    file("commands/msd/x\ty.md", FileMode::Private, FileKind::Command, 3),
+                ],
+                guard: GuardReport { compliant: vec![measured("agents/é.md"), measured("a\"b")] },
+                compose: vec![compose],
+            },
+        ];
+        for r in records {
+            let bytes = r.render();
+            assert_eq!(String::from_utf8(bytes.clone()).unwrap(), serde_json::to_string(&r).unwrap());
+            let back: Record = serde_json::from_slice(&bytes).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{r:?}"));
+        }
+    }
 }

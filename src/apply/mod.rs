@@ -21,6 +21,7 @@
 //! settings and the state, without emission or reading the files.
 
 pub(crate) mod fast;
+mod jsonw;
 pub(crate) mod migrate;
 pub mod plan;
 pub(crate) mod record;

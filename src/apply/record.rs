@@ -85,11 +85,41 @@ impl FileManifest {
         self.files.binary_search_by(|e| e.path.cmp(path)).ok().map(|i| &self.files[i])
     }
 
-    /// Serialised form (pretty JSON, final newline).
+    /// Serialised form (pretty JSON, final newline): what `serde_json::to_string_pretty` writes,
+    /// byte for byte (an identical install writes an identical manifest, whichever version
+    /// wrote the last one), written by hand ([`super::jsonw`]): it is made for every target on
+    /// every run, and again to compare it with the one on disk.
     pub fn render(&self) -> Vec<u8> {
-        let mut s = serde_json::to_string_pretty(self).expect("manifest serializes");
-        s.push('\n');
-        s.into_bytes()
+        use super::jsonw;
+        // Every field by name: a new one does not compile until it is written here too.
+        let FileManifest { schema_version, tool_version, runtime, scope, files } = self;
+        let mut out = Vec::with_capacity(200 + files.len() * 180);
+        out.extend_from_slice(b"{\n  \"schema_version\": ");
+        jsonw::uint(&mut out, u64::from(*schema_version));
+        out.extend_from_slice(b",\n  \"tool_version\": ");
+        jsonw::string(&mut out, tool_version);
+        out.extend_from_slice(b",\n  \"runtime\": ");
+        jsonw::string(&mut out, runtime);
+        out.extend_from_slice(b",\n  \"scope\": ");
+        jsonw::string(&mut out, scope.as_str());
+        out.extend_from_slice(b",\n  \"files\": [");
+        for (i, e) in files.iter().enumerate() {
+            let Entry { path, bytes, sha256, mode } = e;
+            out.extend_from_slice(if i == 0 { b"\n    {\n      \"path\": " } else { b",\n    {\n      \"path\": " });
+            jsonw::string(&mut out, path.as_str());
+            out.extend_from_slice(b",\n      \"bytes\": ");
+            jsonw::uint(&mut out, *bytes);
+            out.extend_from_slice(b",\n      \"sha256\": ");
+            jsonw::sha256(&mut out, sha256);
+            out.extend_from_slice(b",\n      \"mode\": ");
+            jsonw::mode(&mut out, *mode);
+            out.extend_from_slice(b"\n    }");
+        }
+        if !files.is_empty() {
+            out.extend_from_slice(b"\n  ");
+        }
+        out.extend_from_slice(b"]\n}\n");
+        out
     }
 
     /// Parses a manifest.
@@ -174,4 +204,38 @@ pub(crate) fn kept_edits(home: &Path, runtime: &str) -> BTreeMap<RelPath, BTreeS
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str, bytes: u64, mode: FileMode) -> Entry {
+        Entry { path: RelPath::new(path).unwrap(), bytes, sha256: Sha256::of(path.as_bytes()), mode }
+    }
+
+    /// The manifest is written by hand: its bytes must stay serde_json's pretty form, which every
+    /// version before wrote, so an identical install still writes an identical manifest (and
+    /// touches nothing) over one an older version left, and either reads the other's.
+    #[test]
+    fn render_is_serde_jsons_pretty_form_and_reads_back() {
+        let manifests = [
+            FileManifest::new("claude".into(), Scope::Global, Vec::new()),
+            FileManifest::new("codex".into(), Scope::Local, vec![entry("AGENTS.md", 0, FileMode::Regular)]),
+            FileManifest::new(
+                "gemini".into(),
+                Scope::Global,
+                vec![
+                    entry("agents/é “quoted”.md", 12_345, FileMode::Regular),
+                    entry("msd-core/bin/msd_run", u64::from(u32::MAX) + 7, FileMode::Executable),
+                    entry("msd-core/with \"quote\"/tab\there.md", 1, FileMode::Private),
+                ],
+            ),
+        ];
+        for m in manifests {
+            let old = serde_json::to_string_pretty(&m).unwrap() + "\n";
+            assert_eq!(String::from_utf8(m.render()).unwrap(), old);
+            assert_eq!(FileManifest::parse(Path::new("m.json"), old.as_bytes()).unwrap(), m);
+        }
+    }
 }

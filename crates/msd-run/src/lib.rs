@@ -71,9 +71,39 @@ pub enum RunCommand {
     Hook(hook::HookArgs),
 }
 
+/// `msd_run hook ...` parsed alone ([`hook_args`]).
+#[derive(Debug, Parser)]
+#[command(name = "msd_run")]
+struct HookCli {
+    #[command(subcommand)]
+    command: HookOnly,
+}
+
+/// The one subcommand of [`HookCli`].
+#[derive(Debug, Subcommand)]
+enum HookOnly {
+    Hook(hook::HookArgs),
+}
+
+/// The arguments of `msd_run hook ...`, parsed by a parser of that subcommand alone; `None` for
+/// anything else, or anything it does not take (`--core`, `--help`, a mistake), which the whole
+/// CLI's parser then answers as it always has. A runtime runs a hook on every tool call, and
+/// clap building the whole CLI first (every subcommand and query) was a quarter of a guard's
+/// instructions (docs/PERFORMANCE.md, issue 37).
+fn hook_args(args: &[OsString]) -> Option<hook::HookArgs> {
+    if args.get(1).is_none_or(|a| a != "hook") {
+        return None;
+    }
+    let HookCli { command: HookOnly::Hook(a) } = HookCli::try_parse_from(args).ok()?;
+    Some(a)
+}
+
 /// Runs `msd_run` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let args: Vec<OsString> = args.into_iter().collect();
+    if let Some(a) = hook_args(&args) {
+        return hook::run(&a);
+    }
     let cli = match RunCli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -182,5 +212,49 @@ pub(crate) fn read_named(path: &Path) -> Result<Option<Vec<u8>>, RunError> {
         (abs, None) => msd_core::fs::fsx::read_regular_if_exists(&abs, u64::MAX)
             .map(|b| b.map(|b| b.bytes))
             .map_err(|source| RunError::Io { path: path.display().to_string(), source }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(s: &str) -> Vec<OsString> {
+        std::iter::once("msd_run").chain(s.split(' ')).map(OsString::from).collect()
+    }
+
+    /// The hook's own parser takes what runtimes pass (every form msd-install registers) and
+    /// reads it as the whole CLI does; what it does not take is left to the whole CLI.
+    #[test]
+    fn a_hook_is_parsed_alone_as_the_whole_cli_parses_it() {
+        let taken = [
+            "hook guard",
+            "hook guard-env",
+            "hook session-start --watch-config",
+            "hook session-start --protocol gemini --once-per-session",
+            "hook guard --protocol=copilot --allow-helper bash --allow-helper shell",
+            "hook context-monitor --protocol cursor",
+            "hook statusline",
+            "hook config-reload --protocol opencode",
+        ];
+        for line in taken {
+            let args = argv(line);
+            let alone = hook_args(&args).unwrap_or_else(|| panic!("{line}: not taken"));
+            let Ok(RunCli { command: RunCommand::Hook(whole), .. }) = RunCli::try_parse_from(&args) else {
+                panic!("{line}: the whole CLI refuses it")
+            };
+            assert_eq!(format!("{alone:?}"), format!("{whole:?}"), "{line}");
+        }
+        for line in [
+            "hook",
+            "hook nope",
+            "hook guard --help",
+            "hook guard --core /x",
+            "hook guard --protocol nope",
+            "query init.plan",
+            "--core /x hook guard",
+        ] {
+            assert!(hook_args(&argv(line)).is_none(), "{line}: left to the whole CLI");
+        }
     }
 }

@@ -28,7 +28,7 @@ impl Sha256 {
 
     /// Lower-case hex, 64 ASCII bytes, made without the formatter: every manifest entry and
     /// journal op carries one, and 32 `{:02x}` writes each were 3% of an `--all` install's time.
-    fn hex_bytes(&self) -> [u8; 64] {
+    pub fn hex_bytes(&self) -> [u8; 64] {
         const DIGITS: &[u8; 16] = b"0123456789abcdef";
         let mut out = [0u8; 64];
         for (pair, b) in out.chunks_exact_mut(2).zip(self.0) {

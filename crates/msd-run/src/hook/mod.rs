@@ -245,17 +245,24 @@ fn project_dir(cwd: &Path) -> PathBuf {
 /// global home need not mirror the local dir: `~/.config/opencode` against `.opencode`), else
 /// the helper's own path under `$HOME` taken under the project ([`local_twin`]).
 fn defers_to_local(cwd: &Path) -> bool {
-    let (Ok(exe), Some(home)) = (std::env::current_exe(), std::env::var_os("HOME").map(PathBuf::from)) else {
+    let (Some(exe), Some(home)) = (own_exe(), std::env::var_os("HOME").map(PathBuf::from)) else {
         return false;
     };
     let home = fsx::canonicalize(&home).unwrap_or(home);
     let cwd = fsx::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-    let exe = fsx::canonicalize(&exe).unwrap_or(exe);
     let info = own_info();
     let declared = (info.scope == "global").then_some(info.local_helper.as_deref()).flatten();
     cwd.ancestors()
         .take_while(|d| *d != home)
-        .any(|d| local_copy(&exe, &home, d, declared).is_some_and(|t| fsx::is_file(&t)))
+        .any(|d| local_copy(exe, &home, d, declared).is_some_and(|t| fsx::is_file(&t)))
+}
+
+/// This helper's own path, symlinks resolved, looked up once per process: the local-install
+/// check and [`own_info`] each resolved it (a `readlink` per component of the path, and one of
+/// `/proc/self/exe`).
+fn own_exe() -> Option<&'static Path> {
+    static EXE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    EXE.get_or_init(|| std::env::current_exe().ok().map(|e| fsx::canonicalize(&e).unwrap_or(e))).as_deref()
 }
 
 /// This helper's own `<core>/runtime.json` (its runtime's command syntax, `local_helper`,
@@ -263,8 +270,7 @@ fn defers_to_local(cwd: &Path) -> bool {
 fn own_info() -> &'static RuntimeInfo {
     static INFO: std::sync::OnceLock<RuntimeInfo> = std::sync::OnceLock::new();
     INFO.get_or_init(|| {
-        let exe = std::env::current_exe().ok().map(|e| fsx::canonicalize(&e).unwrap_or(e));
-        let core = exe.as_deref().and_then(Path::parent).and_then(Path::parent);
+        let core = own_exe().and_then(Path::parent).and_then(Path::parent);
         match core {
             Some(core) => crate::runtime_info(Some(core)),
             None => RuntimeInfo::fallback(),
