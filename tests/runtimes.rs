@@ -313,12 +313,12 @@ fn check_no_leaks(
                 text[..at].chars().rev().take(60).collect::<Vec<_>>().into_iter().rev().collect::<String>()
                     + &text[at..].chars().take(60).collect::<String>()
             };
-            if m.pattern().as_usize() < foreign_paths.len() {
-                panic!("{id} {scope:?}: {path} holds foreign path `{needle}`: …{}…", context());
-            }
-            if !glued(&text, at, needle) {
-                panic!("{id} {scope:?}: {path} holds foreign brand `{needle}`: …{}…", context());
-            }
+            assert!(
+                m.pattern().as_usize() >= foreign_paths.len(),
+                "{id} {scope:?}: {path} holds foreign path `{needle}`: …{}…",
+                context()
+            );
+            assert!(glued(&text, at, needle), "{id} {scope:?}: {path} holds foreign brand `{needle}`: …{}…", context());
         }
     }
 }
