@@ -168,25 +168,27 @@ fn whole_after_recovery(w: &World, help: &std::path::Path, n: usize, begun: bool
 #[test]
 fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
     // The first kill point at which the install's half reached its commit point and the
-    // uninstall's (the pair's) had not: found by scanning, then every point around it.
+    // uninstall's (the pair's) had not: found by bisection, then the points around it.
     let b_journal = |w: &World| w.home.join(".gemini/config/.msd-install/journal.json").exists();
     let a_journal = |w: &World| w.home.join(".gemini/.msd-install/journal.json").exists();
-    let mut coarse = 0;
-    let first = loop {
+    // Past the install's commit point: its journal, or what follows it (the uninstall's journal,
+    // antigravity's manifest, the run done). That holds at every later point, so the first is
+    // found by doubling and bisection.
+    let past = |n: u64| {
         let w = World::new();
         with_gemini(&w);
-        assert!(killed_at(&w, coarse).is_some(), "the run completed before its commit point at {coarse}");
-        if b_journal(&w) || a_journal(&w) {
-            break (coarse.saturating_sub(9)..=coarse)
-                .find(|&n| {
-                    let w = World::new();
-                    with_gemini(&w);
-                    killed_at(&w, n).is_some() && b_journal(&w)
-                })
-                .unwrap();
-        }
-        coarse += 10;
+        killed_at(&w, n as usize).is_none()
+            || b_journal(&w)
+            || a_journal(&w)
+            || w.home.join(".gemini/config/msd-core/msd-file-manifest.json").exists()
     };
+    let first = crate::crash::first_point_where(16, past) as usize;
+    {
+        let w = World::new();
+        with_gemini(&w);
+        assert!(killed_at(&w, first).is_some(), "the run completed before its commit point at {first}");
+        assert!(b_journal(&w), "kill point {first}: the first point past the commit point is the install's journal");
+    }
     // The end: the first kill point past the run's last disk operation (the run completes).
     let completes = |n: usize| {
         let w = World::new();
@@ -205,12 +207,23 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
     let (mut before, mut after) = (0, 0);
     // Around the commit points, then spread over the writes of both halves, recovered by a
     // command on one home or the other in turn; then the last points (the two halves' finish,
-    // where 0.4.0 left the uninstall's journal alone), recovered from each home.
-    let mut points: Vec<usize> = (first.saturating_sub(3)..first + 6).collect();
-    points.extend([0, 5, first / 2, first + 20, first + 60, first + 120, first + 200, first + 300]);
+    // where 0.4.0 left the uninstall's journal alone), recovered from each home. With
+    // `MSD_FULL_SWEEPS=1` (the `kill-campaign` job) every point below; in the suite a fixed
+    // sample: each side of the commit point, both halves journaled, the spread, the last three.
+    let full = crate::support::full_sweeps();
+    let mut points: Vec<usize> = if full {
+        (first.saturating_sub(3)..first + 6).collect()
+    } else {
+        (first.saturating_sub(1)..first + 3).collect()
+    };
+    if full {
+        points.extend([0, 5, first / 2, first + 20, first + 60, first + 120, first + 200, first + 300]);
+    } else {
+        points.extend([0, first / 2, first + 20, first + 60]);
+    }
     let mut cases: Vec<(usize, &str)> =
         points.into_iter().enumerate().map(|(i, n)| (n, if i % 2 == 0 { "antigravity" } else { "gemini" })).collect();
-    for n in end.saturating_sub(6)..end {
+    for n in end.saturating_sub(if full { 6 } else { 3 })..end {
         cases.extend([(n, "antigravity"), (n, "gemini")]);
     }
     for (n, side) in cases {

@@ -81,6 +81,46 @@ fn newer_binaries() -> Vec<(&'static str, Vec<u8>)> {
         .collect()
 }
 
+/// The archive of [`newer_binaries`] under `msd-install-<triple>/`: a .zip, else a .tar.gz (also
+/// the bytes of the .tar.xz case, refused by its name before it is read). Built once per process
+/// and format: compressing the debug binaries (78 MB) was most of these tests' CPU, and every
+/// release of one format holds the same bytes; deflate at level 1, which msd reads as any other.
+fn archive_of(triple: &str, zip: bool) -> std::sync::Arc<Vec<u8>> {
+    type Cache = std::sync::Mutex<std::collections::HashMap<(String, bool), std::sync::Arc<Vec<u8>>>>;
+    static ARCHIVES: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+    let mut cache = ARCHIVES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    let built = cache.entry((triple.to_string(), zip)).or_insert_with(|| {
+        let archive = if zip {
+            let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+            let options = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated)
+                .compression_level(Some(1))
+                .unix_permissions(0o755);
+            for (bin, bytes) in newer_binaries() {
+                zip.start_file(format!("msd-install-{triple}/{bin}"), options).unwrap();
+                zip.write_all(&bytes).unwrap();
+            }
+            zip.finish().unwrap().into_inner()
+        } else {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            {
+                let mut tar = tar::Builder::new(&mut gz);
+                for (bin, bytes) in newer_binaries() {
+                    let mut header = tar::Header::new_gnu();
+                    header.set_size(bytes.len() as u64);
+                    header.set_mode(0o755);
+                    header.set_cksum();
+                    tar.append_data(&mut header, format!("msd-install-{triple}/{bin}"), &bytes[..]).unwrap();
+                }
+                tar.finish().unwrap();
+            }
+            gz.finish().unwrap()
+        };
+        std::sync::Arc::new(archive)
+    });
+    built.clone()
+}
+
 /// [`release`] with its archive in `format`.
 fn release_as(w: &World, version: &str, triple: &str, flaw: Flaw, format: Format) -> String {
     let dir = w.tmp.path().join(format!("release-{version}-{}-{}", flaw as u8, format as u8));
@@ -92,35 +132,14 @@ fn release_as(w: &World, version: &str, triple: &str, flaw: Flaw, format: Format
         Format::TarXz => "tar.xz",
     };
     let name = format!("msd-install-{triple}.{suffix}");
-    let archive = if flaw == Flaw::Damaged {
-        b"this is not a gzip stream".to_vec()
-    } else if format == Format::Zip {
-        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-        let options = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated)
-            .unix_permissions(0o755);
-        for (bin, bytes) in newer_binaries() {
-            zip.start_file(format!("msd-install-{triple}/{bin}"), options).unwrap();
-            zip.write_all(&bytes).unwrap();
-        }
-        zip.finish().unwrap().into_inner()
+    let built = if flaw == Flaw::Damaged {
+        std::sync::Arc::new(b"this is not a gzip stream".to_vec())
     } else {
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        {
-            let mut tar = tar::Builder::new(&mut gz);
-            for (bin, bytes) in newer_binaries() {
-                let mut header = tar::Header::new_gnu();
-                header.set_size(bytes.len() as u64);
-                header.set_mode(0o755);
-                header.set_cksum();
-                tar.append_data(&mut header, format!("msd-install-{triple}/{bin}"), &bytes[..]).unwrap();
-            }
-            tar.finish().unwrap();
-        }
-        gz.finish().unwrap()
+        archive_of(triple, format == Format::Zip)
     };
-    std::fs::write(dir.join(&name), &archive).unwrap();
-    let sha = if flaw == Flaw::Checksum { "0".repeat(64) } else { crate::support::sha256(&archive) };
+    let archive: &[u8] = &built;
+    std::fs::write(dir.join(&name), archive).unwrap();
+    let sha = if flaw == Flaw::Checksum { "0".repeat(64) } else { crate::support::sha256(archive) };
     let mut f = std::fs::File::create(dir.join(format!("{name}.sha256"))).unwrap();
     writeln!(f, "{sha} *{name}").unwrap();
     let manifest = serde_json::json!({

@@ -55,6 +55,15 @@ pub fn scratch_base() -> PathBuf {
     .clone()
 }
 
+/// Whether the fault-point sweeps run whole (`MSD_FULL_SWEEPS=1`, the `kill-campaign` job of
+/// `.github/workflows/ci.yml`) or a fixed sample of their points (the suite): every point of a
+/// sweep is a spawned run and its recovery, and the whole sweeps were a sixth of the suite's CPU.
+/// A sample keeps each sweep's structure (the first points, the commit point and those around
+/// it, the completing run) and every assertion; the job runs every point.
+pub fn full_sweeps() -> bool {
+    std::env::var_os("MSD_FULL_SWEEPS").is_some_and(|v| v == "1")
+}
+
 /// A new temporary directory under [`scratch_base`].
 pub fn scratch() -> TempDir {
     tempfile::Builder::new().prefix("msd-test-").tempdir_in(scratch_base()).expect("tempdir")
