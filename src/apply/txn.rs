@@ -1394,8 +1394,9 @@ mod tests {
         assert!(!area.work().join("txn").exists() && !area.journal_path().exists());
     }
 
-    #[test]
-    fn running_forward_again_after_a_whole_move_completes_without_moving_twice() {
+    /// A home with two files staged (`agents/a.md`, `b/c.md`) and the transaction past its
+    /// commit point: what a run killed after committing leaves for recovery.
+    fn two_files_past_their_commit_point() -> (tempfile::TempDir, PathBuf, Area, Prepared) {
         let tmp = tempfile::tempdir().unwrap();
         let home = tmp.path().join("home");
         std::fs::create_dir_all(&home).unwrap();
@@ -1406,15 +1407,26 @@ mod tests {
         ];
         let mut prepared = prepare(&area, "test", ops, &NoProgress).unwrap();
         commit_points(&mut [&mut prepared]).unwrap();
+        (tmp, home, area, prepared)
+    }
+
+    /// Recovery ran the two-file transaction forward: both files are in the home.
+    fn assert_recovered_forward(area: &Area, home: &Path) {
+        let got = recover(area).unwrap();
+        assert_eq!(got, Some(Recovery::Completed { label: "test".into(), ops: 2 }));
+        assert_eq!(std::fs::read_to_string(home.join("agents/a.md")).unwrap(), "a\n");
+        assert_eq!(std::fs::read_to_string(home.join("b/c.md")).unwrap(), "c\n");
+    }
+
+    #[test]
+    fn running_forward_again_after_a_whole_move_completes_without_moving_twice() {
+        let (_tmp, home, area, prepared) = two_files_past_their_commit_point();
         // A run stopped right after moving `agents/` (as a crash would leave it), then recovered.
         assert!(
             area.dirs.rename_dir_new(area.new_of(&rel("agents/a.md")).parent().unwrap(), &home.join("agents")).unwrap()
         );
         std::mem::forget(prepared);
-        let got = recover(&area).unwrap();
-        assert_eq!(got, Some(Recovery::Completed { label: "test".into(), ops: 2 }));
-        assert_eq!(std::fs::read_to_string(home.join("agents/a.md")).unwrap(), "a\n");
-        assert_eq!(std::fs::read_to_string(home.join("b/c.md")).unwrap(), "c\n");
+        assert_recovered_forward(&area, &home);
         assert!(!area.work().join("txn").exists());
     }
 
@@ -1422,16 +1434,7 @@ mod tests {
     /// commit point is still read and completed by recovery.
     #[test]
     fn a_pretty_journal_an_older_version_left_is_recovered() {
-        let tmp = tempfile::tempdir().unwrap();
-        let home = tmp.path().join("home");
-        std::fs::create_dir_all(&home).unwrap();
-        let area = Area::new(&home, false);
-        let ops = vec![
-            Staged::put(rel("agents/a.md"), b"a\n".to_vec(), FileMode::Regular, None),
-            Staged::put(rel("b/c.md"), b"c\n".to_vec(), FileMode::Regular, None),
-        ];
-        let mut prepared = prepare(&area, "test", ops, &NoProgress).unwrap();
-        commit_points(&mut [&mut prepared]).unwrap();
+        let (_tmp, home, area, prepared) = two_files_past_their_commit_point();
         let written = std::fs::read(area.journal_path()).unwrap();
         assert_eq!(written.iter().filter(|b| **b == b'\n').count(), 1, "one line");
         let journal: Journal = serde_json::from_slice(&written).unwrap();
@@ -1439,10 +1442,7 @@ mod tests {
         assert_ne!(pretty.as_bytes(), &written[..]);
         std::fs::write(area.journal_path(), pretty).unwrap();
         std::mem::forget(prepared);
-        let got = recover(&area).unwrap();
-        assert_eq!(got, Some(Recovery::Completed { label: "test".into(), ops: 2 }));
-        assert_eq!(std::fs::read_to_string(home.join("agents/a.md")).unwrap(), "a\n");
-        assert_eq!(std::fs::read_to_string(home.join("b/c.md")).unwrap(), "c\n");
+        assert_recovered_forward(&area, &home);
         assert!(!area.journal_path().exists() && !area.work().join("txn").exists());
     }
 }
