@@ -907,3 +907,24 @@ fn content_every_agent_has_a_model_profile_row() {
         .collect();
     assert!(missing.is_empty(), "model-profiles.md has no row for {missing:?}");
 }
+
+/// An agent's `color` must be one the runtimes that read it accept: Qwen Code 0.24.4 warns and
+/// drops any other (`COLOR_VALUES`, @qwen-code/qwen-code@0.24.4:chunks/chunk-DPEB6S2R.js:125656,
+/// the warning at :127114), and the acceptance tier fails on that warning. `msd-ui-checker`
+/// shipped `magenta`.
+#[test]
+fn content_every_agent_color_is_one_qwen_code_accepts() {
+    const COLORS: [&str; 9] = ["red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan", "auto"];
+    let mut bad = Vec::new();
+    for (path, text) in texts(&content()) {
+        if !path.starts_with("agents/") {
+            continue;
+        }
+        for line in text.lines().take_while(|l| !l.is_empty()).filter_map(|l| l.strip_prefix("color:")) {
+            if !COLORS.contains(&line.trim()) {
+                bad.push(format!("{path}: color {}", line.trim()));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "agent colors Qwen Code drops: {bad:?}");
+}
