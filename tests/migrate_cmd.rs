@@ -98,28 +98,32 @@ fn killed_at(w: &World, n: usize) -> Option<()> {
     (ran.exit() != Some(0)).then_some(())
 }
 
-/// Whether the install's half had begun on antigravity's home: its note naming the other
-/// half's home, its journal or its staging.
-fn b_begun(w: &World) -> bool {
-    let work = w.home.join(".gemini/config/.msd-install");
-    ["partner.json", "journal.json", "txn"].iter().any(|f| work.join(f).exists())
+/// Whether gemini's home holds the uninstall's staging (no journal yet) and antigravity's
+/// holds no staging or journal of the install: killed while the uninstall's half stages.
+fn a_staging_only(w: &World) -> bool {
+    let (a, b) = (w.home.join(".gemini/.msd-install"), w.home.join(".gemini/config/.msd-install"));
+    a.join("txn").exists()
+        && !a.join("journal.json").exists()
+        && !["txn", "journal.json"].iter().any(|f| b.join(f).exists())
 }
 
 /// After the recovery of a killed migrate by a command on one of the two homes: exactly one
 /// install, whole: gemini's (before) or antigravity's (after), the user's edit kept either way;
-/// nothing of the pair left for a command on the other home to find. Returns whether it is after.
-/// `begun`: whether the install's half had begun ([`b_begun`]) when the run was killed; before
-/// it had, the uninstall's staging on gemini's home is all there is, and the next command there
-/// discards it.
-fn whole_after_recovery(w: &World, help: &std::path::Path, n: usize, begun: bool) -> bool {
+/// nothing of the pair left for a command on the other home to find, at every kill point (0.4.0
+/// left gemini's journal, "interrupted, 0 files", when killed after the install's half had
+/// finished, and the uninstall's unjournaled staging when killed while it was staged: a
+/// recovery of antigravity's home saw neither). Returns whether it is after.
+fn whole_after_recovery(w: &World, help: &std::path::Path, n: usize) -> bool {
     let status = Install::in_world(w).status().json().run().success().json();
     for r in status["installs"].as_array().unwrap() {
-        if r["interrupted"] == true {
-            // 0.4.0 left gemini's journal here, "interrupted, 0 files", when killed after the
-            // install's half had finished: a recovery of antigravity's home did not see it.
-            assert!(!begun, "kill point {n}: the recovery of either home finishes the pair whole: {status}");
-            assert_eq!(r["runtime"], "gemini", "kill point {n}: {status}");
-            assert!(!w.home.join(".gemini/.msd-install/journal.json").exists(), "kill point {n}: staging only");
+        assert_ne!(
+            r["interrupted"], true,
+            "kill point {n}: the recovery of either home finishes the pair whole: {status}"
+        );
+    }
+    for work in [".gemini/.msd-install", ".gemini/config/.msd-install"] {
+        for left in ["txn", "journal.json"] {
+            assert!(!w.home.join(work).join(left).exists(), "kill point {n}: {work}/{left} left after the recovery");
         }
     }
     let rows = installs(w);
@@ -128,19 +132,9 @@ fn whole_after_recovery(w: &World, help: &std::path::Path, n: usize, begun: bool
         "kill point {n}: one install, never both or neither: {rows:?}"
     );
     let after = rows == ["antigravity"];
-    // Whole: nothing missing; the one change is the user's edit. (Killed while staging, the
-    // other home may still hold its unjournaled staging: nothing of it is visible, and the next
-    // command there, here `recover`, discards it.)
-    let mut v = Install::in_world(w).verify().runtime(&rows[0]).run().stdout();
-    if v.contains("awaits recovery") {
-        assert!(!begun, "kill point {n}: {v}");
-        Install::in_world(w)
-            .args(["recover", "-r", &rows[0]])
-            .run()
-            .success()
-            .stdout_has("interrupted before it changed anything");
-        v = Install::in_world(w).verify().runtime(&rows[0]).run().stdout();
-    }
+    // Whole: nothing missing; the one change is the user's edit.
+    let v = Install::in_world(w).verify().runtime(&rows[0]).run().stdout();
+    assert!(!v.contains("awaits recovery"), "kill point {n}: {v}");
     let changed: Vec<&str> = v.lines().skip(1).collect();
     let want: &[&str] = if after {
         &["  clean: every managed file matches the manifest"]
@@ -165,22 +159,30 @@ fn whole_after_recovery(w: &World, help: &std::path::Path, n: usize, begun: bool
     after
 }
 
+fn b_journal(w: &World) -> bool {
+    w.home.join(".gemini/config/.msd-install/journal.json").exists()
+}
+
+fn a_journal(w: &World) -> bool {
+    w.home.join(".gemini/.msd-install/journal.json").exists()
+}
+
+/// Past the install's commit point: its journal, or what follows it (the uninstall's journal,
+/// antigravity's manifest).
+fn past_commit(w: &World) -> bool {
+    b_journal(w) || a_journal(w) || w.home.join(".gemini/config/msd-core/msd-file-manifest.json").exists()
+}
+
 #[test]
 fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
     // The first kill point at which the install's half reached its commit point and the
     // uninstall's (the pair's) had not: found by bisection, then the points around it.
-    let b_journal = |w: &World| w.home.join(".gemini/config/.msd-install/journal.json").exists();
-    let a_journal = |w: &World| w.home.join(".gemini/.msd-install/journal.json").exists();
-    // Past the install's commit point: its journal, or what follows it (the uninstall's journal,
-    // antigravity's manifest, the run done). That holds at every later point, so the first is
-    // found by doubling and bisection.
+    // Past the install's commit point, or the run done: that holds at every later point, so the
+    // first is found by doubling and bisection.
     let past = |n: u64| {
         let w = World::new();
         with_gemini(&w);
-        killed_at(&w, n as usize).is_none()
-            || b_journal(&w)
-            || a_journal(&w)
-            || w.home.join(".gemini/config/msd-core/msd-file-manifest.json").exists()
+        killed_at(&w, n as usize).is_none() || past_commit(&w)
     };
     let first = crate::crash::first_point_where(16, past) as usize;
     {
@@ -204,12 +206,24 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
         if completes(mid) { hi = mid } else { lo = mid }
     }
     let end = hi;
+    // The first kill point at which the install's half had begun staging (or anything after):
+    // before it, from the first disk operation of the uninstall's staging, only gemini's home
+    // holds the pair's staging.
+    let b_staging = crate::crash::first_point_where(16, |n| {
+        let w = World::new();
+        with_gemini(&w);
+        killed_at(&w, n as usize).is_none()
+            || w.home.join(".gemini/config/.msd-install/txn").exists()
+            || past_commit(&w)
+    }) as usize;
     let (mut before, mut after) = (0, 0);
     // Around the commit points, then spread over the writes of both halves, recovered by a
     // command on one home or the other in turn; then the last points (the two halves' finish,
-    // where 0.4.0 left the uninstall's journal alone), recovered from each home. With
-    // `MSD_FULL_SWEEPS=1` (the `kill-campaign` job) every point below; in the suite a fixed
-    // sample: each side of the commit point, both halves journaled, the spread, the last three.
+    // where 0.4.0 left the uninstall's journal alone), recovered from each home; and points while
+    // the uninstall's half alone is staged (where 0.4.0 left it to the next command on gemini's
+    // home), recovered from each home. With `MSD_FULL_SWEEPS=1` (the `kill-campaign` job) every
+    // point below; in the suite a fixed sample: each side of the commit point, both halves
+    // journaled, the spread, the last three, three in the uninstall's staging.
     let full = crate::support::full_sweeps();
     let mut points: Vec<usize> = if full {
         (first.saturating_sub(3)..first + 6).collect()
@@ -226,6 +240,15 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
     for n in end.saturating_sub(if full { 6 } else { 3 })..end {
         cases.extend([(n, "antigravity"), (n, "gemini")]);
     }
+    let staging_only: Vec<(usize, &str)> = if full {
+        [b_staging / 4, b_staging / 2, b_staging - 3, b_staging - 2, b_staging - 1]
+            .into_iter()
+            .flat_map(|n| [(n, "antigravity"), (n, "gemini")])
+            .collect()
+    } else {
+        vec![(b_staging / 2, "antigravity"), (b_staging - 2, "gemini"), (b_staging - 1, "antigravity")]
+    };
+    cases.extend(staging_only.iter().copied());
     for (n, side) in cases {
         let w = World::new();
         let help = with_gemini(&w);
@@ -233,7 +256,12 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
             migrated(&w, &help);
             continue;
         }
-        let begun = b_begun(&w);
+        if staging_only.contains(&(n, side)) {
+            assert!(
+                a_staging_only(&w),
+                "kill point {n}: the uninstall's half alone is staged (install staged from {b_staging})"
+            );
+        }
         if n == first {
             assert!(b_journal(&w) && !a_journal(&w), "kill point {n}: between the two commit points");
         }
@@ -242,11 +270,11 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
             // install of antigravity) completes the whole pair first.
             assert!(b_journal(&w) && a_journal(&w), "kill point {n}: both halves journaled");
             Install::in_world(&w).runtime("antigravity").args(["--profile", "core", "-q"]).run().success();
-            assert!(whole_after_recovery(&w, &help, n, begun), "kill point {n}: the pair was committed: after");
+            assert!(whole_after_recovery(&w, &help, n), "kill point {n}: the pair was committed: after");
         } else {
             Install::in_world(&w).args(["recover", "-r", side]).run().success();
         }
-        match whole_after_recovery(&w, &help, n, begun) {
+        match whole_after_recovery(&w, &help, n) {
             true => after += 1,
             false => before += 1,
         }
