@@ -240,15 +240,24 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
     for n in end.saturating_sub(if full { 6 } else { 3 })..end {
         cases.extend([(n, "antigravity"), (n, "gemini")]);
     }
+    // The first kill point at which gemini's home holds the uninstall's staging (before it, the
+    // two homes' notes only).
+    let a_staged = (0..b_staging)
+        .find(|&n| {
+            let w = World::new();
+            with_gemini(&w);
+            killed_at(&w, n).is_some() && w.home.join(".gemini/.msd-install/txn").exists()
+        })
+        .expect("the uninstall's half stages before the install's");
     let staging_only: Vec<(usize, &str)> = if full {
-        [b_staging / 4, b_staging / 2, b_staging - 3, b_staging - 2, b_staging - 1]
-            .into_iter()
-            .flat_map(|n| [(n, "antigravity"), (n, "gemini")])
-            .collect()
+        (a_staged..b_staging).flat_map(|n| [(n, "antigravity"), (n, "gemini")]).collect()
     } else {
-        vec![(b_staging / 2, "antigravity"), (b_staging - 2, "gemini"), (b_staging - 1, "antigravity")]
+        vec![(a_staged, "antigravity"), (a_staged, "gemini"), (b_staging - 1, "antigravity")]
     };
     cases.extend(staging_only.iter().copied());
+    if full {
+        cases.extend((0..a_staged).flat_map(|n| [(n, "antigravity"), (n, "gemini")]));
+    }
     for (n, side) in cases {
         let w = World::new();
         let help = with_gemini(&w);
