@@ -29,6 +29,11 @@ cline_stop_hub() {
   return 0
 }
 trap cline_stop_hub EXIT
+# The hub listens on one fixed port (25463, `CLINE_HUB_PORT` names another): a hub another run
+# left running there would take this probe's tasks (its project gone, they hang until killed).
+# This sandbox's hub gets a free port of its own.
+CLINE_HUB_PORT=${CLINE_HUB_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
+export CLINE_HUB_PORT
 
 # cline_task <tag> <prompt> [mock args...]: one task against a fresh mock.
 cline_task() {
