@@ -326,3 +326,23 @@ fn migrate_refuses_config_dir() {
     assert_eq!(installs(&w), ["gemini"]);
     Install::in_world(&w).args(["migrate", "--help"]).run().success().stdout_lacks("--config-dir");
 }
+
+/// A migrate that fails (not a crash: the install's commit point cannot be written, as on a full
+/// disk) changes nothing and leaves no trace: gemini's install as it was, the user's edit in it,
+/// and no directory of antigravity's home, which the run created, nor a note in either home.
+#[test]
+fn migrate_that_fails_leaves_no_trace() {
+    let w = World::new();
+    let help = with_gemini(&w);
+    let before = crate::support::tree(&w.home);
+    assert!(!w.home.join(".gemini/config").exists(), "antigravity's home is not there before");
+    Install::in_world(&w)
+        .args(["migrate", "--from", "gemini", "--to", "antigravity"])
+        .env("MSD_INSTALL_FAIL_COMMIT", "0")
+        .run()
+        .failure();
+    assert_eq!(crate::support::tree(&w.home), before, "every file as it was");
+    assert!(!w.home.join(".gemini/config").exists(), "the home the run created is gone");
+    assert!(!w.home.join(".gemini/.msd-install").exists(), "no work dir left in gemini's home");
+    assert!(std::fs::read_to_string(help).unwrap().ends_with(EDIT));
+}
