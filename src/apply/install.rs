@@ -88,7 +88,7 @@ pub fn install(
     // The run's own record of the files of shared bytes it wrote (the helper: written once, then
     // linked into every other target), never one a run before it left in the process.
     let shared = Arc::new(SharedWrites::default());
-    // The bytes staged (and so dropped) since freed pages were last given back.
+    // The bytes staged (and so dropped) since freed pages were last given back (a large content).
     let freed = AtomicU64::new(0);
     // Targets in homes of their own are emitted, planned and staged on two workers at once (each
     // commits later, in order); targets sharing a home are committed one by one as they are
@@ -105,14 +105,16 @@ pub fn install(
         // Staging drops each file's bytes as it writes them: another emission may begin.
         drop(turn);
         let bars = opts.progress.target(&label(&run));
-        // Staged: the plan keeps its ops' hashes and sizes, not the bytes.
-        let written: u64 = run.plan.ops.iter().filter(|o| o.action != Action::Keep).filter_map(|o| o.bytes).sum();
         let area = Area::new(&run.plan.home, opts.allow_symlinks).with_caches(&dirs, &shared);
-        let (prepared, report) = write::prepare(&mut run.plan, area, bars.as_ref())?;
-        if large && freed.fetch_add(written, Ordering::Relaxed) + written >= TRIM_AFTER_BYTES {
-            freed.store(0, Ordering::Relaxed);
-            give_back_freed_pages();
-        }
+        let (prepared, report) = if large {
+            // The bytes of a large content's files, given back as they are staged (below).
+            let puts = run.plan.ops.iter().filter(|o| matches!(o.action, Action::Add | Action::Change));
+            let (files, bytes) = puts.fold((0u64, 0u64), |(n, b), o| (n + 1, b + o.bytes.unwrap_or(0)));
+            let trimming = Trimming { bars: bars.as_ref(), per_file: bytes / files.max(1), freed: &freed };
+            write::prepare(&mut run.plan, area, &trimming)?
+        } else {
+            write::prepare(&mut run.plan, area, bars.as_ref())?
+        };
         if stage_ahead {
             return Ok((run, Some((prepared, report))));
         }
@@ -263,6 +265,36 @@ fn in_order<T: Sync, U: Send>(
     Ok(out)
 }
 
+/// The progress of a large content's staging ([`LARGE_CONTENT_BYTES`]), passed on to `bars`,
+/// that gives freed pages back after about every [`TRIM_AFTER_BYTES`] of files staged (each
+/// staged file counted as the target's mean file size, `per_file`; the bytes in `freed`, shared
+/// by the workers). Given back within a target and not only after it: the other worker makes
+/// its emission meanwhile, in its own arena, so the pages this one frees would otherwise stay
+/// resident beside it (generated x8: see docs/PERFORMANCE.md, issue 37).
+struct Trimming<'a> {
+    bars: &'a dyn txn::Progress,
+    per_file: u64,
+    freed: &'a AtomicU64,
+}
+
+impl txn::Progress for Trimming<'_> {
+    fn staging(&self, n: usize) {
+        self.bars.staging(n);
+    }
+
+    fn tick(&self) {
+        self.bars.tick();
+        if self.freed.fetch_add(self.per_file, Ordering::Relaxed) + self.per_file >= TRIM_AFTER_BYTES {
+            self.freed.store(0, Ordering::Relaxed);
+            give_back_freed_pages();
+        }
+    }
+
+    fn applying(&self, n: usize) {
+        self.bars.applying(n);
+    }
+}
+
 /// How many bytes of staged files of a large content ([`LARGE_CONTENT_BYTES`]) are dropped
 /// before [`give_back_freed_pages`] runs again: its emissions are made by whichever worker has
 /// the turn, so each worker's arena would otherwise keep a whole emission's freed pages beside
@@ -271,7 +303,7 @@ fn in_order<T: Sync, U: Send>(
 /// `madvise`s its free pages, which the next emission faults back in (issue 37, the reference's
 /// content ported: 1,856 `madvise`, each a TLB shootdown of the other core, CPU -18% and max RSS
 /// +0.4 MiB without them).
-const TRIM_AFTER_BYTES: u64 = 8 << 20;
+const TRIM_AFTER_BYTES: u64 = 4 << 20;
 
 /// Returns the allocator's wholly free pages to the system. glibc keeps what a run frees (the
 /// content's parse, a staged target's bytes) resident in the arena it came from, and the emitter
