@@ -243,7 +243,7 @@ fn in_order<T: Sync, U: Send>(
         worker()
     } else {
         std::thread::scope(|s| {
-            let helpers: Vec<_> = (1..workers.min(items.len())).map(|_| s.spawn(&worker)).collect();
+            let helpers: Vec<_> = (1..workers.min(items.len())).map(|_| s.spawn(worker)).collect();
             let mut done = worker();
             for h in helpers {
                 match h.join() {
