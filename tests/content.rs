@@ -479,7 +479,8 @@ fn content_check_tools_is_green_on_the_shipped_content_and_red_on_its_fixture() 
 /// Issue 33, tool names that do not exist: prose copied as it is told the model to "use Grep and
 /// Glob" in runtimes with no tool of that name (Claude Code 2.1.117+, Gemini CLI, Pi...). `check
 /// tools` flags a tool name some runtime's table drops or renames, used as a tool in prose, at its
-/// file and line; verbs, code and the protocol words pass; the names come from the manifests.
+/// file and line, mid-sentence or at a sentence start ("Grep the sources", which passed before);
+/// verbs, code and the protocol words pass; the names come from the manifests.
 #[test]
 fn content_check_tools_flags_tool_names_in_prose_that_some_runtime_lacks() {
     let w = World::new();
@@ -495,6 +496,9 @@ fn content_check_tools_flags_tool_names_in_prose_that_some_runtime_lacks() {
         "Locate it with at most two Grep or Glob look-ups.", // flagged: Grep and Glob
         "Ask with AskUserQuestion; spawn with Task(...).",   // protocol words: no
         "Update STATE.md with\nEdit, in place.",             // flagged across the line break: Edit
+        "Grep the sources for the caller.",                  // flagged at a sentence start: Grep
+        "- Glob for *.md under the phase directory.",        // flagged at a list item's start: Glob
+        "Bash: run the tests once. Edit it in place.",       // flagged: Bash; the verb Edit: no
     ];
     std::fs::write(&quick, format!("{text}{}\n", lines.join("\n"))).unwrap();
     let tools = |content: &Path, runtimes: Option<&Path>| {
@@ -525,6 +529,9 @@ fn content_check_tools_flags_tool_names_in_prose_that_some_runtime_lacks() {
             (quick_md.clone(), at(3), "Glob".to_string()),
             (quick_md.clone(), at(3), "Grep".to_string()),
             (quick_md.clone(), at(6), "Edit".to_string()),
+            (quick_md.clone(), at(7), "Grep".to_string()),
+            (quick_md.clone(), at(8), "Glob".to_string()),
+            (quick_md.clone(), at(9), "Bash".to_string()),
         ]
     );
     // The text names the file, the line, the phrase, the runtimes that lack the tool, and the fix.
@@ -562,7 +569,7 @@ fn content_check_tools_flags_tool_names_in_prose_that_some_runtime_lacks() {
     }
     let v = tools(&planted, Some(&runtimes)).code(1).json();
     let left: Vec<&str> = v["prose"].as_array().unwrap().iter().map(|f| f["tool"].as_str().unwrap()).collect();
-    assert_eq!(left, ["Edit"], "{v}");
+    assert_eq!(left, ["Edit", "Bash"], "{v}");
 }
 
 /// Issue 32 defect 3: with VERIFICATION.md missing, ship sent the user to verify-work, which sent

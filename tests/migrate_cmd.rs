@@ -98,28 +98,32 @@ fn killed_at(w: &World, n: usize) -> Option<()> {
     (ran.exit() != Some(0)).then_some(())
 }
 
-/// Whether the install's half had begun on antigravity's home: its note naming the other
-/// half's home, its journal or its staging.
-fn b_begun(w: &World) -> bool {
-    let work = w.home.join(".gemini/config/.msd-install");
-    ["partner.json", "journal.json", "txn"].iter().any(|f| work.join(f).exists())
+/// Whether gemini's home holds the uninstall's staging (no journal yet) and antigravity's
+/// holds no staging or journal of the install: killed while the uninstall's half stages.
+fn a_staging_only(w: &World) -> bool {
+    let (a, b) = (w.home.join(".gemini/.msd-install"), w.home.join(".gemini/config/.msd-install"));
+    a.join("txn").exists()
+        && !a.join("journal.json").exists()
+        && !["txn", "journal.json"].iter().any(|f| b.join(f).exists())
 }
 
 /// After the recovery of a killed migrate by a command on one of the two homes: exactly one
 /// install, whole: gemini's (before) or antigravity's (after), the user's edit kept either way;
-/// nothing of the pair left for a command on the other home to find. Returns whether it is after.
-/// `begun`: whether the install's half had begun ([`b_begun`]) when the run was killed; before
-/// it had, the uninstall's staging on gemini's home is all there is, and the next command there
-/// discards it.
-fn whole_after_recovery(w: &World, help: &std::path::Path, n: usize, begun: bool) -> bool {
+/// nothing of the pair left for a command on the other home to find, at every kill point (0.4.0
+/// left gemini's journal, "interrupted, 0 files", when killed after the install's half had
+/// finished, and the uninstall's unjournaled staging when killed while it was staged: a
+/// recovery of antigravity's home saw neither). Returns whether it is after.
+fn whole_after_recovery(w: &World, help: &std::path::Path, n: usize) -> bool {
     let status = Install::in_world(w).status().json().run().success().json();
     for r in status["installs"].as_array().unwrap() {
-        if r["interrupted"] == true {
-            // 0.4.0 left gemini's journal here, "interrupted, 0 files", when killed after the
-            // install's half had finished: a recovery of antigravity's home did not see it.
-            assert!(!begun, "kill point {n}: the recovery of either home finishes the pair whole: {status}");
-            assert_eq!(r["runtime"], "gemini", "kill point {n}: {status}");
-            assert!(!w.home.join(".gemini/.msd-install/journal.json").exists(), "kill point {n}: staging only");
+        assert_ne!(
+            r["interrupted"], true,
+            "kill point {n}: the recovery of either home finishes the pair whole: {status}"
+        );
+    }
+    for work in [".gemini/.msd-install", ".gemini/config/.msd-install"] {
+        for left in ["txn", "journal.json"] {
+            assert!(!w.home.join(work).join(left).exists(), "kill point {n}: {work}/{left} left after the recovery");
         }
     }
     // The installs of the same `status` (nothing runs between: a second `status` was a spawn
@@ -131,19 +135,9 @@ fn whole_after_recovery(w: &World, help: &std::path::Path, n: usize, begun: bool
         "kill point {n}: one install, never both or neither: {rows:?}"
     );
     let after = rows == ["antigravity"];
-    // Whole: nothing missing; the one change is the user's edit. (Killed while staging, the
-    // other home may still hold its unjournaled staging: nothing of it is visible, and the next
-    // command there, here `recover`, discards it.)
-    let mut v = Install::in_world(w).verify().runtime(&rows[0]).run().stdout();
-    if v.contains("awaits recovery") {
-        assert!(!begun, "kill point {n}: {v}");
-        Install::in_world(w)
-            .args(["recover", "-r", &rows[0]])
-            .run()
-            .success()
-            .stdout_has("interrupted before it changed anything");
-        v = Install::in_world(w).verify().runtime(&rows[0]).run().stdout();
-    }
+    // Whole: nothing missing; the one change is the user's edit.
+    let v = Install::in_world(w).verify().runtime(&rows[0]).run().stdout();
+    assert!(!v.contains("awaits recovery"), "kill point {n}: {v}");
     let changed: Vec<&str> = v.lines().skip(1).collect();
     let want: &[&str] = if after {
         &["  clean: every managed file matches the manifest"]
@@ -168,22 +162,30 @@ fn whole_after_recovery(w: &World, help: &std::path::Path, n: usize, begun: bool
     after
 }
 
+fn b_journal(w: &World) -> bool {
+    w.home.join(".gemini/config/.msd-install/journal.json").exists()
+}
+
+fn a_journal(w: &World) -> bool {
+    w.home.join(".gemini/.msd-install/journal.json").exists()
+}
+
+/// Past the install's commit point: its journal, or what follows it (the uninstall's journal,
+/// antigravity's manifest).
+fn past_commit(w: &World) -> bool {
+    b_journal(w) || a_journal(w) || w.home.join(".gemini/config/msd-core/msd-file-manifest.json").exists()
+}
+
 #[test]
 fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
     // The first kill point at which the install's half reached its commit point and the
     // uninstall's (the pair's) had not: found by bisection, then the points around it.
-    let b_journal = |w: &World| w.home.join(".gemini/config/.msd-install/journal.json").exists();
-    let a_journal = |w: &World| w.home.join(".gemini/.msd-install/journal.json").exists();
-    // Past the install's commit point: its journal, or what follows it (the uninstall's journal,
-    // antigravity's manifest, the run done). That holds at every later point, so the first is
-    // found by doubling and bisection.
+    // Past the install's commit point, or the run done: that holds at every later point, so the
+    // first is found by doubling and bisection.
     let past = |n: u64| {
         let w = World::new();
         with_gemini(&w);
-        killed_at(&w, n as usize).is_none()
-            || b_journal(&w)
-            || a_journal(&w)
-            || w.home.join(".gemini/config/msd-core/msd-file-manifest.json").exists()
+        killed_at(&w, n as usize).is_none() || past_commit(&w)
     };
     let first = crate::crash::first_point_where(16, past) as usize;
     {
@@ -207,12 +209,24 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
         if completes(mid) { hi = mid } else { lo = mid }
     }
     let end = hi;
+    // The first kill point at which the install's half had begun staging (or anything after):
+    // before it, from the first disk operation of the uninstall's staging, only gemini's home
+    // holds the pair's staging.
+    let b_staging = crate::crash::first_point_where(16, |n| {
+        let w = World::new();
+        with_gemini(&w);
+        killed_at(&w, n as usize).is_none()
+            || w.home.join(".gemini/config/.msd-install/txn").exists()
+            || past_commit(&w)
+    }) as usize;
     let (mut before, mut after) = (0, 0);
     // Around the commit points, then spread over the writes of both halves, recovered by a
     // command on one home or the other in turn; then the last points (the two halves' finish,
-    // where 0.4.0 left the uninstall's journal alone), recovered from each home. With
-    // `MSD_FULL_SWEEPS=1` (the `kill-campaign` job) every point below; in the suite a fixed
-    // sample: each side of the commit point, both halves journaled, the spread, the last three.
+    // where 0.4.0 left the uninstall's journal alone), recovered from each home; and points while
+    // the uninstall's half alone is staged (where 0.4.0 left it to the next command on gemini's
+    // home), recovered from each home. With `MSD_FULL_SWEEPS=1` (the `kill-campaign` job) every
+    // point below; in the suite a fixed sample: each side of the commit point, both halves
+    // journaled, the spread, the last three, three in the uninstall's staging.
     let full = crate::support::full_sweeps();
     let mut points: Vec<usize> = if full {
         (first.saturating_sub(3)..first + 6).collect()
@@ -229,6 +243,24 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
     for n in end.saturating_sub(if full { 6 } else { 3 })..end {
         cases.extend([(n, "antigravity"), (n, "gemini")]);
     }
+    // The first kill point at which gemini's home holds the uninstall's staging (before it, the
+    // two homes' notes only).
+    let a_staged = (0..b_staging)
+        .find(|&n| {
+            let w = World::new();
+            with_gemini(&w);
+            killed_at(&w, n).is_some() && w.home.join(".gemini/.msd-install/txn").exists()
+        })
+        .expect("the uninstall's half stages before the install's");
+    let staging_only: Vec<(usize, &str)> = if full {
+        (a_staged..b_staging).flat_map(|n| [(n, "antigravity"), (n, "gemini")]).collect()
+    } else {
+        vec![(a_staged, "antigravity"), (a_staged, "gemini"), (b_staging - 1, "antigravity")]
+    };
+    cases.extend(staging_only.iter().copied());
+    if full {
+        cases.extend((0..a_staged).flat_map(|n| [(n, "antigravity"), (n, "gemini")]));
+    }
     for (n, side) in cases {
         let w = World::new();
         let help = with_gemini(&w);
@@ -236,7 +268,12 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
             migrated(&w, &help);
             continue;
         }
-        let begun = b_begun(&w);
+        if staging_only.contains(&(n, side)) {
+            assert!(
+                a_staging_only(&w),
+                "kill point {n}: the uninstall's half alone is staged (install staged from {b_staging})"
+            );
+        }
         if n == first {
             assert!(b_journal(&w) && !a_journal(&w), "kill point {n}: between the two commit points");
         }
@@ -245,12 +282,12 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
             // install of antigravity) completes the whole pair first.
             assert!(b_journal(&w) && a_journal(&w), "kill point {n}: both halves journaled");
             Install::in_world(&w).runtime("antigravity").args(["--profile", "core", "-q"]).run().success();
-            let recovered_after = whole_after_recovery(&w, &help, n, begun);
+            let recovered_after = whole_after_recovery(&w, &help, n);
             assert!(recovered_after, "kill point {n}: the pair was committed: after");
             recovered_after
         } else {
             Install::in_world(&w).args(["recover", "-r", side]).run().success();
-            whole_after_recovery(&w, &help, n, begun)
+            whole_after_recovery(&w, &help, n)
         };
         match recovered_after {
             true => after += 1,
@@ -296,4 +333,24 @@ fn migrate_refuses_config_dir() {
     assert!(!elsewhere.exists());
     assert_eq!(installs(&w), ["gemini"]);
     Install::in_world(&w).args(["migrate", "--help"]).run().success().stdout_lacks("--config-dir");
+}
+
+/// A migrate that fails (not a crash: the install's commit point cannot be written, as on a full
+/// disk) changes nothing and leaves no trace: gemini's install as it was, the user's edit in it,
+/// and no directory of antigravity's home, which the run created, nor a note in either home.
+#[test]
+fn migrate_that_fails_leaves_no_trace() {
+    let w = World::new();
+    let help = with_gemini(&w);
+    let before = crate::support::tree(&w.home);
+    assert!(!w.home.join(".gemini/config").exists(), "antigravity's home is not there before");
+    Install::in_world(&w)
+        .args(["migrate", "--from", "gemini", "--to", "antigravity"])
+        .env("MSD_INSTALL_FAIL_COMMIT", "0")
+        .run()
+        .failure();
+    assert_eq!(crate::support::tree(&w.home), before, "every file as it was");
+    assert!(!w.home.join(".gemini/config").exists(), "the home the run created is gone");
+    assert!(!w.home.join(".gemini/.msd-install").exists(), "no work dir left in gemini's home");
+    assert!(std::fs::read_to_string(help).unwrap().ends_with(EDIT));
 }

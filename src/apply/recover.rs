@@ -11,6 +11,6 @@ pub fn recover(home: &Path, allow_symlinks: bool) -> Result<Option<Recovery>, Ap
     if !home.is_dir() {
         return Ok(None);
     }
-    let held = hold(&[home], allow_symlinks)?;
+    let held = hold(&[home], allow_symlinks, None)?;
     Ok(held.recoveries.get(home).cloned())
 }

@@ -94,15 +94,17 @@ fn preflight(target: &Target) -> Result<(), LifecycleError> {
 }
 
 /// Locks every distinct home (in path order, so two runs on overlapping sets cannot deadlock),
-/// creating missing homes, and recovers what interrupted runs left.
-pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, LifecycleError> {
+/// creating missing homes, and recovers what interrupted runs left. `live`: the home of the
+/// other half of a linked pair this process holds and has staged (`migrate`,
+/// [`super::Linked`]): neither locked again nor recovered ([`txn::recover_beside`]).
+pub(super) fn hold(homes: &[&Path], allow_symlinks: bool, live: Option<&Path>) -> Result<Held, LifecycleError> {
     let set: BTreeSet<&Path> = homes.iter().copied().collect();
     // The other half of a linked transaction an interrupted run left (`migrate`) is recovered
     // with this one: its home is locked too.
     let partners: BTreeSet<PathBuf> = set
         .iter()
         .filter_map(|h| Area::new(h, allow_symlinks).partner())
-        .filter(|h| !set.contains(h.as_path()) && h.is_dir())
+        .filter(|h| !set.contains(h.as_path()) && h.is_dir() && live != Some(h.as_path()))
         .collect();
     let mut held = Held { _locks: Vec::new(), recoveries: BTreeMap::new(), created_home: BTreeMap::new() };
     for home in &partners {
@@ -125,7 +127,7 @@ pub(super) fn hold(homes: &[&Path], allow_symlinks: bool) -> Result<Held, Lifecy
         for dir in home.parent().into_iter().chain([home]) {
             fsx::remove_leftovers(dir, &fsx::LEFTOVER_PREFIXES[1..]).map_err(lio(dir))?;
         }
-        if let Some(r) = txn::recover(&Area::new(home, allow_symlinks))? {
+        if let Some(r) = txn::recover_beside(&Area::new(home, allow_symlinks), live)? {
             held.recoveries.insert(home.to_path_buf(), r);
         }
     }
@@ -146,7 +148,7 @@ pub(super) fn take(targets: &[&Target], opts: &InstallOptions<'_>) -> Result<Opt
     let users: Vec<&Path> =
         targets.iter().filter(|t| t.scope == Scope::Local && t.home.is_dir()).map(|t| t.home.as_path()).collect();
     let homes: Vec<&Path> = targets.iter().map(|t| t.home.as_path()).collect();
-    let mut held = hold(&homes, opts.allow_symlinks)?;
+    let mut held = hold(&homes, opts.allow_symlinks, opts.linked.map(super::Linked::home))?;
     for home in users {
         held.created_home.remove(home);
     }

@@ -27,8 +27,8 @@
 //! applied op is undone from `txn/old/` (roll back). A `txn/` without one (with or without its
 //! staged journal) is an interrupted staging: it is discarded and the target was never touched. An error while
 //! applying (not a crash) rolls back at once. Two homes carried out as one ([`commit_linked`],
-//! `migrate`) name each other (the journals' `link`, the staging's `link.json`, the first half's
-//! `partner.json`): recovering either home recovers the pair.
+//! `migrate`) name each other (the journals' `link`, the staging's `link.json`, each home's
+//! `partner.json`, written before either half stages): recovering either home recovers the pair.
 //!
 //! Every op checks that its destination still has the hash the plan saw (or already has the new
 //! one): a file changed by someone else during the run is never overwritten; the run rolls back
@@ -362,18 +362,20 @@ impl Area {
     }
 
     /// Names `partner`, the home of the other half of a linked transaction ([`commit_linked`]),
-    /// in this home, the first half's, before this half stages anything and until the pair is
-    /// done (the note is removed when the returned value is dropped). The first half finishes
-    /// first, so its journal and staging are gone while the other half's may still be there:
-    /// with the note, a recovery of this home finds that half and finishes or discards it
-    /// ([`recover`]). The note alone is nothing to recover: [`Area::pending`] does not count it.
+    /// in this home, before either half stages anything and until the pair is done (the note is
+    /// removed when the returned value is dropped). Both homes carry one (`migrate` writes them
+    /// before the decider's staging begins): the first half finishes first, so its journal and
+    /// staging are gone while the other half's may still be there, and the decider stages
+    /// before the first half's home holds anything else; with the notes, a recovery of either
+    /// home finds what the other holds and finishes or discards it ([`recover`]). The note alone
+    /// is nothing to recover: [`Area::pending`] does not count it.
     pub fn note_partner(&self, partner: &Path) -> Result<PartnerNote, TxnError> {
         let path = self.partner_note();
         let link = Link { home: partner.to_path_buf(), decides: false };
         fault_point();
         fsx::write_atomic(&path, &serde_json::to_vec(&link).expect("link serializes"), FileMode::Regular)
             .map_err(io(&path))?;
-        Ok(PartnerNote(self.clone()))
+        Ok(PartnerNote(self.clone(), partner.to_path_buf()))
     }
 
     /// The other half's home this home's note names ([`Area::note_partner`]).
@@ -415,14 +417,14 @@ impl Area {
     }
 }
 
-/// The note of [`Area::note_partner`], removed when dropped (a crash leaves it for the next
-/// recovery of the home, which follows and removes it).
+/// The note of [`Area::note_partner`], removed when dropped if it still names the same partner
+/// (a crash leaves it for the next recovery of either home, which follows and removes it).
 #[derive(Debug)]
-pub struct PartnerNote(Area);
+pub struct PartnerNote(Area, PathBuf);
 
 impl Drop for PartnerNote {
     fn drop(&mut self) {
-        let _ = self.0.forget_partner();
+        let _ = self.0.forget_partner_of(&self.1);
     }
 }
 
@@ -611,10 +613,11 @@ pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPoin
 /// into their staging areas and flushed; `first`'s is moved to its commit point and flushed,
 /// then `decider`'s (the pair's commit point) and flushed. `first` is applied and finished,
 /// then `decider`. Recovery completes `first` only when `decider`'s journal exists (it is
-/// removed last), and recovering `decider` completes `first` before it. `first`'s home names
-/// `decider`'s in a note that outlives its own journal ([`Area::note_partner`], written by the
-/// caller before `first` is staged): a recovery of `first`'s home after `first` finished still
-/// finds and finishes `decider`.
+/// removed last), and recovering `decider` completes `first` before it. Each home names the
+/// other's in a note that outlives its own journal ([`Area::note_partner`], written by the
+/// caller before either half is staged): a recovery of `first`'s home after `first` finished
+/// still finds and finishes `decider`, and one of either home while `decider` alone was staged
+/// finds and discards that staging.
 ///
 /// An error (not a crash) before the pair's commit point, or while applying `first`, undoes
 /// everything: `Err((false, e))`. An error while applying `decider` undoes `decider` only, with
@@ -1089,6 +1092,15 @@ fn undo_ops(area: &Area, journal: &Journal) -> Result<(), TxnError> {
 /// other half left on its home is recovered too (the pair is finished or discarded whole from
 /// either home), then the note is removed.
 pub fn recover(area: &Area) -> Result<Option<Recovery>, TxnError> {
+    recover_beside(area, None)
+}
+
+/// [`recover`] for the install's half of a linked pair this process is carrying out
+/// (`migrate`): `live` is the other half's home, which this process holds, its transaction
+/// staged, and which this home's note already names. That half is no interrupted run: it is
+/// neither followed nor discarded, and the note stays (the pair's recovery needs it should the
+/// run be killed from here on). With `live` `None`, or naming another home, it is [`recover`].
+pub fn recover_beside(area: &Area, live: Option<&Path>) -> Result<Option<Recovery>, TxnError> {
     // A run killed while writing the journal (or an older version killed while probing) left a
     // temp file in the work dir: it is never part of a transaction.
     let work = area.work();
@@ -1096,11 +1108,15 @@ pub fn recover(area: &Area) -> Result<Option<Recovery>, TxnError> {
     let noted = area.noted_partner();
     let here = recover_here(area)?;
     let Some(home) = noted else { return Ok(here) };
-    // This half finished (or was discarded) before the other: its journal or staging, if it is
-    // still there and names this home, is the pair's.
+    if live == Some(home.as_path()) {
+        return Ok(here);
+    }
+    // This half finished (or was discarded, or never staged) before the other: its journal or
+    // staging, if it is still there and names this home, is the pair's; then its note goes too.
     let other = Area::new(&home, area.allow_symlinks);
     let theirs =
         if other.pending() && other.partner().is_some_and(|h| h == area.home) { recover(&other)? } else { None };
+    other.forget_partner_of(&area.home)?;
     area.forget_partner()?;
     Ok(here.or(theirs))
 }

@@ -80,7 +80,7 @@ pub fn uninstall(
     if !home.is_dir() {
         return Ok(report);
     }
-    let held = if dry_run { None } else { Some(hold(&[home.as_path()], allow_symlinks)?) };
+    let held = if dry_run { None } else { Some(hold(&[home.as_path()], allow_symlinks, None)?) };
     report.recovery = held.as_ref().and_then(|h| h.recoveries.get(home).cloned());
     let Some(Removal { staged, state_sha, state_rel, dirs, created, known }) =
         plan_removal(cap, target, allow_symlinks, dry_run, &mut report)?
@@ -129,10 +129,13 @@ pub fn uninstall(
 /// (`migrate`, [`super::Linked`]): its home locked and its transaction staged, the state's
 /// removal in it, nothing visible changed.
 pub(crate) struct StagedRemoval {
-    held: super::take::Held,
     /// What the uninstall does.
     pub(crate) report: UninstallReport,
+    // Dropped in this order when the run fails: the staging (unless the install took it), the
+    // two homes' notes, then the lock.
     linked: super::Linked,
+    notes: [txn::PartnerNote; 2],
+    held: super::take::Held,
     dirs: Vec<RelPath>,
     created: Option<usize>,
 }
@@ -150,7 +153,7 @@ pub(crate) fn stage_removal(
     if !home.is_dir() {
         return Ok(None);
     }
-    let held = hold(&[home.as_path()], allow_symlinks)?;
+    let held = hold(&[home.as_path()], allow_symlinks, None)?;
     report.recovery = held.recoveries.get(home).cloned();
     let Some(Removal { mut staged, state_sha, state_rel, dirs, created, known }) =
         plan_removal(cap, target, allow_symlinks, false, &mut report)?
@@ -160,12 +163,31 @@ pub(crate) fn stage_removal(
     if let Some(sha) = state_sha {
         staged.push(Staged::remove(state_rel, sha));
     }
+    let notes = note_pair(home, partner, allow_symlinks)?;
     let label = format!("uninstall {} {}", cap.id, target.scope.as_str());
     let area = Area::new(home, allow_symlinks).with_caches(&known, &Arc::default());
     let mut prepared = txn::prepare(&area, &label, staged, &txn::NoProgress).map_err(LifecycleError::from)?;
     prepared.prune_after(dirs.clone());
     prepared.link_staging(partner).map_err(LifecycleError::from)?;
-    Ok(Some(StagedRemoval { held, report, linked: super::Linked::new(prepared), dirs, created }))
+    Ok(Some(StagedRemoval { report, linked: super::Linked::new(prepared), notes, held, dirs, created }))
+}
+
+/// Before this half stages anything, each of the two homes names the other
+/// ([`Area::note_partner`]): this one under its lock (held), `partner`'s under its own, taken
+/// for the moment (no other run is working there; once it is let go, a run that takes it
+/// follows the note to this home and finds it locked). A run killed from here on, while this
+/// half stages and before the install takes `partner`, leaves a note there that a recovery of
+/// `partner` follows to this staging and discards.
+fn note_pair(
+    home: &std::path::Path,
+    partner: &std::path::Path,
+    allow_symlinks: bool,
+) -> Result<[txn::PartnerNote; 2], ApplyError> {
+    let here = Area::new(home, allow_symlinks).note_partner(partner).map_err(LifecycleError::from)?;
+    let lock = fsx::Lock::acquire(partner).map_err(LifecycleError::Locked)?;
+    let there = Area::new(partner, allow_symlinks).note_partner(home).map_err(LifecycleError::from)?;
+    drop(lock);
+    Ok([here, there])
 }
 
 impl StagedRemoval {
@@ -177,10 +199,13 @@ impl StagedRemoval {
     /// Once committed: what was removed, then the lock and the directories above the home the
     /// install had created.
     pub(crate) fn finish(self) -> UninstallReport {
-        let StagedRemoval { held, mut report, dirs, created, .. } = self;
+        let StagedRemoval { held, mut report, dirs, created, notes, .. } = self;
         let home = report.home.clone();
         // The transaction removed them when empty.
         report.dirs_removed = dirs.into_iter().filter(|d| !fsx::lexists(&home.join(d.as_str()))).collect();
+        // The pair is done: this home's note goes while it is still locked (the install took
+        // the other's away with its own lock).
+        drop(notes);
         drop(held);
         if let Some(above) = created {
             report.created_parents = remove_created(&home, above);

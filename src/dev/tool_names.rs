@@ -25,8 +25,12 @@
 //! - next to another name of the tables, joined by `/`, `,`, `or` or `and` ("Grep/Glob", "Write
 //!   or Edit", "Grep or Read");
 //! - before `for`, unless the name starts a sentence, list item or table cell ("..., Glob for
-//!   its basename"). At a sentence start "Write for them" is the verb, which no rule tells apart
-//!   from "Grep for X" there: a sentence-initial name counts only through the other patterns.
+//!   its basename");
+//! - at the start of a sentence, list item or table cell, followed by more of it on its line
+//!   ("Grep the sources for X.", "- Glob for *.md", "Bash: run the tests"), unless the name is
+//!   also an everyday English verb ([`ENGLISH`]: "Read the plan", "Write for them", "Edit it in
+//!   place" tell the model what to do, whatever its tool for it is called). A sentence-initial
+//!   English verb counts only through the other patterns ("Read tool", "Write or Edit").
 //!
 //! Library code: it returns findings, the CLI prints them.
 
@@ -50,6 +54,10 @@ const PROSE_FENCES: &[&str] = &["", "markdown", "md", "text", "xml"];
 const LIST_KEYS: &[&str] = &["tools:", "allowed-tools:", "disallowed-tools:"];
 /// What ends a sentence, list marker or table cell before a sentence-initial word.
 const OPENERS: &[char] = &['.', ':', ';', '!', '?', '|', '(', '*', '>', '#', '-'];
+/// Tool names that are also everyday English verbs: at a sentence start they are the verb (an
+/// instruction that holds on every runtime), not the tool. Not a list of tools (which come from
+/// the manifests): a name not here that starts a sentence is the tool ("Grep the sources").
+const ENGLISH: &[&str] = &["Read", "Write", "Edit"];
 
 /// One runtime (and version range) that has no tool of a name.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -192,6 +200,8 @@ fn uses(text: &str, tool: &str, all: &BTreeSet<String>) -> Vec<(usize, String)> 
             Some(format!("{other}{join}{tool}"))
         } else if word_after(after) == Some("for") && !sentence_start(before) {
             Some(format!("{tool} for"))
+        } else if sentence_start(before) && !ENGLISH.contains(&tool) {
+            opening(after).map(|rest| format!("{tool}{rest}"))
         } else {
             None
         };
@@ -249,6 +259,27 @@ fn partner_before(before: &str) -> Option<(String, &str)> {
     let name = &rest[start..];
     let prev = rest[..start].chars().next_back();
     (!name.is_empty() && !prev.is_some_and(|c| c == '-' || c == '_')).then_some((join, name))
+}
+
+/// What follows a sentence-initial name on its line and makes it the tool: a colon ("Bash:")
+/// or the next word or token ("Grep the", "Glob for", "Glob `...`"); `None` when the name ends
+/// its sentence or line (a heading "## Grep", "Grep." alone).
+fn opening(after: &str) -> Option<String> {
+    if after.starts_with(':') {
+        return Some(":".into());
+    }
+    let rest = after.trim_start_matches([' ', '\t']);
+    if rest.len() == after.len() {
+        return None;
+    }
+    let token = rest.split(char::is_whitespace).next().unwrap_or("");
+    if token.is_empty() || token.starts_with(['.', '!', '?', ';', ',', ')', '|']) {
+        return None;
+    }
+    Some(match token.starts_with('`') {
+        true => " `...`".into(),
+        false => format!(" {}", token.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '*' && c != '/')),
+    })
 }
 
 /// Whether a word after `before` starts a sentence, list item or table cell.
@@ -341,13 +372,21 @@ mod tests {
         assert_eq!(found("verify it by Grep or Read.\n", "Read"), ["Grep or Read"]);
         assert_eq!(found("Never, Write, Edit\n", "Edit"), ["Write, Edit"]);
         assert_eq!(found("(`git log`, Glob for its basename)\n", "Glob"), ["Glob for"]);
+        // At a sentence, list item or table cell start: a name that is no English verb.
+        assert_eq!(found("Grep the sources for X.\n", "Grep"), ["Grep the"]);
+        assert_eq!(found("Done. Glob for *.md next.\n", "Glob"), ["Glob for"]);
+        assert_eq!(found("- Grep for the definition\n", "Grep"), ["Grep for"]);
+        assert_eq!(found("| Glob `*.md` |\n", "Glob"), ["Glob `...`"]);
+        assert_eq!(found("Bash: run the tests once.\n", "Bash"), ["Bash:"]);
+        assert_eq!(found("1. MultiEdit the three files.\n", "MultiEdit"), ["MultiEdit the"]);
     }
 
     #[test]
     fn tool_names_verbs_code_and_words_are_not_uses() {
         for text in [
             "Read the plan. Write for them: decisions first.\n",
-            "- Grep for the definition\n",
+            "- Edit it in place. Read: the plan.\n",
+            "## Grep\nGrep.\n",
             "| Read-only | Write-ahead |\n",
             "Run `grep -rn Grep src/` and `Read, Write`.\n",
             "```bash\nuse Grep for it\n```\n",

@@ -6,10 +6,9 @@
 //! then B's install (the same path as `msd-install -r B`) commits with it as one
 //! ([`apply::Linked`], `txn::commit_linked`). A run stopped at any point is recovered, by
 //! `msd-install recover` or by the next command on either home, to before (A installed, B not)
-//! or to after (B installed, A gone), never to both or neither. From the moment B's home is
-//! taken, it names A's until the pair is done (`Area::note_partner`), so a command on either
-//! home recovers the pair whole; killed before that (while A's uninstall is staged), only A's
-//! home holds anything, its unjournaled staging, which the next command there discards.
+//! or to after (B installed, A gone), never to both or neither. Before A's uninstall stages
+//! anything, each home names the other until the pair is done (`Area::note_partner`), so a
+//! command on either home recovers the pair whole, A's staging included.
 //!
 //! `--config-dir` is refused: it names one home, and a migrate reads two.
 
