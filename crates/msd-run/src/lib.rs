@@ -76,30 +76,51 @@ pub enum RunCommand {
     Mcp(mcp::McpArgs),
 }
 
-/// `msd_run hook ...` parsed alone ([`hook_args`]).
-#[derive(Debug, Parser)]
-#[command(name = "msd_run")]
-struct HookCli {
-    #[command(subcommand)]
-    command: HookOnly,
-}
-
-/// The one subcommand of [`HookCli`].
-#[derive(Debug, Subcommand)]
-enum HookOnly {
-    Hook(hook::HookArgs),
-}
-
-/// The arguments of `msd_run hook ...`, parsed by a parser of that subcommand alone; `None` for
-/// anything else, or anything it does not take (`--core`, `--help`, a mistake), which the whole
-/// CLI's parser then answers as it always has. A runtime runs a hook on every tool call, and
-/// clap building the whole CLI first (every subcommand and query) was a quarter of a guard's
-/// instructions (docs/PERFORMANCE.md, issue 37).
+/// The arguments of `msd_run hook ...` in the forms msd-install registers (`hook <name>`, then
+/// `--protocol P` or `--protocol=P`, `--watch-config`, `--once-per-session`, `--allow-helper T`
+/// or `--allow-helper=T`, each flag once), read word by word; `None` for anything else or more
+/// (another subcommand, `--core`, `--help`, a flag twice, a value that starts with `-` or is
+/// empty, a mistake), which the whole CLI's parser then answers as it always has. A runtime runs
+/// a hook on every tool call: clap building the whole CLI first was a quarter of a guard's
+/// instructions, and building the hook's subcommand alone still a ninth (docs/PERFORMANCE.md,
+/// issue 37). The names and values are clap's own ([`clap::ValueEnum`]), and a test holds the
+/// two parsers to the same reading.
 fn hook_args(args: &[OsString]) -> Option<hook::HookArgs> {
-    if args.get(1).is_none_or(|a| a != "hook") {
+    use clap::ValueEnum;
+    let mut words = args.iter().skip(1).map(|a| a.to_str());
+    if words.next()? != Some("hook") {
         return None;
     }
-    let HookCli { command: HookOnly::Hook(a) } = HookCli::try_parse_from(args).ok()?;
+    let name = hook::Hook::from_str(words.next()??, false).ok()?;
+    let mut a = hook::HookArgs {
+        name,
+        protocol: hook::Protocol::default(),
+        watch_config: false,
+        once_per_session: false,
+        allow_helper: Vec::new(),
+    };
+    let mut protocol_given = false;
+    while let Some(word) = words.next() {
+        let (flag, inline) = match word?.split_once('=') {
+            Some((f, v)) => (f, Some(v)),
+            None => (word?, None),
+        };
+        let mut value = || match inline {
+            Some(v) => Some(v),
+            None => words.next()?,
+        };
+        let ok = |v: &str| !v.is_empty() && !v.starts_with('-');
+        match flag {
+            "--protocol" if !protocol_given => {
+                a.protocol = value().filter(|v| ok(v)).and_then(|v| hook::Protocol::from_str(v, false).ok())?;
+                protocol_given = true;
+            }
+            "--allow-helper" => a.allow_helper.push(value().filter(|v| ok(v))?.to_string()),
+            "--watch-config" if inline.is_none() && !a.watch_config => a.watch_config = true,
+            "--once-per-session" if inline.is_none() && !a.once_per_session => a.once_per_session = true,
+            _ => return None,
+        }
+    }
     Some(a)
 }
 
@@ -239,6 +260,8 @@ mod tests {
             "hook session-start --watch-config",
             "hook session-start --protocol gemini --once-per-session",
             "hook guard --protocol=copilot --allow-helper bash --allow-helper shell",
+            "hook guard --allow-helper=bash --protocol copilot --allow-helper=shell",
+            "hook session-start --once-per-session --watch-config --protocol=claude",
             "hook context-monitor --protocol cursor",
             "hook statusline",
             "hook config-reload --protocol opencode",
@@ -257,6 +280,16 @@ mod tests {
             "hook guard --help",
             "hook guard --core /x",
             "hook guard --protocol nope",
+            "hook guard --protocol",
+            "hook guard --protocol=",
+            "hook guard --protocol claude --protocol gemini",
+            "hook guard --allow-helper",
+            "hook guard --allow-helper --watch-config",
+            "hook session-start --watch-config --watch-config",
+            "hook session-start --watch-config=true",
+            "hook guard -h",
+            "hook guard extra",
+            "hook Guard",
             "query init.plan",
             "--core /x hook guard",
         ] {

@@ -274,6 +274,12 @@ impl Project {
     /// with the link and its target named (exit 4): msd_run neither reads nor writes there.
     pub(crate) fn confine(&self, rel: &str) -> Result<PathBuf, ProjectError> {
         let abs = self.abs(rel);
+        // The file's own path with no symlink on the way (it resolves to itself): it lies under
+        // the root, which has none either, so the root need not be resolved too (a `readlink`
+        // per component of its path, on every hook that reads STATE.md).
+        if abs.starts_with(&self.root) && fsx::canonicalize(&abs).is_ok_and(|real| real == abs) {
+            return Ok(abs);
+        }
         let root = fsx::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
         let mut probe = abs.as_path();
         loop {
