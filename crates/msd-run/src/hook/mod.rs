@@ -520,6 +520,11 @@ fn worktree_root(project: &Path) -> Option<PathBuf> {
     let mut dir = Some(project);
     while let Some(d) = dir {
         let dot_git = d.join(".git");
+        // (Most directories on the way up have no `.git`: one look at those, not two.)
+        if !fsx::exists(&dot_git) {
+            dir = d.parent();
+            continue;
+        }
         if fsx::is_dir(&dot_git) {
             return None;
         }
