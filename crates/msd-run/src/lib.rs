@@ -132,8 +132,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 /// The process's start on Unix, in place of std's (the binary is `no_main` there): the C `main`
 /// calls it with its `argc` and `argv`. std's start-up finds the main thread's stack for its
 /// overflow message (glibc reads `/proc/self/maps` for it: 94,000 of a status line's 448,000
-/// instructions and 8 of its system calls) and puts a signal stack and handlers in place; a hook
-/// runs on every tool call and has no use for either. Kept: SIGPIPE ignored (a closed pipe is
+/// instructions) and puts a signal stack and handlers in place (with the read, 19 of its 90
+/// system calls); a hook runs on every tool call and has no use for either. Kept: SIGPIPE ignored (a closed pipe is
 /// an error a write sees, as under std), standard descriptors that were closed opened on
 /// `/dev/null` (as std does: a file opened later never becomes stdout), a panic's message and
 /// exit code 101, and stdout flushed at the end. docs/PERFORMANCE.md, issue 37.
