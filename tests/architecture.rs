@@ -13,8 +13,9 @@
 //! after them counts), `tests.rs` files, comments and string literals, visibility paths
 //! (`pub(super)` names no dependency).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::{self, Visit};
@@ -285,9 +286,27 @@ fn rust_files(src: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// [`parse_names`] of a crate of this repository, once per test process: three tests read the same
+/// three crates, and parsing them (syn, unoptimised in the dev profile) was nearly all of their
+/// CPU. The planted fixtures' temporary trees are parsed each time (a path can come back).
+fn names(src: &Path) -> Arc<(Names, BTreeSet<Vec<String>>)> {
+    type Parsed = Arc<(Names, BTreeSet<Vec<String>>)>;
+    static PARSED: OnceLock<Mutex<HashMap<PathBuf, Parsed>>> = OnceLock::new();
+    if !src.starts_with(repo()) {
+        return Arc::new(parse_names(src));
+    }
+    let cache = PARSED.get_or_init(Mutex::default);
+    if let Some(hit) = cache.lock().unwrap().get(src) {
+        return Arc::clone(hit);
+    }
+    let parsed = Arc::new(parse_names(src));
+    cache.lock().unwrap().insert(src.to_path_buf(), Arc::clone(&parsed));
+    parsed
+}
+
 /// Every module of the crate whose sources are in `src` with what its code names, and the names
 /// of the modules (inline ones included).
-fn names(src: &Path) -> (Names, BTreeSet<Vec<String>>) {
+fn parse_names(src: &Path) -> (Names, BTreeSet<Vec<String>>) {
     let mut names = Names::default();
     let mut known = BTreeSet::new();
     for f in rust_files(src) {
@@ -317,13 +336,14 @@ fn names(src: &Path) -> (Names, BTreeSet<Vec<String>>) {
 
 /// Module path -> the module paths (of this crate) its code references.
 fn graph(src: &Path) -> Graph {
-    let (names, known) = names(src);
+    let parsed = names(src);
+    let (names, known) = &*parsed;
     let mut g = Graph::new();
-    for m in &known {
+    for m in known {
         g.entry(m.clone()).or_default();
     }
     for (here, path) in &names.paths {
-        let Some(r) = resolve(here, path, &names.aliases, &known, 0) else { continue };
+        let Some(r) = resolve(here, path, &names.aliases, known, 0) else { continue };
         // The longest known module the path starts with.
         if let Some(target) = (1..=r.len()).rev().map(|n| r[..n].to_vec()).find(|p| known.contains(p)) {
             g.entry(here.clone()).or_default().insert(target);
@@ -334,11 +354,12 @@ fn graph(src: &Path) -> Graph {
 
 /// The crates a crate's code names: the first segment of every path that is not its own.
 fn external_roots(src: &Path) -> BTreeSet<String> {
-    let (names, known) = names(src);
+    let parsed = names(src);
+    let (names, known) = &*parsed;
     names
         .paths
         .iter()
-        .filter(|(here, p)| resolve(here, p, &names.aliases, &known, 0).is_none())
+        .filter(|(here, p)| resolve(here, p, &names.aliases, known, 0).is_none())
         .filter_map(|(_, p)| p.first().cloned())
         .collect()
 }
