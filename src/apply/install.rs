@@ -4,7 +4,8 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use msd_core::fs::bytes::Digests;
 use msd_core::fs::digest::Sha256;
@@ -25,10 +26,11 @@ use crate::pipeline::load::{Content, LoadedRuntime};
 use crate::pipeline::target::{Environment, Target};
 
 /// Installs (or upgrades) `runtimes`: resolve every target, take them all ([`take`]) (check, lock and
-/// recover every home), then [`stream`] the runtimes: each is emitted (pure, on a thread of its
-/// own while the one before is staged) and, in order, planned ([`plan_target`]: migrations,
-/// files, settings, state), its destinations probed ([`probe_destinations`]) and its transaction staged
-/// ([`write::prepare`]: nothing visible changes, and its bytes are dropped). Only when every
+/// recover every home), then [`stream`] the runtimes over two workers: each runtime is emitted
+/// (pure), planned ([`plan_target`]: migrations, files, settings, state), its destinations probed
+/// ([`probe_destinations`]) and its transaction staged ([`write::prepare`]: nothing visible
+/// changes, and its bytes are dropped), all on one worker, beside another runtime on the other
+/// (every target has a home, a lock and a staging area of its own). Only when every
 /// target is staged does [`commit_all`] commit them, one transaction per target, in order. A
 /// failure before that discards every staged tree and reverts the migrations of this run: the
 /// run changed nothing; a failure of one commit names the targets installed before it.
@@ -81,60 +83,62 @@ pub fn install(
     let homes: BTreeSet<&Path> = targets.iter().map(|t| t.home.as_path()).collect();
     let stage_ahead = homes.len() == targets.len();
 
-    let mut migrated: Vec<Migrated<'_>> = Vec::new();
-    let mut staged: Vec<Option<(txn::Prepared, write::WriteReport)>> = Vec::new();
+    // The migrations each target ran, by its index, to revert if the run fails before its commit.
+    let migrated: Mutex<Vec<(usize, Migrated<'_>)>> = Mutex::new(Vec::new());
     // The run's own record of the files of shared bytes it wrote (the helper: written once, then
     // linked into every other target), never one a run before it left in the process.
     let shared = Arc::new(SharedWrites::default());
-    // The bytes staged (and so dropped) since freed pages were last given back.
-    let mut freed = 0u64;
-    let planned = stream(content, runtimes, opts, env, |rt, (e, d), next| {
-        if opts.dry_run || held_bytes(&e.emission) <= EARLY_BEGIN_BYTES {
-            // Nothing is staged (a dry run: every plan keeps its bytes), or this emission is small:
-            // the next one is made while this one is planned too, for at most this one's bytes
-            // more. A large one lets it begin only when its staging drops its bytes (below).
-            next.begin();
-        }
-        let (mut run, dirs) = plan_target(rt, e, d, opts, env, held.as_ref(), &mut migrated)?;
+    // The bytes staged (and so dropped) since freed pages were last given back (a large content).
+    let freed = AtomicU64::new(0);
+    // Targets in homes of their own are emitted, planned and staged on two workers at once (each
+    // commits later, in order); targets sharing a home are committed one by one as they are
+    // staged, so they go in order on this thread.
+    let workers = if stage_ahead { workers(runtimes.len()) } else { 1 };
+    let large = source_bytes(content) > LARGE_CONTENT_BYTES;
+    let planned = stream(content, runtimes, opts, env, workers, large, |i, rt, e, d, turn| {
+        let (mut run, dirs) = plan_target(i, rt, e, d, opts, env, held.as_ref(), &migrated)?;
         if opts.dry_run {
             run.plan.release_bytes();
-        } else {
-            probe_destinations(&run.plan, opts.allow_symlinks, &dirs)?;
-            // Staging drops each file's bytes as it writes them: the next emission is made
-            // meanwhile, so about one tree's bytes are held, not two.
-            next.begin();
-            let bars = opts.progress.target(&label(&run));
-            // Staged: the plan keeps its ops' hashes and sizes, not the bytes.
-            let written: u64 = run.plan.ops.iter().filter(|o| o.action != Action::Keep).filter_map(|o| o.bytes).sum();
-            let area = Area::new(&run.plan.home, opts.allow_symlinks).with_caches(&dirs, &shared);
-            let (prepared, report) = write::prepare(&mut run.plan, area, bars.as_ref())?;
-            freed += written;
-            if freed >= TRIM_AFTER_BYTES {
-                give_back_freed_pages();
-                freed = 0;
-            }
-            if stage_ahead {
-                staged.push(Some((prepared, report)));
-            } else {
-                fast::forget(env, &run.target);
-                prepared.commit(bars.as_ref()).map_err(write::WriteError::from)?;
-                run.report = Some(report);
-                staged.push(None);
-            }
+            return Ok((run, None));
         }
-        Ok(run)
+        probe_destinations(&run.plan, opts.allow_symlinks, &dirs)?;
+        // Staging drops each file's bytes as it writes them: another emission may begin.
+        drop(turn);
+        let bars = opts.progress.target(&label(&run));
+        let area = Area::new(&run.plan.home, opts.allow_symlinks).with_caches(&dirs, &shared);
+        let (prepared, report) = if large {
+            // The bytes of a large content's files, given back as they are staged (below).
+            let puts = run.plan.ops.iter().filter(|o| matches!(o.action, Action::Add | Action::Change));
+            let (files, bytes) = puts.fold((0u64, 0u64), |(n, b), o| (n + 1, b + o.bytes.unwrap_or(0)));
+            let trimming = Trimming { bars: bars.as_ref(), per_file: bytes / files.max(1), freed: &freed };
+            write::prepare(&mut run.plan, area, &trimming)?
+        } else {
+            write::prepare(&mut run.plan, area, bars.as_ref())?
+        };
+        if stage_ahead {
+            return Ok((run, Some((prepared, report))));
+        }
+        fast::forget(env, &run.target);
+        prepared.commit(bars.as_ref()).map_err(write::WriteError::from)?;
+        run.report = Some(report);
+        Ok((run, None))
     });
-    let mut runs = match planned {
-        Ok(runs) => runs,
-        Err(e) => {
-            // Every staged tree is discarded (nothing visible was written), then the
-            // migrations of this run are undone.
-            let committed = staged.iter().take_while(|s| s.is_none()).count();
-            drop(staged);
-            revert(&migrated[committed.min(migrated.len())..], opts.allow_symlinks);
+    let mut migrated = migrated.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    migrated.sort_unstable_by_key(|(i, _)| *i);
+    let (mut runs, staged): (Vec<TargetRun>, Vec<_>) = match planned {
+        Ok(planned) => planned.into_iter().unzip(),
+        Err((at, e)) => {
+            // Every staged tree was discarded as it was dropped (nothing visible was written);
+            // the migrations of this run are undone, but for those of targets committed one by one
+            // before the failure.
+            let committed = if stage_ahead { 0 } else { at };
+            let undo: Vec<Migrated<'_>> =
+                migrated.into_iter().filter(|(i, _)| *i >= committed).map(|(_, m)| m).collect();
+            revert(&undo, opts.allow_symlinks);
             return Err(e);
         }
     };
+    let migrated: Vec<Migrated<'_>> = migrated.into_iter().map(|(_, m)| m).collect();
     if !opts.dry_run {
         commit_all(&mut runs, staged, &migrated, opts, env)?;
         fast::record_all(&runs, runtimes, opts, env);
@@ -146,125 +150,160 @@ pub fn install(
     Ok(runs)
 }
 
-/// Emits each runtime on a thread of its own (one runtime: on this one) and hands it (with its
-/// digests) to `each` in order, with a [`Next`] that lets the emission of the next runtime
-/// begin. `each` calls [`Next::begin`] once it no longer needs the time of the emitter (the install: when it starts
-/// staging, whose writes drop each file's bytes as they go); it is called for it when `each`
-/// returns. So the next runtime is made while this one is staged, and the bytes held are those
-/// of the emission being staged (fewer with every file written) and of the one being made: about
-/// one tree, where an emitter running a whole runtime ahead held two. Stops at the first error of
-/// either side.
-fn stream<'r, F>(
+/// Emits each runtime (with its digests) and hands it to `each` with its index, on `workers`
+/// threads (this one and `workers - 1` more; one runtime or one worker: this thread alone),
+/// each taking the next runtime not yet taken when it is done with one. So both cores emit,
+/// plan and stage (the kernel's work of writing the files is most of a target's time, and each
+/// target's is its own), and a target's bytes are made, staged and freed on one thread (and in
+/// its allocator arena). About one emission per worker is held: made, then dropped file by file
+/// as it is staged. With `one_at_a_time` (a large content), an emission begins only once no
+/// other worker holds one it has not begun to stage: `each` gets the [`Turn`] and drops it when
+/// its staging begins, so one whole emission is held beside one being staged (shrinking), as
+/// issue 19's memory bound asks of a large tree. Results come back in the runtimes' order; see
+/// [`in_order`] for failures.
+fn stream<'r, U: Send>(
     content: &Content,
     runtimes: &[&'r LoadedRuntime],
     opts: &InstallOptions<'_>,
     env: &Environment,
-    each: F,
-) -> Result<Vec<TargetRun>, ApplyError>
-where
-    F: FnMut(&'r LoadedRuntime, (pipeline::Emitted, Vec<Sha256>), &Next) -> Result<TargetRun, ApplyError>,
-{
+    workers: usize,
+    one_at_a_time: bool,
+    each: impl Fn(usize, &'r LoadedRuntime, pipeline::Emitted, Vec<Sha256>, Turn<'_>) -> Result<U, ApplyError> + Sync,
+) -> Result<Vec<U>, (usize, ApplyError)> {
     let (scope, config_dir) = (opts.scope, opts.config_dir);
     // A large buffer every runtime gets is hashed once in this run.
     let memo = Digests::default();
-    let emit = |rt: &LoadedRuntime| {
-        pipeline::emit(content, rt, scope, config_dir, env).map_err(ApplyError::from).map(|e| {
-            let digests = plan::digests(&[&e.emission], &memo).pop().unwrap_or_default();
-            (e, digests)
-        })
-    };
-    pipelined(runtimes, emit, each)
-}
-
-/// Lets the emitter begin the next runtime; see [`stream`]. Holds its signal until it is given
-/// (none where there is no emitter to wait).
-struct Next(std::cell::Cell<Option<std::sync::mpsc::Sender<()>>>);
-
-impl Next {
-    /// Lets the next emission begin (once; later calls do nothing).
-    fn begin(&self) {
-        if let Some(go) = self.0.take() {
-            // The emitter is gone only after an error of its own, which the next receive reports.
-            let _ = go.send(());
-        }
-    }
-}
-
-/// [`stream`]'s two sides: `make` on a thread of its own (for two items or more), item `i + 1`
-/// begun only once item `i`'s [`Next::begin`] was called (or `each` returned), and `each` on this
-/// thread, in order.
-fn pipelined<'r, R: Sync + ?Sized, T: Send, U>(
-    items: &[&'r R],
-    make: impl Fn(&'r R) -> Result<T, ApplyError> + Sync,
-    each: impl FnMut(&'r R, T, &Next) -> Result<U, ApplyError>,
-) -> Result<Vec<U>, ApplyError> {
-    pipelined_observed(items, make, each, |_| {})
-}
-
-/// [`pipelined`], with `waits(i)` called on the maker's thread just before it waits for leave
-/// to make item `i`: the tests' explicit handle on the order of the two sides (no sleeps).
-fn pipelined_observed<'r, R: Sync + ?Sized, T: Send, U>(
-    items: &[&'r R],
-    make: impl Fn(&'r R) -> Result<T, ApplyError> + Sync,
-    mut each: impl FnMut(&'r R, T, &Next) -> Result<U, ApplyError>,
-    waits: impl Fn(usize) + Sync,
-) -> Result<Vec<U>, ApplyError> {
-    if let [item] = items {
-        // Nothing to overlap: made on this thread, without a second one (and the allocator
-        // arena it would fill).
-        return Ok(vec![each(item, make(item)?, &Next(std::cell::Cell::new(None)))?]);
-    }
-    std::thread::scope(|s| {
-        // One made item can wait in the channel while the maker waits to begin the next.
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        let (go, wait) = std::sync::mpsc::channel::<()>();
-        let (make, waits) = (&make, &waits);
-        s.spawn(move || {
-            for (i, item) in items.iter().enumerate() {
-                // Gone senders: this side stopped (an error), nothing more to make.
-                if i > 0 {
-                    waits(i);
-                    if wait.recv().is_err() {
-                        break;
-                    }
-                }
-                let made = make(item);
-                let failed = made.is_err();
-                if tx.send(made).is_err() || failed {
-                    break;
-                }
-            }
-        });
-        let mut out = Vec::with_capacity(items.len());
-        for item in items {
-            let made = rx.recv().expect("the maker sends one result per item until an error")?;
-            let next = Next(std::cell::Cell::new(Some(go.clone())));
-            out.push(each(item, made, &next)?);
-            next.begin();
-        }
-        Ok(out)
+    let turns = Mutex::new(());
+    in_order(runtimes, workers, |i, &rt| {
+        let turn = Turn(one_at_a_time.then(|| turns.lock().unwrap_or_else(std::sync::PoisonError::into_inner)));
+        let e = pipeline::emit(content, rt, scope, config_dir, env)?;
+        let digests = plan::digests(&[&e.emission], &memo).pop().unwrap_or_default();
+        each(i, rt, e, digests, turn)
     })
 }
 
-/// An emission holding at most this many bytes lets the next one begin as soon as it is handed
-/// over, not when its staging begins. With the shipped content (about 2 MiB a runtime) making an
-/// emission took longer than staging one, and the next emission began only after this one was
-/// planned (its survey, settings and state: a fifth of the main thread's time per target), so
-/// that planning ran beside nothing. Above this (generated x4 and up, 8 MiB and more a runtime)
-/// the bytes of a second whole emission are not worth it: staging is the slower side there.
-const EARLY_BEGIN_BYTES: u64 = 4 << 20;
+/// A worker's turn to hold a whole emission ([`stream`]): given back when dropped.
+struct Turn<'a>(#[allow(dead_code, reason = "held for its drop")] Option<std::sync::MutexGuard<'a, ()>>);
 
-/// The bytes an emission holds in memory (a file's, such as the helper's, are not loaded).
-fn held_bytes(e: &pipeline::convert::Emission) -> u64 {
-    e.files.iter().filter(|f| f.bytes.file().is_none()).map(|f| f.bytes.len() as u64).sum()
+/// Above this many bytes of source text (commands, agents, core files: each runtime's emission
+/// is made from them, and is about as large or larger), a content is large: its emissions are
+/// made one at a time (see [`stream`]) and freed pages are given back after every
+/// [`TRIM_AFTER_BYTES`] staged. Generated x8 content (12.9 MiB of source, 16 MiB and more a
+/// runtime) is large; the shipped content (1.6 MiB), the reference's ported (3.7 MiB) and
+/// generated x4 (6.4 MiB) are not: both workers make emissions at once, two held instead of one
+/// and a half.
+const LARGE_CONTENT_BYTES: u64 = 8 << 20;
+
+/// The bytes of `content`'s source text: what each runtime's emission is made from.
+fn source_bytes(content: &Content) -> u64 {
+    let defs = content.commands.iter().chain(&content.agents).map(|d| d.body.len());
+    let core = content.core.iter().map(|f| f.text.as_ref().map_or(f.bytes.len(), String::len));
+    defs.chain(core).map(|n| n as u64).sum()
 }
 
-/// How many bytes of staged files are dropped before [`give_back_freed_pages`] runs again. Each
-/// call walks every arena and `madvise`s its free pages, which the next emission then faults
-/// back in: once per staged target it was 1,300 `madvise` calls and 2-3% of a shipped `--all`
-/// (about 2 MiB a target) for pages that were about to be used again. A large target (generated
-/// x8 content: 16 MiB and more) still gives its pages back as soon as it is staged.
-const TRIM_AFTER_BYTES: u64 = 8 << 20;
+/// At most this many workers stage targets at once: the two cores issue 37 measures on, and
+/// about one emission held per worker (issue 19's memory bound follows the largest tree).
+const MAX_WORKERS: usize = 2;
+
+/// The workers for `targets` targets: [`MAX_WORKERS`], fewer on a machine with fewer cores (or
+/// a CPU quota that allows fewer), never more than the targets.
+fn workers(targets: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    cores.min(MAX_WORKERS).min(targets).max(1)
+}
+
+/// Runs `work` over `items` on `workers` threads (this one and `workers - 1` scoped ones), each
+/// taking the next item not yet taken, and returns the results in the items' order. No item is
+/// taken once one has failed; every item taken runs to its end. Items are taken in order, so
+/// every item before the first failure (by index) was run and succeeded: the error returned,
+/// with its item's index, is the one a run of the items in order on one thread would have met
+/// first. On an error every result is dropped before this returns (a staged tree discards
+/// itself when dropped).
+fn in_order<T: Sync, U: Send>(
+    items: &[T],
+    workers: usize,
+    work: impl Fn(usize, &T) -> Result<U, ApplyError> + Sync,
+) -> Result<Vec<U>, (usize, ApplyError)> {
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let worker = || {
+        let mut done = Vec::new();
+        while !stop.load(Ordering::Acquire) {
+            let i = next.fetch_add(1, Ordering::AcqRel);
+            let Some(item) = items.get(i) else { break };
+            let result = work(i, item);
+            if result.is_err() {
+                stop.store(true, Ordering::Release);
+            }
+            done.push((i, result));
+        }
+        done
+    };
+    let mut done = if workers < 2 || items.len() < 2 {
+        worker()
+    } else {
+        std::thread::scope(|s| {
+            let helpers: Vec<_> = (1..workers.min(items.len())).map(|_| s.spawn(worker)).collect();
+            let mut done = worker();
+            for h in helpers {
+                match h.join() {
+                    Ok(d) => done.extend(d),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            done
+        })
+    };
+    done.sort_unstable_by_key(|(i, _)| *i);
+    let mut out = Vec::with_capacity(done.len());
+    for (i, result) in done {
+        match result {
+            Ok(u) => out.push(u),
+            Err(e) => return Err((i, e)),
+        }
+    }
+    Ok(out)
+}
+
+/// The progress of a large content's staging ([`LARGE_CONTENT_BYTES`]), passed on to `bars`,
+/// that gives freed pages back after about every [`TRIM_AFTER_BYTES`] of files staged (each
+/// staged file counted as the target's mean file size, `per_file`; the bytes in `freed`, shared
+/// by the workers). Given back within a target and not only after it: the other worker makes
+/// its emission meanwhile, in its own arena, so the pages this one frees would otherwise stay
+/// resident beside it (generated x8: see docs/PERFORMANCE.md, issue 37).
+struct Trimming<'a> {
+    bars: &'a dyn txn::Progress,
+    per_file: u64,
+    freed: &'a AtomicU64,
+}
+
+impl txn::Progress for Trimming<'_> {
+    fn staging(&self, n: usize) {
+        self.bars.staging(n);
+    }
+
+    fn tick(&self) {
+        self.bars.tick();
+        if self.freed.fetch_add(self.per_file, Ordering::Relaxed) + self.per_file >= TRIM_AFTER_BYTES {
+            self.freed.store(0, Ordering::Relaxed);
+            give_back_freed_pages();
+        }
+    }
+
+    fn applying(&self, n: usize) {
+        self.bars.applying(n);
+    }
+}
+
+/// How many bytes of staged files of a large content ([`LARGE_CONTENT_BYTES`]) are dropped
+/// before [`give_back_freed_pages`] runs again: its emissions are made by whichever worker has
+/// the turn, so each worker's arena would otherwise keep a whole emission's freed pages beside
+/// the other's. A content that is not large never gives pages back between targets: each worker
+/// makes its next emission in the pages its last one freed, and a call walks every arena and
+/// `madvise`s its free pages, which the next emission faults back in (issue 37, the reference's
+/// content ported: 1,856 `madvise`, each a TLB shootdown of the other core, CPU -18% and max RSS
+/// +0.4 MiB without them).
+const TRIM_AFTER_BYTES: u64 = 4 << 20;
 
 /// Returns the allocator's wholly free pages to the system. glibc keeps what a run frees (the
 /// content's parse, a staged target's bytes) resident in the arena it came from, and the emitter
@@ -331,17 +370,19 @@ fn revert(migrated: &[Migrated<'_>], allow_symlinks: bool) {
     }
 }
 
-/// Plans one target: its migrations (run now unless dry), files, settings surfaces and state.
-/// Returns the plan and what its survey learned of the home's directories (after the
-/// migrations), for the target's transaction to go on from.
+/// Plans target `index`: its migrations (run now unless dry, and noted in `migrated` under its
+/// index), files, settings surfaces and state. Returns the plan and what its survey learned of
+/// the home's directories (after the migrations), for the target's transaction to go on from.
+#[allow(clippy::too_many_arguments, reason = "the run's parts a target is planned from, each borrowed")]
 fn plan_target<'r>(
+    index: usize,
     rt: &'r LoadedRuntime,
     emitted: pipeline::Emitted,
     digests: Vec<Sha256>,
     opts: &InstallOptions<'_>,
     env: &Environment,
     held: Option<&Held>,
-    migrated: &mut Vec<Migrated<'r>>,
+    migrated: &Mutex<Vec<(usize, Migrated<'r>)>>,
 ) -> Result<(TargetRun, Arc<DirCache>), ApplyError> {
     let pipeline::Emitted { target, emission, report: guard, compose } = emitted;
     let cap = &rt.capability;
@@ -352,7 +393,8 @@ fn plan_target<'r>(
     } else {
         let ran = migrate::run(&home, cap, target.scope, state0.as_ref(), opts.allow_symlinks)
             .map_err(LifecycleError::from)?;
-        migrated.push(Migrated { home: home.clone(), cap, scope: target.scope, ran: ran.clone() });
+        let m = Migrated { home: home.clone(), cap, scope: target.scope, ran: ran.clone() };
+        migrated.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((index, m));
         (ran, Vec::new())
     };
     // The survey reads the state again, after the migrations.
@@ -515,117 +557,134 @@ fn probe_destinations(plan: &Plan, allow_symlinks: bool, known: &DirCache) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
+    use std::sync::Condvar;
+    use std::time::Duration;
 
     fn failed(what: &str) -> ApplyError {
         ApplyError::from(LifecycleError::Missing { home: PathBuf::from(what), reason: "a test".into() })
     }
 
-    /// What the two sides of a [`pipelined_observed`] run did, in order, and which items the
-    /// maker has reached its wait for.
+    /// Which items have been begun and ended, shared by the workers of a test.
     #[derive(Default)]
     struct Seen {
-        log: Vec<String>,
-        waiting: Vec<usize>,
+        begun: Vec<usize>,
+        ended: Vec<usize>,
     }
 
-    /// Runs [`pipelined_observed`] over 0..4 and returns what happened in order. `each` holds
-    /// its item until the maker has either made the next one (an emitter that ran ahead: the
-    /// log shows it before this item's begin) or stopped at its wait for it: the order is
-    /// settled by the maker's own signal, never by a sleep.
-    fn run(begin_in_each: bool, fail_make: Option<u32>, fail_each: Option<u32>) -> (Vec<String>, bool) {
-        let seen = Mutex::new(Seen::default());
-        let changed = std::sync::Condvar::new();
-        let note = |s: String| {
-            seen.lock().unwrap().log.push(s);
-            changed.notify_all();
-        };
-        let items: Vec<&u32> = [0, 1, 2, 3].iter().collect();
-        let result = pipelined_observed(
-            &items,
-            |&i| {
-                note(format!("make {i}"));
-                if fail_make == Some(i) { Err(failed("make")) } else { Ok(i * 10) }
-            },
-            |&i, made, next| {
-                assert_eq!(made, i * 10, "items are handed over in order");
-                if fail_each == Some(i) {
-                    return Err(failed("each"));
-                }
-                let after = i as usize + 1;
-                if after < items.len() {
-                    let made_next = format!("make {after}");
-                    let held =
-                        changed.wait_timeout_while(seen.lock().unwrap(), std::time::Duration::from_secs(60), |s| {
-                            !s.waiting.contains(&after) && !s.log.contains(&made_next)
-                        });
-                    assert!(!held.unwrap().1.timed_out(), "the maker neither waited for nor made item {after}");
-                }
-                note(format!("begin {i}"));
-                if begin_in_each {
-                    next.begin();
-                    next.begin();
-                }
-                Ok(i)
-            },
-            |i| {
-                seen.lock().unwrap().waiting.push(i);
-                changed.notify_all();
-            },
-        );
-        let ok = result.as_ref().is_ok_and(|out| out == &[0, 1, 2, 3]);
-        (seen.into_inner().unwrap().log, ok)
+    /// A shared log the test's items wait on (with a bound, never a sleep).
+    #[derive(Default)]
+    struct Log {
+        seen: Mutex<Seen>,
+        changed: Condvar,
     }
 
-    fn position(log: &[String], what: &str) -> Option<usize> {
-        log.iter().position(|l| l == what)
-    }
+    impl Log {
+        fn note(&self, f: impl FnOnce(&mut Seen)) {
+            f(&mut self.seen.lock().unwrap());
+            self.changed.notify_all();
+        }
 
-    /// The next item is made only once the one before it let it begin: an install holds the
-    /// emission it stages and the one being made, never two made ones beside a staged one.
-    #[test]
-    fn the_next_emission_begins_only_when_the_one_before_lets_it() {
-        for begin_in_each in [true, false] {
-            let (log, ok) = run(begin_in_each, None, None);
-            assert!(ok, "{log:?}");
-            for i in 0..3 {
-                let begun = position(&log, &format!("begin {i}")).unwrap();
-                let made = position(&log, &format!("make {}", i + 1)).unwrap();
-                assert!(begun < made, "item {} made before item {i} let it begin: {log:?}", i + 1);
-            }
+        /// Waits until `until` holds; false when a minute passed first.
+        fn wait(&self, until: impl Fn(&Seen) -> bool) -> bool {
+            let held =
+                self.changed.wait_timeout_while(self.seen.lock().unwrap(), Duration::from_secs(60), |s| !until(s));
+            !held.unwrap().1.timed_out()
         }
     }
 
-    /// A single item is made on the calling thread: there is nothing to overlap.
-    #[test]
-    fn a_single_item_is_made_on_the_calling_thread() {
-        let here = std::thread::current().id();
-        let items = [&1u32];
-        let made_on = Mutex::new(None);
-        let out = pipelined(
-            &items,
-            |&i| {
-                *made_on.lock().unwrap() = Some(std::thread::current().id());
-                Ok(i)
-            },
-            |_, made, next| {
-                next.begin();
-                Ok(made)
-            },
-        );
-        assert_eq!(out.unwrap(), [1]);
-        assert_eq!(made_on.into_inner().unwrap(), Some(here));
+    /// A result that counts its drops: what a staged tree does when it is dropped (it discards
+    /// itself) is seen by the test.
+    struct Made<'a>(&'a AtomicUsize);
+
+    impl Drop for Made<'_> {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
     }
 
-    /// A failure of either side stops the other: nothing is made after a failing `each`, and
-    /// `each` sees nothing after a failing make.
+    /// Two workers run at once (item 0 ends only after item 1 ended, which a single thread could
+    /// never do), and the results come back in the items' order, not the order they ended in.
     #[test]
-    fn a_failure_of_either_side_stops_the_pipeline() {
-        let (log, ok) = run(true, None, Some(1));
-        assert!(!ok);
-        assert_eq!(log, ["make 0", "begin 0", "make 1"], "nothing is made after item 1 failed");
-        let (log, ok) = run(true, Some(2), None);
-        assert!(!ok);
-        assert_eq!(log, ["make 0", "begin 0", "make 1", "begin 1", "make 2"]);
+    fn two_workers_run_at_once_and_results_come_back_in_order() {
+        let log = Log::default();
+        let items: Vec<usize> = (0..6).collect();
+        let out = in_order(&items, 2, |i, &item| {
+            assert_eq!(i, item);
+            log.note(|s| s.begun.push(i));
+            if i == 0 {
+                assert!(log.wait(|s| s.ended.contains(&1)), "item 1 never ended while item 0 ran: one worker");
+            }
+            log.note(|s| s.ended.push(i));
+            Ok(i * 10)
+        });
+        assert_eq!(out.unwrap(), [0, 10, 20, 30, 40, 50]);
+        let seen = log.seen.into_inner().unwrap();
+        assert_eq!(seen.ended.iter().position(|&i| i == 1).unwrap(), 0, "{:?}", seen.ended);
+    }
+
+    /// The failure returned is the first by index (what one thread running the items in order
+    /// meets first), even when a later item failed before it; every result made is dropped (a
+    /// staged tree discards itself) before the error is returned.
+    #[test]
+    fn the_first_failure_by_index_is_returned_and_every_result_is_dropped() {
+        let log = Log::default();
+        let drops = AtomicUsize::new(0);
+        let made = AtomicUsize::new(0);
+        let items: Vec<usize> = (0..6).collect();
+        let out = in_order(&items, 2, |i, _| {
+            log.note(|s| s.begun.push(i));
+            match i {
+                // Fails only after item 2 failed on the other worker.
+                1 => {
+                    assert!(log.wait(|s| s.ended.contains(&2)), "item 2 never ended while item 1 ran");
+                    log.note(|s| s.ended.push(i));
+                    Err(failed("one"))
+                }
+                2 => {
+                    log.note(|s| s.ended.push(i));
+                    Err(failed("two"))
+                }
+                _ => {
+                    made.fetch_add(1, Ordering::SeqCst);
+                    log.note(|s| s.ended.push(i));
+                    Ok(Made(&drops))
+                }
+            }
+        });
+        let Err((at, e)) = out else { panic!("a failure was returned as a success") };
+        assert_eq!(at, 1);
+        assert!(e.to_string().contains("one"), "{e}");
+        assert_eq!(drops.load(Ordering::SeqCst), made.load(Ordering::SeqCst), "every result made is dropped");
+        let begun = log.seen.into_inner().unwrap().begun;
+        assert!(begun.contains(&0) && begun.contains(&1) && begun.contains(&2), "{begun:?}");
+    }
+
+    /// On one worker, nothing after a failure is begun, and every item is run on the calling
+    /// thread; so is a single item on two workers.
+    #[test]
+    fn one_worker_runs_in_order_on_this_thread_and_stops_at_a_failure() {
+        let here = std::thread::current().id();
+        let begun = Mutex::new(Vec::new());
+        let items: Vec<usize> = (0..5).collect();
+        let out = in_order(&items, 1, |i, _| {
+            assert_eq!(std::thread::current().id(), here);
+            begun.lock().unwrap().push(i);
+            if i == 2 { Err(failed("two")) } else { Ok(i) }
+        });
+        assert!(matches!(out, Err((2, _))));
+        assert_eq!(begun.into_inner().unwrap(), [0, 1, 2]);
+        let one = in_order(&[7usize], 2, |_, &x| {
+            assert_eq!(std::thread::current().id(), here);
+            Ok(x)
+        });
+        assert_eq!(one.unwrap(), [7]);
+    }
+
+    /// Never more workers than targets or [`MAX_WORKERS`], and always one.
+    #[test]
+    fn workers_are_bounded_by_targets_and_the_maximum() {
+        assert_eq!(workers(1), 1);
+        assert_eq!(workers(0), 1);
+        assert!((1..=MAX_WORKERS).contains(&workers(19)));
     }
 }

@@ -10,7 +10,7 @@
 use std::fmt::Display;
 use std::io::{IsTerminal, Write};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::apply::{self, txn};
 use crate::cli::args::ColorChoice;
@@ -74,15 +74,26 @@ impl Drop for Bars {
     }
 }
 
-/// Bars for every target of a run, when `enabled` (see [`Bars::enabled`]).
+/// Bars for every target of a run, when enabled (see [`Bars::enabled`]): drawn together, one
+/// line each, as two targets are staged at once.
 pub(crate) struct RunBars {
-    /// Whether to draw them.
-    pub enabled: bool,
+    multi: Option<MultiProgress>,
+}
+
+impl RunBars {
+    /// The bars of a run, drawn only when `enabled`.
+    pub(crate) fn new(enabled: bool) -> RunBars {
+        RunBars { multi: enabled.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())) }
+    }
 }
 
 impl apply::Progress for RunBars {
     fn target(&self, label: &str) -> Box<dyn txn::Progress + '_> {
-        Box::new(Bars::new(self.enabled, label))
+        let mut bars = Bars::new(self.multi.is_some(), label);
+        if let (Some(multi), Some(bar)) = (&self.multi, bars.bar.take()) {
+            bars.bar = Some(multi.add(bar));
+        }
+        Box::new(bars)
     }
 }
 

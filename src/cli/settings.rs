@@ -62,7 +62,7 @@ impl Output {
 
     /// Progress bars for the targets of a run (on a terminal, not under `-q`).
     pub(crate) fn bars(&self) -> RunBars {
-        RunBars { enabled: Bars::enabled(self.quiet) }
+        RunBars::new(Bars::enabled(self.quiet))
     }
 }
 

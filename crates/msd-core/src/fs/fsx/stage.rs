@@ -82,9 +82,11 @@ fn umask() -> Option<u32> {
 /// The files [`SharedWrites::write_new`] wrote, by content: what lets bytes that many targets
 /// receive alike (the helper binary goes into every runtime's tree) be written once and
 /// hard-linked after. A value its caller owns (the install, for all of its targets), never a
-/// process-global: a link is made only to a file this value saw written.
+/// process-global: a link is made only to a file this value saw written. Its writes are made one
+/// at a time, so targets staged on several threads at once still write the bytes once and link
+/// the rest (two threads that both found nothing to link to wrote two copies).
 #[derive(Debug, Default)]
-pub struct SharedWrites(std::sync::Mutex<Vec<Written>>);
+pub struct SharedWrites(std::sync::Mutex<Vec<Written>>, std::sync::Mutex<()>);
 
 #[derive(Debug)]
 struct Written {
@@ -130,6 +132,8 @@ impl SharedWrites {
             Source::Bytes(b) => b.len() as u64,
             Source::File(_, len) => len,
         };
+        // Held from the look for a file to link to until the file written is remembered.
+        let _one_at_a_time = self.1.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if self.link(sha256, len, path) {
             return Ok(true);
         }
@@ -234,5 +238,41 @@ impl DirCache {
     /// [`preserve`], looking up and remembering directories in this cache.
     pub fn preserve(&self, src: &Path, dst: &Path) -> io::Result<()> {
         preserve_in(Some(self), src, dst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::hash::sha256;
+    use super::*;
+
+    /// Threads that stage the same bytes at once (an install's two workers, each a target) write
+    /// them once and link every other name to that file: one inode for all.
+    #[cfg(unix)]
+    #[test]
+    fn shared_bytes_written_by_threads_at_once_are_one_file() {
+        use std::os::unix::fs::MetadataExt;
+        let t = tempfile::tempdir().unwrap();
+        let bytes = vec![7u8; 4 << 20];
+        let sha = sha256(&bytes);
+        for round in 0..4 {
+            let shared = SharedWrites::default();
+            let dirs = DirCache::new();
+            let threads = 4;
+            let start = std::sync::Barrier::new(threads);
+            let paths: Vec<_> = (0..threads).map(|i| t.path().join(format!("{round}/t{i}/bin/helper"))).collect();
+            std::thread::scope(|s| {
+                for p in &paths {
+                    let (shared, dirs, start, bytes, sha) = (&shared, &dirs, &start, &bytes, &sha);
+                    s.spawn(move || {
+                        start.wait();
+                        shared.write_new(dirs, p, Source::Bytes(bytes), sha, FileMode::Executable, p).unwrap();
+                    });
+                }
+            });
+            let inodes: std::collections::BTreeSet<u64> =
+                paths.iter().map(|p| std::fs::metadata(p).unwrap().ino()).collect();
+            assert_eq!(inodes.len(), 1, "round {round}: one file for every name, not {inodes:?}");
+        }
     }
 }
