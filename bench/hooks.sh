@@ -9,6 +9,12 @@
 #   bench/hooks.sh              # release build, 21 runs each
 #   bench/hooks.sh --runs 51    # more runs
 #   bench/hooks.sh --bin PATH   # time a given msd_run (a debug build is an upper bound)
+#   bench/hooks.sh --counts     # instead of times: the instructions (valgrind's callgrind) and
+#                               # system calls (strace -f -c) of one run of each payload, a row
+#                               # per hook (the median over its payloads), against `true` and an
+#                               # empty Rust `fn main() {}` built with the release profile's
+#                               # options: figures that hold on a loaded machine, where times
+#                               # do not. `--trace DIR` also keeps each payload's strace listing.
 #
 # Public tools only: a loop timed with `date +%s%N` (process start included, as a runtime sees it).
 set -euo pipefail
@@ -17,10 +23,14 @@ cd "$(dirname "$0")/.."
 runs=21
 bin=""
 budget_ms=50
+counts=0
+trace=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --bin) bin="$2"; shift 2 ;;
+    --counts) counts=1; shift ;;
+    --trace) trace="$2"; counts=1; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -98,6 +108,70 @@ time_us() {
   echo "${sorted[$(( runs / 2 ))]} ${sorted[$(( runs - 1 ))]} $(( (c1 - c0) * 1000 / runs ))"
 }
 ms() { printf '%d.%01d' $(( $1 / 1000 )) $(( $1 % 1000 / 100 )); }
+
+# count NAME CMD...: the instructions and system calls of one run of CMD (stdin: $event, in the
+# project, the environment of `time_us`), after one run unmeasured (the state directory a hook
+# makes at its first call exists at every later one, as in a session). Instructions: every
+# instruction valgrind runs in the process, the dynamic loader and std's start-up included.
+# System calls: strace's total, the `execve` that starts the program included. With --trace,
+# the plain listing of the counted run goes to DIR/NAME.strace.
+count() {
+  local name="$1" out="$work/count"
+  shift
+  run_in_project() { (cd "$project" && HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache" TMPDIR="$work" "$@" < "$event" > /dev/null 2>&1) || true; }
+  run_in_project "$@"
+  run_in_project valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$out.vg" "$@"
+  run_in_project strace -f -c -o "$out.st" "$@"
+  if [ -n "$trace" ]; then
+    run_in_project strace -f -o "$trace/$(echo "$name" | tr '/' '_').strace" "$@"
+  fi
+  local ins calls
+  ins=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out.vg")
+  calls=$(awk '$NF == "total" { print $4 }' "$out.st")
+  echo "${ins:-0} ${calls:-0}"
+}
+# commas: 1234567 -> 1,234,567
+commas() { printf '%s' "$1" | rev | sed 's/[0-9]\{3\}/&,/g; s/,$//' | rev; }
+
+if [ "$counts" = 1 ]; then
+  for tool in valgrind strace rustc; do
+    command -v "$tool" > /dev/null || { echo "error: --counts needs $tool on PATH" >&2; exit 2; }
+  done
+  [ -z "$trace" ] || mkdir -p "$trace"
+  printf '%-48s %-16s %12s %8s\n' "payload" "hook" "instructions" "syscalls"
+  declare -A ins_of calls_of
+  for f in crates/msd-run/tests/fixtures/hooks/*/*.json; do
+    h="$(hook_for "$f")"
+    [ -n "$h" ] || continue
+    read -r -a proto <<< "$(protocol_for "$f")"
+    event="$work/event.json"
+    sed "s|__PROJECT__|$project|g" "$f" > "$event"
+    name="${f#crates/msd-run/tests/fixtures/hooks/}"
+    read -r ins calls < <(count "$name" "$bin" hook "$h" "${proto[@]}")
+    printf '%-48s %-16s %12s %8s\n' "$name" "$h" "$(commas "$ins")" "$calls"
+    ins_of[$h]+="$ins "
+    calls_of[$h]+="$calls "
+  done
+  # The floors: a process start (`true`), and a Rust program that does nothing, built with the
+  # options of the release profile (Cargo.toml: opt-level 3, 4 codegen units).
+  printf 'fn main() {}\n' > "$work/empty.rs"
+  rustc --edition 2021 -C opt-level=3 -C codegen-units=4 -o "$work/empty" "$work/empty.rs"
+  median() { printf '%s\n' $1 | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+  echo
+  echo "| hook | payloads | instructions (median) | range | system calls (median) | range |"
+  echo "|---|--:|--:|--:|--:|--:|"
+  for h in guard session-start context-monitor statusline config-reload; do
+    [ -n "${ins_of[$h]:-}" ] || continue
+    read -r -a i <<< "$(printf '%s\n' ${ins_of[$h]} | sort -n | tr '\n' ' ')"
+    read -r -a c <<< "$(printf '%s\n' ${calls_of[$h]} | sort -n | tr '\n' ' ')"
+    echo "| $h | ${#i[@]} | $(commas "$(median "${i[*]}")") | $(commas "${i[0]}") - $(commas "${i[-1]}") | $(median "${c[*]}") | ${c[0]} - ${c[-1]} |"
+  done
+  read -r ins calls < <(count empty "$work/empty")
+  echo "| floor: empty Rust \`fn main() {}\` (release options) | | $(commas "$ins") | | $calls | |"
+  read -r ins calls < <(count true "$(type -P true)")
+  echo "| floor: \`true\` | | $(commas "$ins") | | $calls | |"
+  exit 0
+fi
 
 printf '%-48s %-16s %8s %8s\n' "payload" "hook" "median" "worst"
 over=0

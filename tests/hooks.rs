@@ -1230,6 +1230,63 @@ fn hooks_keep_session_state_where_no_other_user_can_plant_it() {
     monitor("s5");
 }
 
+/// A runtime refreshes its status line far more often than the context fills: the statusline
+/// writes the usage it hands the context monitor (`context-<session>.json`) when it moved, and
+/// leaves the file as it is (same inode, no new file and rename) when it did not. Issue 37.
+#[cfg(unix)]
+#[test]
+fn hooks_statusline_writes_the_usage_only_when_it_moved() {
+    use std::os::unix::fs::MetadataExt;
+    let w = World::new();
+    state_md(&w);
+    let status = |pct: u32| {
+        serde_json::json!({"cwd": w.project, "session_id": "s1", "model": {"display_name": "Opus"}, "context_window": {"used_percentage": pct}}).to_string()
+    };
+    let uid = std::fs::metadata(w.tmp_dir()).unwrap().uid();
+    let bridge = w.tmp_dir().join(format!("msd-hooks-{uid}/context-s1.json"));
+    let line = "Opus │ phase 3 of 3 (Ship) · ready to verify │";
+    hook(&w, &["statusline"], &status(50)).success().stdout_has(line).stdout_has("█████░░░░░ 50%");
+    let first = std::fs::metadata(&bridge).unwrap().ino();
+    hook(&w, &["statusline"], &status(50)).success().stdout_has(line).stdout_has("█████░░░░░ 50%");
+    assert_eq!(std::fs::metadata(&bridge).unwrap().ino(), first, "the same usage rewrote {}", bridge.display());
+    hook(&w, &["statusline"], &status(90)).success().stdout_has("█████████░ 90%");
+    assert_ne!(std::fs::metadata(&bridge).unwrap().ino(), first);
+    let ev = serde_json::json!({"cwd": w.project, "session_id": "s1"}).to_string();
+    hook(&w, &["context-monitor"], &ev).success().stdout_has("context 10% left");
+}
+
+/// A session start sweeps the hooks' week-old per-session files at most once a day (the stamp
+/// `swept` in the state directory): a second start the same day lists nothing, one a day after
+/// the stamp sweeps again. Issue 37.
+#[cfg(unix)]
+#[test]
+fn hooks_session_start_sweeps_old_session_files_once_a_day() {
+    use std::os::unix::fs::MetadataExt;
+    let w = World::new();
+    state_md(&w);
+    let ev = serde_json::json!({"cwd": w.project, "session_id": "s1"}).to_string();
+    hook(&w, &["session-start"], &ev).success().stdout_has("phase 3 of 3");
+    let uid = std::fs::metadata(w.tmp_dir()).unwrap().uid();
+    let state = w.tmp_dir().join(format!("msd-hooks-{uid}"));
+    let stamp = state.join("swept");
+    assert!(stamp.is_file(), "{}", stamp.display());
+    let days_ago = |path: &Path, days: u64| {
+        let then = std::time::SystemTime::now() - std::time::Duration::from_secs(days * 86_400);
+        std::fs::File::options().write(true).open(path).unwrap().set_modified(then).unwrap();
+    };
+    let old = |name: &str| {
+        std::fs::write(state.join(name), "{}").unwrap();
+        days_ago(&state.join(name), 8);
+    };
+    old("warned-a.json");
+    hook(&w, &["session-start"], &ev).success();
+    assert!(state.join("warned-a.json").is_file(), "swept again the same day");
+    days_ago(&stamp, 2);
+    hook(&w, &["session-start"], &ev).success();
+    assert!(!state.join("warned-a.json").exists(), "not swept a day after the last sweep");
+    assert!(stamp.is_file());
+}
+
 /// `msd_run hook ARGS` in `w`, `stdin` on its standard input, killed after 10 s (a read of a FIFO
 /// would wait forever): what it printed, and how long it took.
 fn bounded_hook(w: &World, args: &[&str], stdin: &str) -> (std::process::Output, std::time::Duration) {

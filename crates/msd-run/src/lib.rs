@@ -76,35 +76,101 @@ pub enum RunCommand {
     Mcp(mcp::McpArgs),
 }
 
-/// `msd_run hook ...` parsed alone ([`hook_args`]).
-#[derive(Debug, Parser)]
-#[command(name = "msd_run")]
-struct HookCli {
-    #[command(subcommand)]
-    command: HookOnly,
-}
-
-/// The one subcommand of [`HookCli`].
-#[derive(Debug, Subcommand)]
-enum HookOnly {
-    Hook(hook::HookArgs),
-}
-
-/// The arguments of `msd_run hook ...`, parsed by a parser of that subcommand alone; `None` for
-/// anything else, or anything it does not take (`--core`, `--help`, a mistake), which the whole
-/// CLI's parser then answers as it always has. A runtime runs a hook on every tool call, and
-/// clap building the whole CLI first (every subcommand and query) was a quarter of a guard's
-/// instructions (docs/PERFORMANCE.md, issue 37).
+/// The arguments of `msd_run hook ...` in the forms msd-install registers (`hook <name>`, then
+/// `--protocol P` or `--protocol=P`, `--watch-config`, `--once-per-session`, `--allow-helper T`
+/// or `--allow-helper=T`, each flag once), read word by word; `None` for anything else or more
+/// (another subcommand, `--core`, `--help`, a flag twice, a value that starts with `-` or is
+/// empty, a mistake), which the whole CLI's parser then answers as it always has. A runtime runs
+/// a hook on every tool call: clap building the whole CLI first was a quarter of a guard's
+/// instructions, and building the hook's subcommand alone still a ninth (docs/PERFORMANCE.md,
+/// issue 37). The names and values are clap's own ([`clap::ValueEnum`]), and a test holds the
+/// two parsers to the same reading.
 fn hook_args(args: &[OsString]) -> Option<hook::HookArgs> {
-    if args.get(1).is_none_or(|a| a != "hook") {
+    use clap::ValueEnum;
+    let mut words = args.iter().skip(1).map(|a| a.to_str());
+    if words.next()? != Some("hook") {
         return None;
     }
-    let HookCli { command: HookOnly::Hook(a) } = HookCli::try_parse_from(args).ok()?;
+    let name = hook::Hook::from_str(words.next()??, false).ok()?;
+    let mut a = hook::HookArgs {
+        name,
+        protocol: hook::Protocol::default(),
+        watch_config: false,
+        once_per_session: false,
+        allow_helper: Vec::new(),
+    };
+    let mut protocol_given = false;
+    while let Some(word) = words.next() {
+        let (flag, inline) = match word?.split_once('=') {
+            Some((f, v)) => (f, Some(v)),
+            None => (word?, None),
+        };
+        let mut value = || match inline {
+            Some(v) => Some(v),
+            None => words.next()?,
+        };
+        let ok = |v: &str| !v.is_empty() && !v.starts_with('-');
+        match flag {
+            "--protocol" if !protocol_given => {
+                a.protocol = value().filter(|v| ok(v)).and_then(|v| hook::Protocol::from_str(v, false).ok())?;
+                protocol_given = true;
+            }
+            "--allow-helper" => a.allow_helper.push(value().filter(|v| ok(v))?.to_string()),
+            "--watch-config" if inline.is_none() && !a.watch_config => a.watch_config = true,
+            "--once-per-session" if inline.is_none() && !a.once_per_session => a.once_per_session = true,
+            _ => return None,
+        }
+    }
     Some(a)
 }
 
 /// Runs `msd_run` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    ExitCode::from(run(args))
+}
+
+/// The process's start on Unix, in place of std's (the binary is `no_main` there): the C `main`
+/// calls it with its `argc` and `argv`. std's start-up finds the main thread's stack for its
+/// overflow message (glibc reads `/proc/self/maps` for it: 94,000 of a status line's 448,000
+/// instructions) and puts a signal stack and handlers in place (with the read, 19 of its 90
+/// system calls); a hook runs on every tool call and has no use for either. Kept: SIGPIPE ignored (a closed pipe is
+/// an error a write sees, as under std), standard descriptors that were closed opened on
+/// `/dev/null` (as std does: a file opened later never becomes stdout), a panic's message and
+/// exit code 101, and stdout flushed at the end. docs/PERFORMANCE.md, issue 37.
+///
+/// # Safety
+/// `argv` holds `argc` pointers to NUL-terminated strings, as the C runtime passes them.
+#[cfg(unix)]
+pub unsafe fn start(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+    use std::os::unix::ffi::OsStrExt;
+    // SAFETY: signal(2) and poll(2) on a local array; open(2) of a constant NUL-terminated path,
+    // its descriptor kept for the process's life (it is the standard one that was closed).
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        let mut fds = [0, 1, 2].map(|fd| libc::pollfd { fd, events: 0, revents: 0 });
+        if libc::poll(fds.as_mut_ptr(), 3, 0) >= 0 {
+            for f in fds.iter().filter(|f| f.revents & libc::POLLNVAL != 0) {
+                let fd = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+                if fd != f.fd && fd >= 0 {
+                    libc::close(fd);
+                }
+            }
+        }
+    }
+    let args: Vec<OsString> = (0..usize::try_from(argc).unwrap_or(0))
+        // SAFETY: the caller's contract: `argc` valid pointers to C strings.
+        .map(|i| unsafe { *argv.add(i) })
+        .take_while(|p| !p.is_null())
+        // SAFETY: each is a NUL-terminated string the C runtime keeps for the process's life.
+        .map(|p| std::ffi::OsStr::from_bytes(unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes()).to_os_string())
+        .collect();
+    let code = std::panic::catch_unwind(|| run(args)).unwrap_or(101);
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    std::ffi::c_int::from(code)
+}
+
+/// Runs `msd_run` with `args` (including the program name): its exit code.
+fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     let args: Vec<OsString> = args.into_iter().collect();
     if let Some(a) = hook_args(&args) {
         return hook::run(&a);
@@ -114,8 +180,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Err(e) => {
             let _ = e.print();
             return match e.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => RunExit::Ok.into(),
-                _ => RunExit::Usage.into(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => RunExit::Ok as u8,
+                _ => RunExit::Usage as u8,
             };
         }
     };
@@ -129,11 +195,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         RunCommand::Mcp(a) => return mcp::run(a),
     };
     match result.and_then(|answer| answer::deliver(&answer)) {
-        Ok(()) => RunExit::Ok.into(),
+        Ok(()) => RunExit::Ok as u8,
         Err(e) => {
             // Hints name commands as `{cmd:<stem>}`: print them in this runtime's own syntax.
             eprintln!("{}", runtime_info(core).localize(&e.render()));
-            e.exit().into()
+            e.exit() as u8
         }
     }
 }
@@ -239,6 +305,8 @@ mod tests {
             "hook session-start --watch-config",
             "hook session-start --protocol gemini --once-per-session",
             "hook guard --protocol=copilot --allow-helper bash --allow-helper shell",
+            "hook guard --allow-helper=bash --protocol copilot --allow-helper=shell",
+            "hook session-start --once-per-session --watch-config --protocol=claude",
             "hook context-monitor --protocol cursor",
             "hook statusline",
             "hook config-reload --protocol opencode",
@@ -257,6 +325,16 @@ mod tests {
             "hook guard --help",
             "hook guard --core /x",
             "hook guard --protocol nope",
+            "hook guard --protocol",
+            "hook guard --protocol=",
+            "hook guard --protocol claude --protocol gemini",
+            "hook guard --allow-helper",
+            "hook guard --allow-helper --watch-config",
+            "hook session-start --watch-config --watch-config",
+            "hook session-start --watch-config=true",
+            "hook guard -h",
+            "hook guard extra",
+            "hook Guard",
             "query init.plan",
             "--core /x hook guard",
         ] {

@@ -274,6 +274,13 @@ impl Project {
     /// with the link and its target named (exit 4): msd_run neither reads nor writes there.
     pub(crate) fn confine(&self, rel: &str) -> Result<PathBuf, ProjectError> {
         let abs = self.abs(rel);
+        // Plain names with no symlink among them below the root (one `lstat` each; a missing one
+        // is no link): the path resolves to the resolved root joined with them, inside it,
+        // whatever links the root's own path holds. Resolving both paths took a `readlink` per
+        // component of each, on every hook that reads STATE.md.
+        if self.no_link_below_root(rel) {
+            return Ok(abs);
+        }
         let root = fsx::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
         let mut probe = abs.as_path();
         loop {
@@ -289,6 +296,20 @@ impl Project {
                 Err(e) => return Err(io_err(probe, e)),
             }
         }
+    }
+
+    /// Whether `rel` is made of plain names (no `..`, not absolute) and none of the paths it
+    /// goes through under the root is a symlink (`lstat`: a missing one is none).
+    fn no_link_below_root(&self, rel: &str) -> bool {
+        let mut at = self.root.clone();
+        for part in Path::new(rel).components() {
+            let std::path::Component::Normal(name) = part else { return false };
+            at.push(name);
+            if fsx::is_symlink(&at) {
+                return false;
+            }
+        }
+        true
     }
 
     /// The error for `rel`, which resolves to `real` outside `root`: names the first symlink on

@@ -25,7 +25,6 @@
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::ValueEnum;
 use msd_core::fs::fsx;
@@ -107,7 +106,7 @@ pub struct HookArgs {
 }
 
 /// Runs a hook.
-pub(crate) fn run(a: &HookArgs) -> ExitCode {
+pub(crate) fn run(a: &HookArgs) -> u8 {
     let h = a.name;
     let text = read_stdin();
     let parsed = event::parse(&text);
@@ -116,7 +115,7 @@ pub(crate) fn run(a: &HookArgs) -> ExitCode {
     if h == Hook::SessionStart
         && let Some(state) = dirs.state()
     {
-        sweep(state, std::time::SystemTime::now());
+        sweep_daily(state, std::time::SystemTime::now());
     }
     let started = (a.once_per_session && h == Hook::SessionStart)
         .then(|| parsed.as_ref().ok().and_then(|e| session_file(dirs.state(), "started", e.session.as_deref())))
@@ -147,7 +146,7 @@ pub(crate) fn run(a: &HookArgs) -> ExitCode {
     let out = reply::render(&reply, a.protocol, &name);
     let _ = std::io::stdout().write_all(out.stdout.as_bytes());
     let _ = std::io::stderr().write_all(out.stderr.as_bytes());
-    ExitCode::from(out.code)
+    out.code
 }
 
 /// Whether `e` is a call of one of the shell `tools` whose command runs this very helper and
@@ -162,7 +161,9 @@ fn helper_call(e: &Event, tools: &[String], cwd: &Path) -> bool {
 
 fn read_stdin() -> String {
     let mut stdin = std::io::stdin();
-    let mut s = String::new();
+    // Room for a whole event at once (a statusline's is under 1 KiB, an edit's carries its
+    // text): from empty, the string grew 32, 64, 128, ... bytes, a `read` each time.
+    let mut s = String::with_capacity(16 * 1024);
     if stdin.is_terminal() || stdin.read_to_string(&mut s).is_err() {
         return String::new();
     }
@@ -337,6 +338,14 @@ fn state_md(project: &Path) -> Result<Option<(session_start::Position, Option<u6
     Ok(Some((session_start::position(&text), whole)))
 }
 
+/// `.planning/STATE.md`'s phase, plan and status alone (the status line's), read as
+/// [`state_md`] reads it; the lines after the three are not looked at.
+fn state_fields(project: &Path) -> Option<session_start::Position> {
+    let project = crate::project::Project { root: project.to_path_buf() };
+    let (text, _) = project.read_bounded(STATE_MD, session_start::STATE_READ_MAX).ok()??;
+    Some(session_start::fields(&text))
+}
+
 /// The project's state file.
 const STATE_MD: &str = ".planning/STATE.md";
 
@@ -348,12 +357,15 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
     serde_json::from_slice(&fsx::read_if_exists(path).ok()??).ok()
 }
 
+/// Writes a hook's own file (a per-session file, the update notice's date): atomically (a
+/// reader sees the old value or the new one), mode 600, its directory made when missing, and
+/// not flushed to disk: each is a cache of something a power cut at worst makes the hook say
+/// again (a warning, the start summary, the update notice) or leave out once (an announcement),
+/// where an `fsync` on every status-line refresh cost the statusline its place under 3 ms
+/// (docs/PERFORMANCE.md, issue 37).
 fn write_json<T: serde::Serialize>(path: &Path, v: &T) {
-    if let Some(dir) = path.parent() {
-        let _ = fsx::create_dir_all(dir);
-    }
     if let Ok(bytes) = serde_json::to_vec(v) {
-        let _ = fsx::write_atomic(path, &bytes, fsx::FileMode::Regular);
+        let _ = fsx::write_atomic_unsynced(path, &bytes);
     }
 }
 
@@ -385,8 +397,31 @@ const SESSION_FILES: [&str; 4] = ["started", "announce", "context", "warned"];
 /// How long a per-session file is kept after its last write: sessions do not last a week.
 const SESSION_FILE_DAYS: u64 = 7;
 
+/// The stamp of the last [`sweep`] in the state directory (its modification time). Not a
+/// `.json` file: the sweep never takes it for a session's.
+pub(crate) const SWEPT_STAMP: &str = "swept";
+
+/// How often the state directory is swept: at the first session start of a day, not at every
+/// one (the sweep lists the directory and looks at every file in it; a week of sessions leaves
+/// hundreds).
+const SWEEP_EVERY_SECS: u64 = 86_400;
+
+/// [`sweep`] at a session start when the last one was a day or more before `now` (or never ran,
+/// or its stamp is in the future: a clock set back), then the stamp set to now.
+pub(crate) fn sweep_daily(state: &Path, now: std::time::SystemTime) {
+    let stamp = state.join(SWEPT_STAMP);
+    let every = std::time::Duration::from_secs(SWEEP_EVERY_SECS);
+    let recent = fsx::modified(&stamp).ok().and_then(|m| now.duration_since(m).ok()).is_some_and(|age| age < every);
+    if recent {
+        return;
+    }
+    sweep(state, now);
+    let _ = fsx::write_atomic_unsynced(&stamp, b"");
+}
+
 /// Removes the per-session files of `state` last written more than [`SESSION_FILE_DAYS`]
-/// before `now` (only ours: `<kind>-<id>.json` regular files). Best effort; run at session start.
+/// before `now` (only ours: `<kind>-<id>.json` regular files). Best effort; run at a session
+/// start, once a day ([`sweep_daily`]).
 pub(crate) fn sweep(state: &Path, now: std::time::SystemTime) {
     let Ok(entries) = fsx::list_dir(state) else { return };
     let max_age = std::time::Duration::from_secs(SESSION_FILE_DAYS * 86_400);
@@ -456,10 +491,14 @@ fn config_reload(e: &Event, project: &Path, state: Option<&Path>) -> Reply {
 }
 
 fn statusline(e: &Event, project: &Path, state: Option<&Path>) -> Reply {
-    if let (Some(used), Some(p)) = (e.used_pct, session_file(state, "context", e.session.as_deref())) {
+    // The bridge is written when the usage changed: a runtime refreshes its status line far
+    // more often than the usage moves, and a read is cheaper than a new file and a rename.
+    if let (Some(used), Some(p)) = (e.used_pct, session_file(state, "context", e.session.as_deref()))
+        && read_json::<context_monitor::Bridge>(&p).is_none_or(|b| b.used_pct != used)
+    {
         write_json(&p, &context_monitor::Bridge { used_pct: used });
     }
-    let pos = state_md(project).ok().flatten().map(|(p, _)| p).unwrap_or_default();
+    let pos = state_fields(project).unwrap_or_default();
     let dir = project.to_str().filter(|d| !d.is_empty());
     Reply::Status(statusline::render(e.model.as_deref(), &pos, dir, e.used_pct))
 }
@@ -481,6 +520,11 @@ fn worktree_root(project: &Path) -> Option<PathBuf> {
     let mut dir = Some(project);
     while let Some(d) = dir {
         let dot_git = d.join(".git");
+        // (Most directories on the way up have no `.git`: one look at those, not two.)
+        if !fsx::exists(&dot_git) {
+            dir = d.parent();
+            continue;
+        }
         if fsx::is_dir(&dot_git) {
             return None;
         }

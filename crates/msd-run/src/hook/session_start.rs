@@ -52,6 +52,18 @@ fn clip(s: &str) -> (String, bool) {
 
 /// Reads the position out of STATE.md's text.
 pub(crate) fn position(state_md: &str) -> Position {
+    scan(state_md, true)
+}
+
+/// The phase, plan and status of STATE.md's text alone (what the status line shows): the same
+/// values as [`position`]'s, the text read only until all three are found.
+pub(crate) fn fields(state_md: &str) -> Position {
+    scan(state_md, false)
+}
+
+/// [`position`], with its continuity lines (which may be anywhere in the text) when
+/// `continuity`; without them it stops at the line that gives the last of the three fields.
+fn scan(state_md: &str, continuity: bool) -> Position {
     let mut p = Position::default();
     let mut in_position = false;
     let mut clipped = 0;
@@ -75,6 +87,12 @@ pub(crate) fn position(state_md: &str) -> Position {
                     *slot = Some(keep(v));
                 }
             }
+        }
+        if !continuity {
+            if p.phase.is_some() && p.plan.is_some() && p.status.is_some() {
+                break;
+            }
+            continue;
         }
         if t.starts_with("Stopped at:") || t.starts_with("Resume file:") {
             if p.continuity.len() < CONTINUITY_MAX {
@@ -252,6 +270,26 @@ mod tests {
         assert!(s.starts_with("msd: phase 2 of 4; next: /msd-progress"), "{s}");
         assert!(!s.to_lowercase().contains("ignore all previous") && !s.contains('\u{200B}'), "{s}");
         assert!(s.contains("a known prompt-injection phrase and an invisible character U+200B"), "{s}");
+    }
+
+    /// The status line's fields are [`position`]'s, whatever the order of the lines, a field
+    /// left empty or the three spread over two position sections.
+    #[test]
+    fn hook_statusline_fields_are_the_positions() {
+        let long = format!("## Current Position\nPhase: {}\nPlan: 1\nStatus: x\n", "y".repeat(500));
+        for text in [
+            STATE,
+            "# nothing here\n",
+            "## Current Position\nStatus: Done\nPlan: 3 of 3\nPhase: 4\nPhase: 5\n",
+            "## Current Position\nPhase:\nPhase: 2\nStatus: Executing\n## Notes\nPlan: 9\n## Current Position\nPlan: 1 of 2\n",
+            "Phase: 1\n## Current Position\nStatus: Ready to plan\n",
+            &long,
+        ] {
+            let (all, three) = (position(text), fields(text));
+            assert_eq!((&three.phase, &three.plan, &three.status), (&all.phase, &all.plan, &all.status), "{text}");
+        }
+        // The lines after the last field are not read: no continuity line comes with them.
+        assert_eq!(fields(STATE).continuity, Vec::<String>::new());
     }
 
     #[test]

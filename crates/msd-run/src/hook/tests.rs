@@ -384,6 +384,33 @@ fn hook_sweep_removes_only_our_week_old_session_files() {
     sweep(&state.join("missing"), later);
 }
 
+/// The sweep runs at the first session start of a day: a later one the same day leaves the
+/// directory alone (it neither lists it nor looks at its files), one a day on sweeps again.
+#[test]
+#[allow(clippy::disallowed_methods, reason = "the test dates the stamp as a sweep eight days on would have")]
+fn hook_sweep_runs_once_a_day_by_its_stamp() {
+    let d = tempfile::tempdir().unwrap();
+    let state = d.path();
+    let (hour, day) = (std::time::Duration::from_secs(3600), std::time::Duration::from_secs(86_400));
+    let write = |name: &str| fsx::write_atomic(&state.join(name), b"{}", fsx::FileMode::Regular).unwrap();
+    let there = |name: &str| fsx::is_file(&state.join(name));
+    let t0 = std::time::SystemTime::now();
+    write("context-a.json");
+    // Eight days after the file was written, no stamp yet: swept, and the stamp set.
+    sweep_daily(state, t0 + 8 * day);
+    assert!(!there("context-a.json") && there(SWEPT_STAMP));
+    // The stamp dated as that sweep: twenty hours later, a week-old file stays (no sweep)...
+    let stamp = std::fs::OpenOptions::new().write(true).open(state.join(SWEPT_STAMP)).unwrap();
+    stamp.set_modified(t0 + 8 * day).unwrap();
+    write("context-b.json");
+    sweep_daily(state, t0 + 8 * day + 20 * hour);
+    assert!(there("context-b.json"), "swept twice in a day");
+    // ... and a day and an hour later it goes.
+    sweep_daily(state, t0 + 9 * day + hour);
+    assert!(!there("context-b.json"));
+    assert!(fsx::list_dir(state).unwrap().iter().all(|e| !e.name.starts_with(".msd-tmp-")));
+}
+
 #[test]
 fn hook_hermes_fixtures_render_hermes_json() {
     // What hermes-agent@0.19.0's `_parse_response` reads (`agent/shell_hooks.py:566-620`):
