@@ -126,51 +126,6 @@ fn hook_args(args: &[OsString]) -> Option<hook::HookArgs> {
 
 /// Runs `msd_run` with `args` (including the program name).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    ExitCode::from(run(args))
-}
-
-/// The process's start on Unix, in place of std's (the binary is `no_main` there): the C `main`
-/// calls it with its `argc` and `argv`. std's start-up finds the main thread's stack for its
-/// overflow message (glibc reads `/proc/self/maps` for it: 94,000 of a status line's 448,000
-/// instructions) and puts a signal stack and handlers in place (with the read, 19 of its 90
-/// system calls); a hook runs on every tool call and has no use for either. Kept: SIGPIPE ignored (a closed pipe is
-/// an error a write sees, as under std), standard descriptors that were closed opened on
-/// `/dev/null` (as std does: a file opened later never becomes stdout), a panic's message and
-/// exit code 101, and stdout flushed at the end. docs/PERFORMANCE.md, issue 37.
-///
-/// # Safety
-/// `argv` holds `argc` pointers to NUL-terminated strings, as the C runtime passes them.
-#[cfg(unix)]
-pub unsafe fn start(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
-    use std::os::unix::ffi::OsStrExt;
-    // SAFETY: signal(2) and poll(2) on a local array; open(2) of a constant NUL-terminated path,
-    // its descriptor kept for the process's life (it is the standard one that was closed).
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-        let mut fds = [0, 1, 2].map(|fd| libc::pollfd { fd, events: 0, revents: 0 });
-        if libc::poll(fds.as_mut_ptr(), 3, 0) >= 0 {
-            for f in fds.iter().filter(|f| f.revents & libc::POLLNVAL != 0) {
-                let fd = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
-                if fd != f.fd && fd >= 0 {
-                    libc::close(fd);
-                }
-            }
-        }
-    }
-    let args: Vec<OsString> = (0..usize::try_from(argc).unwrap_or(0))
-        // SAFETY: the caller's contract: `argc` valid pointers to C strings.
-        .map(|i| unsafe { *argv.add(i) })
-        .take_while(|p| !p.is_null())
-        // SAFETY: each is a NUL-terminated string the C runtime keeps for the process's life.
-        .map(|p| std::ffi::OsStr::from_bytes(unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes()).to_os_string())
-        .collect();
-    let code = std::panic::catch_unwind(|| run(args)).unwrap_or(101);
-    let _ = std::io::Write::flush(&mut std::io::stdout());
-    std::ffi::c_int::from(code)
-}
-
-/// Runs `msd_run` with `args` (including the program name): its exit code.
-fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     let args: Vec<OsString> = args.into_iter().collect();
     if let Some(a) = hook_args(&args) {
         return hook::run(&a);
@@ -180,8 +135,8 @@ fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         Err(e) => {
             let _ = e.print();
             return match e.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => RunExit::Ok as u8,
-                _ => RunExit::Usage as u8,
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => RunExit::Ok.into(),
+                _ => RunExit::Usage.into(),
             };
         }
     };
@@ -195,11 +150,11 @@ fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         RunCommand::Mcp(a) => return mcp::run(a),
     };
     match result.and_then(|answer| answer::deliver(&answer)) {
-        Ok(()) => RunExit::Ok as u8,
+        Ok(()) => RunExit::Ok.into(),
         Err(e) => {
             // Hints name commands as `{cmd:<stem>}`: print them in this runtime's own syntax.
             eprintln!("{}", runtime_info(core).localize(&e.render()));
-            e.exit() as u8
+            e.exit().into()
         }
     }
 }

@@ -25,6 +25,7 @@
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use clap::ValueEnum;
 use msd_core::fs::fsx;
@@ -106,7 +107,7 @@ pub struct HookArgs {
 }
 
 /// Runs a hook.
-pub(crate) fn run(a: &HookArgs) -> u8 {
+pub(crate) fn run(a: &HookArgs) -> ExitCode {
     let h = a.name;
     let text = read_stdin();
     let parsed = event::parse(&text);
@@ -146,7 +147,7 @@ pub(crate) fn run(a: &HookArgs) -> u8 {
     let out = reply::render(&reply, a.protocol, &name);
     let _ = std::io::stdout().write_all(out.stdout.as_bytes());
     let _ = std::io::stderr().write_all(out.stderr.as_bytes());
-    out.code
+    ExitCode::from(out.code)
 }
 
 /// Whether `e` is a call of one of the shell `tools` whose command runs this very helper and

@@ -15,6 +15,7 @@
 //! and msd_run stays small and quick to start.
 
 use std::io::{BufRead, Write};
+use std::process::ExitCode;
 
 use clap::ValueEnum;
 use serde_json::{Value, json};
@@ -126,19 +127,19 @@ pub(crate) fn serve(input: impl BufRead, mut output: impl Write, handler: &mut d
 }
 
 /// Runs a server on this process's stdin and stdout.
-pub(crate) fn run(a: &McpArgs) -> u8 {
+pub(crate) fn run(a: &McpArgs) -> ExitCode {
     let mut handler = match a.server {
         Server::Statusline => statusline::Statusline::new(),
     };
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
     match serve(stdin, stdout, &mut handler) {
-        // (A closed pipe: the runtime went away mid-answer, nothing left to tell anyone.)
-        Ok(()) => crate::RunExit::Ok as u8,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => crate::RunExit::Ok as u8,
+        Ok(()) => ExitCode::SUCCESS,
+        // The runtime went away mid-answer (a closed pipe): nothing left to tell anyone.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("msd_run mcp: {e}");
-            crate::RunExit::Io as u8
+            crate::RunExit::Io.into()
         }
     }
 }
