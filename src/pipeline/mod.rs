@@ -67,45 +67,17 @@ pub fn runtimes_from_tree(tree: &Tree) -> Result<Vec<LoadedRuntime>, PipelineErr
 /// Loads and validates the content tree only, including the freshness of its generated
 /// section manifest (an installed msd_run must never select with stale sections).
 pub fn load_content(sources: &Sources) -> Result<Content, PipelineError> {
-    content_from_tree(content_tree(sources)?)
-}
-
-/// Reads the content tree `sources` names (the embedded one by default), not yet parsed.
-pub fn content_tree(sources: &Sources) -> Result<Tree, PipelineError> {
-    Ok(match &sources.content {
+    let tree = match &sources.content {
         Some(dir) => Tree::from_dir(dir)?,
         None => Tree::embedded_content(),
-    })
+    };
+    content_from_tree(tree)
 }
 
 /// Parses and validates a content tree already in memory, as [`load_content`] does.
 pub fn content_from_tree(tree: Tree) -> Result<Content, PipelineError> {
-    content_beside(tree, |_| ()).0
-}
-
-/// [`content_from_tree`], with `beside` run on the tree on a second thread once the section
-/// manifest is checked there, both beside the parse (on two cores, the check and `beside` are
-/// off the parse's path: an install hashes a `--content` tree for its fingerprint there). The
-/// parse's error, if any, is still the one returned first.
-pub fn content_beside<R: Send>(
-    tree: Tree,
-    beside: impl FnOnce(&Tree) -> R + Send,
-) -> (Result<Content, PipelineError>, R) {
-    let (content, (fresh, side)) = std::thread::scope(|s| {
-        let checking = s.spawn(|| (section_manifest::verify_content(&tree), beside(&tree)));
-        let content = load::content(tree.clone());
-        (content, checking.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    });
-    (checked(content, fresh), side)
-}
-
-/// The parsed `content`, its section manifest checked (`fresh`), validated.
-fn checked(
-    content: Result<Content, ContentError>,
-    fresh: Result<(), freshness::GenError>,
-) -> Result<Content, PipelineError> {
-    let content = content?;
-    fresh.map_err(|g| ContentError {
+    let content = load::content(tree)?;
+    section_manifest::verify_content(&content.tree).map_err(|g| ContentError {
         path: g.path,
         line: g.line,
         message: format!("{}: {}{}", g.reason, g.message, g.detail.map(|d| format!("\n{d}")).unwrap_or_default()),

@@ -130,14 +130,11 @@ fn execute_linked(
 ) -> Result<(), Error> {
     let every = pipeline::load_runtimes(&s.sources)?;
     let targets = choose(s, &every)?;
-    let tree = pipeline::content_tree(&s.sources)?;
-    // The fingerprint of a `--content` tree (a sha256 of every file) is taken beside the parse.
-    let embedded = (s.sources.content.is_none(), s.sources.runtimes.is_none());
-    let (content, inputs) = pipeline::content_beside(tree, |t| apply::fast::inputs(t, embedded.0, embedded.1));
-    let mut content = content?;
+    let mut content = pipeline::load_content(&s.sources)?;
     if let project::Plan::Follow(f) = following {
         f.file.check_profile(&content)?;
     }
+    let inputs = apply::fast::inputs(&content.tree, s.sources.content.is_none(), s.sources.runtimes.is_none());
     // Validated and fingerprinted: from here on only the composed content is emitted.
     content.release_sources();
     let (groups, previous) = group_by_profile(s, args, &targets, &content)?;
