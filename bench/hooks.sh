@@ -18,6 +18,8 @@
 #
 # Public tools only: a loop timed with `date +%s%N` (process start included, as a runtime sees it).
 set -euo pipefail
+# A relative --bin is the caller's: every run starts in the bench's project directory.
+caller="$PWD"
 cd "$(dirname "$0")/.."
 
 runs=21
@@ -41,6 +43,8 @@ if [ -z "$bin" ]; then
   cargo build --release --locked --bin msd_run --quiet
   bin="${CARGO_TARGET_DIR:-$PWD/target}/release/msd_run"
 fi
+case "$bin" in /*) ;; *) bin="$caller/$bin" ;; esac
+[ -x "$bin" ] || { echo "error: --bin $bin is not an executable msd_run" >&2; exit 2; }
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -93,12 +97,19 @@ cpu_ms() {
 # mean CPU time of a run (user+system, microseconds; the subshell each run starts in included):
 # on a loaded machine the wall times wait for a core, the CPU time does not.
 time_us() {
-  local t0 t1 times=() sorted c0 c1
+  local t0 t1 times=() sorted c0 c1 rc
   times > "$work/times0"
   for _ in $(seq "$runs"); do
     t0=$(date +%s%N)
-    (cd "$project" && HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache" TMPDIR="$work" "$@" < "$event" > /dev/null 2>&1) || true
+    rc=0
+    (cd "$project" && HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache" TMPDIR="$work" "$@" < "$event" > /dev/null 2>&1) || rc=$?
     t1=$(date +%s%N)
+    # A hook may answer with any exit code its protocol has (2: blocked); 126 and up is a
+    # program that did not start or died of a signal, whose time is not a hook's.
+    if [ "$rc" -ge 126 ]; then
+      echo "error: $* exited $rc in $project (not started, or killed): nothing to time" >&2
+      exit 2
+    fi
     times+=($(( (t1 - t0) / 1000 )))
   done
   times > "$work/times1"
@@ -118,7 +129,14 @@ ms() { printf '%d.%01d' $(( $1 / 1000 )) $(( $1 % 1000 / 100 )); }
 count() {
   local name="$1" out="$work/count"
   shift
-  run_in_project() { (cd "$project" && HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache" TMPDIR="$work" "$@" < "$event" > /dev/null 2>&1) || true; }
+  run_in_project() {
+    local rc=0
+    (cd "$project" && HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache" TMPDIR="$work" "$@" < "$event" > /dev/null 2>&1) || rc=$?
+    if [ "$rc" -ge 126 ]; then
+      echo "error: $* exited $rc in $project (not started, or killed): nothing to count" >&2
+      exit 2
+    fi
+  }
   run_in_project "$@"
   run_in_project valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$out.vg" "$@"
   run_in_project strace -f -c -o "$out.st" "$@"

@@ -1427,3 +1427,39 @@ fn hooks_session_start_bounds_and_screens_state_md() {
     assert!(out.contains("long value(s) cut to 200 characters"), "{out}");
     assert!(out.contains("more Stopped at / Resume file line(s) not shown"), "{out}");
 }
+
+/// `bench/hooks.sh` times hooks run from its own project directory: a relative `--bin` is the
+/// caller's (it once named nothing there, and every timed run was a failed start the script
+/// ignored), and a run that does not start or dies of a signal stops the bench instead of being
+/// timed.
+#[test]
+fn hooks_bench_times_the_helper_it_is_given_or_stops() {
+    let w = World::new();
+    let helper = Path::new(env!("CARGO_BIN_EXE_msd_run"));
+    let bench = repo().join("bench/hooks.sh");
+    // A relative path from the caller's directory: every payload runs and a row per hook.
+    let out = std::process::Command::new("bash")
+        .arg(&bench)
+        .args(["--runs", "1", "--bin"])
+        .arg(helper.file_name().unwrap())
+        .current_dir(helper.parent().unwrap())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    for hook in ["guard", "session-start", "context-monitor", "statusline", "config-reload"] {
+        assert!(text.contains(&format!("| {hook} |")), "a row for {hook}: {text}");
+    }
+    // A "helper" killed by a signal at every run: nothing to time, the bench says so and fails.
+    let crashing = w.tmp.path().join("crashing");
+    std::fs::write(&crashing, "#!/bin/sh\nkill -9 $$\n").unwrap();
+    std::fs::set_permissions(&crashing, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out =
+        std::process::Command::new("bash").arg(&bench).args(["--runs", "1", "--bin"]).arg(&crashing).output().unwrap();
+    assert!(!out.status.success(), "a bench of a helper that never answers fails");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("nothing to time"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
