@@ -124,6 +124,27 @@ fn gen_install_refuses_a_stale_section_manifest() {
     Install::in_world(&w).content(&dir).run().success();
 }
 
+/// A content with both a parse error and a stale section manifest reports the parse error and
+/// writes nothing: the order a change that runs the check elsewhere (beside the parse, on
+/// another thread: tried for issue 37, see PERFORMANCE) must keep.
+#[test]
+fn gen_install_reports_a_parse_error_before_a_stale_section_manifest() {
+    let w = World::new();
+    let dir = content(&w);
+    let wf = dir.join("msd-core/workflows/execute-phase.md");
+    let source = std::fs::read_to_string(&wf).unwrap();
+    std::fs::write(&wf, source.replace("when=\"state:worktrees-enabled\"", "when=\"flag:--auto\"")).unwrap();
+    let cmd = dir.join("commands/msd/add-phase.md");
+    let command = std::fs::read_to_string(&cmd).unwrap();
+    std::fs::write(&cmd, command.replace("name: msd:add-phase", "name: msd:other")).unwrap();
+    let out = Install::in_world(&w).content(&dir).run();
+    assert!(!out.stderr().contains("fail_stale"), "{}", out.stderr());
+    out.code(3).stderr_has("does not match its file").no_file("~/.claude");
+    // With the command mended, the stale manifest is what stops the install.
+    std::fs::write(&cmd, &command).unwrap();
+    Install::in_world(&w).content(&dir).run().code(3).stderr_has("fail_stale").no_file("~/.claude");
+}
+
 #[test]
 fn gen_without_content_dir_is_a_usage_error() {
     Install::new().args(["gen", "section-manifest", "--check"]).run().code(2).stderr_has("--content DIR");
