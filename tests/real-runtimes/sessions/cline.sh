@@ -8,6 +8,7 @@
 set -u
 . "$RT_LIB/common.sh"
 . "$RT_LIB/session.sh"
+. "$RT_LIB/cline_hub.sh"
 
 SS_SHELL='["run_commands", "execute_command"]'
 SS_WRITE='["write_to_file", "editor"]'
@@ -27,6 +28,3 @@ ss_statusline_cmd() { :; }
 ss_na guard "Cline 3.0.65 cannot refuse one tool call from a hook (cancel: true stops the whole task: @cline/cli-linux-x64@3.0.65:bin/cline@108201047), so msd registers no guard on Cline and its install note says so"
 ss_na statusline "msd registers no status line for Cline: the Cline CLI has no status-line command (nothing in @cline/cli-linux-x64@3.0.65:bin/cline reads one; its only statusLine, @120341577, is Claude Code's settings schema bundled for its Claude Code provider)"
 ss_main
-# Cline leaves a hub daemon running for the project (`cline --cline-hub-daemon --cwd <project>`):
-# end the ones of this sandbox.
-for pid in $(pgrep -f -- "--cline-hub-daemon --cwd $PROJECT" 2>/dev/null); do kill "$pid" 2>/dev/null; done
