@@ -92,24 +92,42 @@ cpu_ms() {
     NR == 2 { printf "%d\n", ms($1) + ms($2) }' "$1"
 }
 
+# run_in_project CMD...: one run of CMD as a runtime starts a hook (in the project, stdin
+# $event, output read and dropped). A hook may answer with any exit code its protocol has (2:
+# blocked); 126 and up is a program that did not start or died of a signal, whose time or
+# counts are not a hook's: the bench stops.
+run_in_project() {
+  local rc=0
+  (cd "$project" && HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache" TMPDIR="$work" "$@" < "$event" > /dev/null 2>&1) || rc=$?
+  if [ "$rc" -ge 126 ]; then
+    echo "error: $* exited $rc in $project (not started, or killed): nothing to time" >&2
+    exit 2
+  fi
+}
+
+# use_payload FILE: a hook payload fixture made ready to run: sets h (its hook), proto (its
+# reply protocol's arguments) and name, and writes its event (the project path filled in) to
+# $event. Fails for a fixture that is no hook's.
+use_payload() {
+  h="$(hook_for "$1")"
+  [ -n "$h" ] || return 1
+  read -r -a proto <<< "$(protocol_for "$1")"
+  name="${1#crates/msd-run/tests/fixtures/hooks/}"
+  event="$work/event.json"
+  sed "s|__PROJECT__|$project|g" "$1" > "$event"
+}
+
 # time_us CMD...: the median and worst of $runs runs of CMD (stdin: $event), in microseconds,
 # each timed as a runtime sees it (a process started in the project, its output read), and the
 # mean CPU time of a run (user+system, microseconds; the subshell each run starts in included):
 # on a loaded machine the wall times wait for a core, the CPU time does not.
 time_us() {
-  local t0 t1 times=() sorted c0 c1 rc
+  local t0 t1 times=() sorted c0 c1
   times > "$work/times0"
   for _ in $(seq "$runs"); do
     t0=$(date +%s%N)
-    rc=0
-    (cd "$project" && HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache" TMPDIR="$work" "$@" < "$event" > /dev/null 2>&1) || rc=$?
+    run_in_project "$@"
     t1=$(date +%s%N)
-    # A hook may answer with any exit code its protocol has (2: blocked); 126 and up is a
-    # program that did not start or died of a signal, whose time is not a hook's.
-    if [ "$rc" -ge 126 ]; then
-      echo "error: $* exited $rc in $project (not started, or killed): nothing to time" >&2
-      exit 2
-    fi
     times+=($(( (t1 - t0) / 1000 )))
   done
   times > "$work/times1"
@@ -129,14 +147,6 @@ ms() { printf '%d.%01d' $(( $1 / 1000 )) $(( $1 % 1000 / 100 )); }
 count() {
   local name="$1" out="$work/count"
   shift
-  run_in_project() {
-    local rc=0
-    (cd "$project" && HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache" TMPDIR="$work" "$@" < "$event" > /dev/null 2>&1) || rc=$?
-    if [ "$rc" -ge 126 ]; then
-      echo "error: $* exited $rc in $project (not started, or killed): nothing to count" >&2
-      exit 2
-    fi
-  }
   run_in_project "$@"
   run_in_project valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$out.vg" "$@"
   run_in_project strace -f -c -o "$out.st" "$@"
@@ -159,12 +169,7 @@ if [ "$counts" = 1 ]; then
   printf '%-48s %-16s %12s %8s\n' "payload" "hook" "instructions" "syscalls"
   declare -A ins_of calls_of
   for f in crates/msd-run/tests/fixtures/hooks/*/*.json; do
-    h="$(hook_for "$f")"
-    [ -n "$h" ] || continue
-    read -r -a proto <<< "$(protocol_for "$f")"
-    event="$work/event.json"
-    sed "s|__PROJECT__|$project|g" "$f" > "$event"
-    name="${f#crates/msd-run/tests/fixtures/hooks/}"
+    use_payload "$f" || continue
     read -r ins calls < <(count "$name" "$bin" hook "$h" "${proto[@]}")
     printf '%-48s %-16s %12s %8s\n' "$name" "$h" "$(commas "$ins")" "$calls"
     ins_of[$h]+="$ins "
@@ -195,14 +200,10 @@ printf '%-48s %-16s %8s %8s\n' "payload" "hook" "median" "worst"
 over=0
 declare -A medians worst cpus
 for f in crates/msd-run/tests/fixtures/hooks/*/*.json; do
-  h="$(hook_for "$f")"
-  [ -n "$h" ] || continue
-  read -r -a proto <<< "$(protocol_for "$f")"
-  event="$work/event.json"
-  sed "s|__PROJECT__|$project|g" "$f" > "$event"
+  use_payload "$f" || continue
   read -r median_us worst_us cpu_us < <(time_us "$bin" hook "$h" "${proto[@]}")
   cpus[$h]+="$cpu_us "
-  printf '%-48s %-16s %8s %8s\n' "${f#crates/msd-run/tests/fixtures/hooks/}" "$h" "$(ms "$median_us")" "$(ms "$worst_us")"
+  printf '%-48s %-16s %8s %8s\n' "$name" "$h" "$(ms "$median_us")" "$(ms "$worst_us")"
   medians[$h]+="$median_us "
   [ "${worst[$h]:-0}" -lt "$worst_us" ] && worst[$h]=$worst_us
   if [ "$median_us" -gt $(( budget_ms * 1000 )) ]; then over=1; fi
