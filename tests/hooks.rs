@@ -1446,7 +1446,10 @@ fn hooks_bench_times_the_helper_it_is_given_or_stops() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    // Exit 1 is a median over the 50 ms budget: a wall time (a debug build on a loaded machine),
+    // which no test judges. Anything else but 0 is the bench failing.
+    assert!(matches!(out.status.code(), Some(0 | 1)) && !err.contains("error:"), "{text}{err}");
     for hook in ["guard", "session-start", "context-monitor", "statusline", "config-reload"] {
         assert!(text.contains(&format!("| {hook} |")), "a row for {hook}: {text}");
     }
@@ -1456,7 +1459,9 @@ fn hooks_bench_times_the_helper_it_is_given_or_stops() {
     std::fs::set_permissions(&crashing, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let out =
         std::process::Command::new("bash").arg(&bench).args(["--runs", "1", "--bin"]).arg(&crashing).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "a bench of a helper that never answers fails");
+    assert!(!text.contains("| guard |"), "no time of a helper that never answered: {text}");
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("nothing to time"),
         "{}",
