@@ -48,6 +48,7 @@ use super::settings_plan::{HookContext, next_state, plan_settings};
 use super::surfaces::HookMode;
 use super::survey::Survey;
 use super::take::Held;
+use super::txn::Settled;
 use super::write::WriteReport;
 use super::{InstallOptions, TargetRun, migrate};
 use crate::pipeline::convert::FileKind;
@@ -429,6 +430,7 @@ fn check_one(c: Candidate<'_>, held: &Held, opts: &InstallOptions<'_>, env: &Env
 /// fast path only.
 pub(super) fn record_all(
     runs: &[TargetRun],
+    settled: &[Settled],
     runtimes: &[&LoadedRuntime],
     opts: &InstallOptions<'_>,
     env: &Environment,
@@ -444,16 +446,18 @@ pub(super) fn record_all(
     if dirs.iter().any(|d| fsx::create_dir_all(d).is_err()) {
         return;
     }
-    // One stat per installed file, after the last commit: the emitter's thread is done by then,
-    // so the targets are split over two (a tenth of a fresh `--all`'s time was these stats, on
-    // the thread every other step waits for).
+    // The stat of each installed file: the one taken as it was staged where that still holds
+    // (`settled`: most files of a fresh install, moved in with their directories), a look at the
+    // disk for the rest, after the last commit. The targets are split over two threads: those
+    // looks (on a re-install, one per file) and the records' text are both per file.
+    let none = Settled::default();
     halves(
-        runs.iter().zip(&paths).collect(),
-        |(r, _)| r.plan.ops.len(),
-        |(r, path)| {
+        runs.iter().zip(&paths).enumerate().collect(),
+        |(_, (r, _))| r.plan.ops.len(),
+        |(i, (r, path))| {
             let Some(rt) = runtimes.iter().find(|rt| rt.capability.id == r.plan.runtime) else { return };
             let Some(path) = path else { return };
-            let Some(rec) = record_of(r, rt, opts, env, &bins) else { return };
+            let Some(rec) = record_of(r, settled.get(i).unwrap_or(&none), rt, opts, env, &bins) else { return };
             let _ = fsx::write_atomic_unsynced(path, &rec.render());
         },
     );
@@ -461,6 +465,7 @@ pub(super) fn record_all(
 
 fn record_of(
     r: &TargetRun,
+    settled: &Settled,
     rt: &LoadedRuntime,
     opts: &InstallOptions<'_>,
     env: &Environment,
@@ -468,11 +473,13 @@ fn record_of(
 ) -> Option<Record> {
     let plan = &r.plan;
     let fingerprint = fingerprint(rt, &r.target, opts, env, bins)?;
-    // A plain `lstat` of each path, without the confinement walk of its directories: the record
-    // is a cache, and the next run checks every stat with `confined_stat` (a directory made a
-    // symlink since then fails there and takes the full path). The walk was a third of these
-    // stats' time.
-    let stat_of = |rel: &RelPath| fsx::stat_key(&plan.home.join(rel.as_str())).ok()?;
+    // The stat taken as the file was staged, when it still holds (nothing moved the file itself
+    // or linked it since: the disk's stat is that one, and it is of the bytes this run wrote);
+    // else a plain `lstat` of the path, without the confinement walk of its directories: the
+    // record is a cache, and the next run checks every stat with `confined_stat` (a directory
+    // made a symlink since then fails there and takes the full path). The walk was a third of
+    // these stats' time.
+    let stat_of = |rel: &RelPath| settled.get(rel).or_else(|| fsx::stat_key(&plan.home.join(rel.as_str())).ok()?);
     let manifest = stat_of(&plan.manifest_path)?;
     if !plan.manifest_changed && plan.manifest_disk_stat != Some(manifest) {
         return None;

@@ -140,8 +140,8 @@ pub fn install(
     };
     let migrated: Vec<Migrated<'_>> = migrated.into_iter().map(|(_, m)| m).collect();
     if !opts.dry_run {
-        commit_all(&mut runs, staged, &migrated, opts, env)?;
-        fast::record_all(&runs, runtimes, opts, env);
+        let settled = commit_all(&mut runs, staged, &migrated, opts, env)?;
+        fast::record_all(&runs, &settled, runtimes, opts, env);
         note_version(env);
     }
     // The pair is done: the note goes while the home is still locked.
@@ -436,17 +436,20 @@ fn plan_target<'r>(
 /// (two flushes per filesystem for all of them, [`txn::commit_points`]), then each is applied,
 /// in order. When one cannot be committed or applied, the ones before it stay installed and the
 /// rest are discarded, their migrations reverted; when none was committed the run changed
-/// nothing. (Targets already committed, when they share a home, are skipped.)
+/// nothing. (Targets already committed, when they share a home, are skipped.) Returns, by
+/// target, the files whose stat is still the one taken when they were staged (for the fast
+/// path's records: [`txn::Settled`]).
 fn commit_all(
     runs: &mut [TargetRun],
     staged: Vec<Option<(txn::Prepared, write::WriteReport)>>,
     migrated: &[Migrated<'_>],
     opts: &InstallOptions<'_>,
     env: &Environment,
-) -> Result<(), ApplyError> {
+) -> Result<Vec<txn::Settled>, ApplyError> {
     let mut staged = staged;
+    let mut settled: Vec<txn::Settled> = runs.iter().map(|_| txn::Settled::default()).collect();
     if let Some(partner) = opts.linked.and_then(|l| l.take()) {
-        return commit_linked(runs, staged, partner, migrated, opts, env);
+        return commit_linked(runs, staged, partner, migrated, opts, env).map(|()| settled);
     }
     let mut pending: Vec<&mut txn::Prepared> = staged.iter_mut().flatten().map(|(p, _)| p).collect();
     let mut failure = None;
@@ -470,15 +473,18 @@ fn commit_all(
         // The target's files are about to change: the record of its last run no longer holds.
         fast::forget(env, &runs[i].target);
         let bars = opts.progress.target(&label(&runs[i]));
-        match prepared.commit(bars.as_ref()) {
-            Ok(()) => runs[i].report = Some(report),
+        match prepared.commit_keyed(bars.as_ref()) {
+            Ok(s) => {
+                runs[i].report = Some(report);
+                settled[i] = s;
+            }
             Err(e) => {
                 failure = Some((i, ApplyError::from(write::WriteError::from(e))));
                 break;
             }
         }
     }
-    let Some((i, e)) = failure else { return Ok(()) };
+    let Some((i, e)) = failure else { return Ok(settled) };
     revert(&migrated[i..], opts.allow_symlinks);
     if runs.len() == 1 {
         return Err(e);

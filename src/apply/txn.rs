@@ -51,7 +51,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde::{Deserialize, Serialize};
 
 use msd_core::fs::digest::Sha256;
-use msd_core::fs::fsx::{self, DirCache, FileMode, SharedWrites};
+use msd_core::fs::fsx::{self, DirCache, FileMode, SharedWrites, StatKey};
 use msd_core::fs::relpath::RelPath;
 
 /// The environment variable of the fault-injection test hook.
@@ -531,6 +531,36 @@ pub struct Prepared {
     committed: bool,
     /// Applied, or nothing to do.
     done: bool,
+    /// The [`StatKey`] of each op's staged file as it was written, by the op's index (`None`
+    /// for removals and for files linked or copied: [`SharedWrites`] may link more names to
+    /// them, which changes their status-change time).
+    keys: Vec<Option<StatKey>>,
+}
+
+/// The files a committed transaction put in place whose [`StatKey`] is still the one taken when
+/// they were staged ([`Prepared::commit_keyed`]), sorted by path: those moved in with a whole
+/// directory (a move of a directory changes nothing of the files in it; a file moved alone gets
+/// a new status-change time, so is not here). For the fast path's record, which needs the stat
+/// of every installed file and so looks at the disk only for the files not here.
+#[derive(Debug, Default)]
+pub struct Settled(Vec<(RelPath, StatKey)>);
+
+impl Settled {
+    /// The staged stat of `path`, when it holds.
+    pub fn get(&self, path: &RelPath) -> Option<StatKey> {
+        let i = self.0.binary_search_by(|(p, _)| p.as_str().cmp(path.as_str())).ok()?;
+        Some(self.0[i].1)
+    }
+
+    /// How many files it knows.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether it knows none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// Why [`commit_points`] stopped: the transaction at index `at` of those it was given failed
@@ -664,7 +694,7 @@ pub fn commit_linked(
     // journal, the pair's commit point, goes last).
     let apply = |p: &Prepared| -> Result<(), TxnError> {
         progress.applying(p.journal.ops.len());
-        forward(&p.area, &p.journal, progress).or_else(|e| {
+        forward(&p.area, &p.journal, progress).map(drop).or_else(|e| {
             undo(&p.area, &p.journal)?;
             Err(e)
         })
@@ -705,7 +735,8 @@ pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progre
         prune_dirs: Vec::new(),
     };
     if ops.is_empty() {
-        return Ok(Prepared { area, journal: journal(Vec::new(), Vec::new()), committed: false, done: true });
+        let journal = journal(Vec::new(), Vec::new());
+        return Ok(Prepared { area, journal, committed: false, done: true, keys: Vec::new() });
     }
     // A leftover from an interrupted run is recovered before planning; anything still here is
     // stale staging and is cleared.
@@ -713,17 +744,19 @@ pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progre
     area.dirs.remove_dir_all_if_exists(&txn).map_err(io(&txn))?;
     progress.staging(ops.iter().filter(|s| s.bytes.is_some()).count());
     let mut ops = ops;
-    let staged = stage(&area, &mut ops, progress);
-    if let Err(e) = staged {
-        let _ = area.dirs.remove_dir_all_if_exists(&txn);
-        return Err(e);
-    }
+    let keys = match stage(&area, &mut ops, progress) {
+        Ok(keys) => keys,
+        Err(e) => {
+            let _ = area.dirs.remove_dir_all_if_exists(&txn);
+            return Err(e);
+        }
+    };
     // Into a buffer of its own, sized to fit: collected in place, the journal would keep the
     // staged ops' larger buffer (and its growth) until the run ends.
     let mut journal_ops = Vec::with_capacity(ops.len());
     journal_ops.extend(ops.into_iter().map(|s| s.op));
     let created = created_dirs(&area, &journal_ops);
-    Ok(Prepared { area, journal: journal(journal_ops, created), committed: false, done: false })
+    Ok(Prepared { area, journal: journal(journal_ops, created), committed: false, done: false, keys })
 }
 
 impl Prepared {
@@ -739,22 +772,40 @@ impl Prepared {
 
     /// Steps 2 to 4: journals the staged ops (the commit point) unless [`commit_points`] did,
     /// applies them and finishes.
-    pub fn commit(mut self, progress: &dyn Progress) -> Result<(), TxnError> {
+    pub fn commit(self, progress: &dyn Progress) -> Result<(), TxnError> {
+        self.commit_keyed(progress).map(drop)
+    }
+
+    /// [`Prepared::commit`], returning the files whose stat is still the one taken as they were
+    /// staged ([`Settled`]).
+    pub fn commit_keyed(mut self, progress: &dyn Progress) -> Result<Settled, TxnError> {
         if self.done {
-            return Ok(());
+            return Ok(Settled::default());
         }
         commit_points(&mut [&mut self]).map_err(|e| e.error)?;
         self.done = true;
         let (area, journal) = (&self.area, &self.journal);
         progress.applying(journal.ops.len());
-        match forward(area, journal, progress) {
-            Ok(()) => finish(area),
+        let whole = match forward(area, journal, progress) {
+            Ok(whole) => whole,
             Err(e) => {
                 undo(area, journal)?;
                 finish(area)?;
-                Err(e)
+                return Err(e);
             }
-        }
+        };
+        finish(area)?;
+        // The journal is done with: its paths move into the answer.
+        let ops = std::mem::take(&mut self.journal.ops);
+        let keys = std::mem::take(&mut self.keys);
+        let mut settled: Vec<(RelPath, StatKey)> = ops
+            .into_iter()
+            .zip(keys)
+            .zip(whole)
+            .filter_map(|((op, key), whole)| Some((op.path, key.filter(|_| whole)?)))
+            .collect();
+        settled.sort_unstable_by(|(a, _), (b, _)| a.as_str().cmp(b.as_str()));
+        Ok(Settled(settled))
     }
 
     /// Removes `dirs` (deepest first) when they are empty once every op is applied, as part of
@@ -818,12 +869,16 @@ fn created_dirs(area: &Area, ops: &[TxnOp]) -> Vec<RelPath> {
 
 /// Writes each put's bytes into the staging area and drops them (the last holder of a converted
 /// file's bytes is its put: a tree is not held whole while it is staged).
-fn stage(area: &Area, ops: &mut [Staged], progress: &dyn Progress) -> Result<(), TxnError> {
+/// Returns the [`StatKey`] of each op's staged file, by the op's index, where it holds until the
+/// file is moved ([`Prepared::keys`]).
+fn stage(area: &Area, ops: &mut [Staged], progress: &dyn Progress) -> Result<Vec<Option<StatKey>>, TxnError> {
     for s in ops.iter() {
         // Destinations are checked before anything is staged.
         area.dest(&s.op.path)?;
     }
+    let mut keys = Vec::with_capacity(ops.len());
     for s in ops.iter_mut() {
+        let mut key = None;
         if let (Some(bytes), TxnAction::Put { mode, sha256, in_place }) = (s.bytes.take(), &s.op.action) {
             let p = area.new_of(&s.op.path);
             // A user's file may hold a secret: its new bytes are nobody else's until they get
@@ -835,13 +890,14 @@ fn stage(area: &Area, ops: &mut [Staged], progress: &dyn Progress) -> Result<(),
                 let dest = area.dest(&s.op.path)?;
                 area.shared.write_new(&area.dirs, &p, bytes.source(), sha256, *mode, &dest).map_err(io(&p))?;
             } else {
-                area.dirs.write_new(&p, &bytes, *mode).map_err(io(&p))?;
+                key = Some(area.dirs.write_new_keyed(&p, &bytes, *mode).map_err(io(&p))?);
             }
             drop(bytes);
             progress.tick();
         }
+        keys.push(key);
     }
-    Ok(())
+    Ok(keys)
 }
 
 fn finish(area: &Area) -> Result<(), TxnError> {
@@ -854,12 +910,16 @@ fn finish(area: &Area) -> Result<(), TxnError> {
 }
 
 /// Applies every op not yet applied. Idempotent: an op whose destination already holds its
-/// result is skipped, so a crash anywhere in here is completed by running it again.
-fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<(), TxnError> {
+/// result is skipped, so a crash anywhere in here is completed by running it again. Returns, by
+/// op, whether it was carried out by a move of a whole directory it is in (the file itself was
+/// not moved: [`Settled`]).
+fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<Vec<bool>, TxnError> {
     let mut dirs = std::collections::BTreeSet::new();
     let mut whole = WholeDirs::of(&journal.ops);
-    for op in &journal.ops {
+    let mut moved_whole = vec![false; journal.ops.len()];
+    for (op, moved_whole) in journal.ops.iter().zip(&mut moved_whole) {
         if whole.moved(area, op, &mut dirs)? {
+            *moved_whole = true;
             progress.tick();
             continue;
         }
@@ -946,7 +1006,7 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
             fsx::sync_dir(d);
         }
     }
-    Ok(())
+    Ok(moved_whole)
 }
 
 /// The directories of a transaction that hold new files only: each is staged whole under
@@ -1128,7 +1188,7 @@ fn recover_here(area: &Area) -> Result<Option<Recovery>, TxnError> {
             return recover_pair(area, journal, &link);
         }
         return match forward(area, &journal, &NoProgress) {
-            Ok(()) => {
+            Ok(_) => {
                 finish(area)?;
                 Ok(Some(Recovery::Completed { label: journal.label, ops: journal.ops.len() }))
             }
@@ -1191,7 +1251,7 @@ fn recover_pair(area: &Area, journal: Journal, link: &Link) -> Result<Option<Rec
     // Committed: carried out whole (a half that cannot be completed is undone, the other kept).
     let roll = |a: &Area, j: &Journal| -> Result<Option<String>, TxnError> {
         match forward(a, j, &NoProgress) {
-            Ok(()) => Ok(None),
+            Ok(_) => Ok(None),
             Err(fwd) => match undo(a, j) {
                 Ok(()) => Ok(Some(fwd.to_string())),
                 Err(back) => Err(TxnError::Stuck {
