@@ -106,7 +106,7 @@ pub fn install(
         drop(turn);
         let bars = opts.progress.target(&label(&run));
         let area = Area::new(&run.plan.home, opts.allow_symlinks).with_caches(&dirs, &shared);
-        let (prepared, report) = if large {
+        let (mut prepared, report) = if large {
             // The bytes of a large content's files, given back as they are staged (below).
             let puts = run.plan.ops.iter().filter(|o| matches!(o.action, Action::Add | Action::Change));
             let (files, bytes) = puts.fold((0u64, 0u64), |(n, b), o| (n + 1, b + o.bytes.unwrap_or(0)));
@@ -116,6 +116,10 @@ pub fn install(
             write::prepare(&mut run.plan, area, bars.as_ref())?
         };
         if stage_ahead {
+            // Its journal too, here on the worker (a linked pair's are written as the pair commits).
+            if opts.linked.is_none() {
+                prepared.journal_ahead().map_err(write::WriteError::from)?;
+            }
             return Ok((run, Some((prepared, report))));
         }
         fast::forget(env, &run.target);

@@ -529,6 +529,9 @@ pub struct Prepared {
     journal: Journal,
     /// Its journal is at its commit point ([`Area::journal_path`], durable).
     committed: bool,
+    /// Its journal is written in its staging area already ([`Prepared::journal_ahead`]): not a
+    /// commit point yet.
+    journaled: bool,
     /// Applied, or nothing to do.
     done: bool,
     /// The [`StatKey`] of each op's staged file as it was written, by the op's index (`None`
@@ -597,7 +600,7 @@ pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPoin
         prepared.iter_mut().map(|p| &mut **p).enumerate().filter(|(_, p)| !p.done && !p.committed).unzip();
     let Some(&first) = at.first() else { return Ok(0) };
     let none = |error| CommitPointError { at: first, error };
-    for p in todo.iter() {
+    for p in todo.iter().filter(|p| !p.journaled) {
         let text = p.journal.render();
         let staged = p.area.staged_journal();
         fault_point();
@@ -618,7 +621,9 @@ pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPoin
             failed = Some((n, CommitPointError { at: at[n], error: io(&jpath)(e) }));
             break;
         }
+        // The staged journal is the commit point's now.
         p.committed = true;
+        p.journaled = false;
     }
     let committed = failed.as_ref().map_or(todo.len(), |(n, _)| *n);
     if committed > 0 {
@@ -736,7 +741,7 @@ pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progre
     };
     if ops.is_empty() {
         let journal = journal(Vec::new(), Vec::new());
-        return Ok(Prepared { area, journal, committed: false, done: true, keys: Vec::new() });
+        return Ok(Prepared { area, journal, committed: false, journaled: false, done: true, keys: Vec::new() });
     }
     // A leftover from an interrupted run is recovered before planning; anything still here is
     // stale staging and is cleared.
@@ -756,7 +761,8 @@ pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progre
     let mut journal_ops = Vec::with_capacity(ops.len());
     journal_ops.extend(ops.into_iter().map(|s| s.op));
     let created = created_dirs(&area, &journal_ops);
-    Ok(Prepared { area, journal: journal(journal_ops, created), committed: false, done: false, keys })
+    let journal = journal(journal_ops, created);
+    Ok(Prepared { area, journal, committed: false, journaled: false, done: false, keys })
 }
 
 impl Prepared {
@@ -812,6 +818,26 @@ impl Prepared {
     /// the transaction (a run completed by recovery removes them too).
     pub fn prune_after(&mut self, dirs: Vec<RelPath>) {
         self.journal.prune_dirs = dirs;
+        // A journal written ahead no longer says all: it is written again at the commit point.
+        self.journaled = false;
+    }
+
+    /// Writes its journal into its staging area now, beside the staged tree (step 2's first
+    /// write, which is no commit point: a run stopped after it leaves an interrupted staging,
+    /// discarded by the next run), so that [`commit_points`] only flushes and renames it. An
+    /// install's workers do this as each target is staged, on both cores, instead of the one
+    /// thread that commits rendering and writing every target's journal after the last is
+    /// staged. The journal must not change after this but through [`Prepared::prune_after`].
+    pub fn journal_ahead(&mut self) -> Result<(), TxnError> {
+        if self.done || self.committed || self.journaled {
+            return Ok(());
+        }
+        let text = self.journal.render();
+        let staged = self.area.staged_journal();
+        fault_point();
+        self.area.dirs.write_new(&staged, &text, FileMode::Regular).map_err(io(&staged))?;
+        self.journaled = true;
+        Ok(())
     }
 
     /// Names `partner` as the other half's home while this transaction is staged, so that an
