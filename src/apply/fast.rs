@@ -424,43 +424,111 @@ fn check_one(c: Candidate<'_>, held: &Held, opts: &InstallOptions<'_>, env: &Env
     })
 }
 
-/// After a successful full run: the record of each target, as the next run will find it. A
-/// target whose kept files changed during the run (their stat is not the one taken before they
-/// were read) gets none. Best effort: a record that cannot be written costs the next run its
-/// fast path only.
-pub(super) fn record_all(
+/// Runs `commit` (the commits of a full run's targets, in order), and after it succeeds writes
+/// the record of each target, as the next run will find it. `commit` tells of each target it
+/// commits (its index in `runs`, and the files whose stat is still the one taken as they were
+/// staged); that target's record is made then, on a thread of its own while the next target
+/// commits, and kept until every commit is done: the records are written after the last commit
+/// as before, and none when `commit` fails (a run stopped between two commits leaves no record
+/// it would not have left). A target whose kept files changed during the run (their stat is not
+/// the one taken before they were read) gets none. Best effort: a record that cannot be written
+/// costs the next run its fast path only.
+pub(super) fn recording<T, E>(
     runs: &[TargetRun],
-    settled: &[Settled],
     runtimes: &[&LoadedRuntime],
     opts: &InstallOptions<'_>,
     env: &Environment,
-) {
-    if opts.dry_run || opts.inputs.is_none() || disabled() {
-        return;
+    commit: impl FnOnce(&dyn Fn(usize, Settled)) -> Result<T, E>,
+) -> Result<T, E> {
+    let Some(maker) = Maker::new(runs, runtimes, opts, env) else { return commit(&|_, _| {}) };
+    let made: Vec<Option<Vec<u8>>> = runs.iter().map(|_| None).collect();
+    let made = std::sync::Mutex::new(made);
+    let keep = |i: usize, settled: &Settled| {
+        let text = maker.make(i, settled);
+        if let Some(slot) = made.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_mut(i) {
+            *slot = text;
+        }
+    };
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let out = if cores < 2 {
+        // One core: each record made right after its commit, on this thread.
+        commit(&|i, settled| keep(i, &settled))?
+    } else {
+        // The committing thread is the run's critical path from here on; the other core is idle.
+        std::thread::scope(|s| {
+            let (tx, rx) = std::sync::mpsc::channel::<(usize, Settled)>();
+            let keep = &keep;
+            let worker = s.spawn(move || {
+                for (i, settled) in rx {
+                    keep(i, &settled);
+                }
+            });
+            let out = commit(&|i, settled| {
+                let _ = tx.send((i, settled));
+            });
+            drop(tx);
+            if let Err(panic) = worker.join() {
+                std::panic::resume_unwind(panic);
+            }
+            out
+        })?
+    };
+    // Targets committed as they were staged (in a home they share) were not told of: made now.
+    let mut made = made.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    for (i, slot) in made.iter_mut().enumerate() {
+        if slot.is_none() && runs[i].report.is_some() {
+            *slot = maker.make(i, &Settled::default());
+        }
     }
-    let Some(bins) = Binaries::now() else { return };
+    let writes: Vec<(&PathBuf, Vec<u8>)> =
+        maker.paths.iter().zip(made).filter_map(|(path, text)| Some((path.as_ref()?, text?))).collect();
     // The records' directory, made once for every target (each record made it, a `statx` and a
-    // `mkdir` per directory of the path per target).
-    let paths: Vec<Option<PathBuf>> = runs.iter().map(|r| record_path(env, &r.target)).collect();
-    let dirs: BTreeSet<&Path> = paths.iter().flatten().filter_map(|p| p.parent()).collect();
+    // `mkdir` per directory of the path per target), and only once every commit is done.
+    let dirs: BTreeSet<&Path> = writes.iter().filter_map(|(p, _)| p.parent()).collect();
     if dirs.iter().any(|d| fsx::create_dir_all(d).is_err()) {
-        return;
+        return Ok(out);
     }
-    // The stat of each installed file: the one taken as it was staged where that still holds
-    // (`settled`: most files of a fresh install, moved in with their directories), a look at the
-    // disk for the rest, after the last commit. The targets are split over two threads: those
-    // looks (on a re-install, one per file) and the records' text are both per file.
-    let none = Settled::default();
-    halves(
-        runs.iter().zip(&paths).enumerate().collect(),
-        |(_, (r, _))| r.plan.ops.len(),
-        |(i, (r, path))| {
-            let Some(rt) = runtimes.iter().find(|rt| rt.capability.id == r.plan.runtime) else { return };
-            let Some(path) = path else { return };
-            let Some(rec) = record_of(r, settled.get(i).unwrap_or(&none), rt, opts, env, &bins) else { return };
-            let _ = fsx::write_atomic_unsynced(path, &rec.render());
-        },
-    );
+    // Split over two threads by size (a file's entry is about 256 bytes of a record).
+    halves(writes, |(_, text)| text.len() / 256, |(path, text)| {
+        let _ = fsx::write_atomic_unsynced(path, &text);
+    });
+    Ok(out)
+}
+
+/// What the records of one run's targets are made from ([`recording`]).
+struct Maker<'a> {
+    runs: &'a [TargetRun],
+    runtimes: &'a [&'a LoadedRuntime],
+    opts: &'a InstallOptions<'a>,
+    env: &'a Environment,
+    bins: Binaries,
+    /// Where each target's record goes.
+    paths: Vec<Option<PathBuf>>,
+}
+
+impl<'a> Maker<'a> {
+    /// `None` when this run writes no records.
+    fn new(
+        runs: &'a [TargetRun],
+        runtimes: &'a [&'a LoadedRuntime],
+        opts: &'a InstallOptions<'a>,
+        env: &'a Environment,
+    ) -> Option<Maker<'a>> {
+        if opts.dry_run || opts.inputs.is_none() || disabled() {
+            return None;
+        }
+        let bins = Binaries::now()?;
+        let paths: Vec<Option<PathBuf>> = runs.iter().map(|r| record_path(env, &r.target)).collect();
+        Some(Maker { runs, runtimes, opts, env, bins, paths })
+    }
+
+    /// The text of the record of target `i`, just committed.
+    fn make(&self, i: usize, settled: &Settled) -> Option<Vec<u8>> {
+        let r = self.runs.get(i)?;
+        self.paths.get(i)?.as_ref()?;
+        let rt = self.runtimes.iter().find(|rt| rt.capability.id == r.plan.runtime)?;
+        Some(record_of(r, settled, rt, self.opts, self.env, &self.bins)?.render())
+    }
 }
 
 fn record_of(

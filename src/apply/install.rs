@@ -144,8 +144,14 @@ pub fn install(
     };
     let migrated: Vec<Migrated<'_>> = migrated.into_iter().map(|(_, m)| m).collect();
     if !opts.dry_run {
-        let settled = commit_all(&mut runs, staged, &migrated, opts, env)?;
-        fast::record_all(&runs, &settled, runtimes, opts, env);
+        // Each target's fast-path record is made as the next one commits, and all are written
+        // after the last commit (`fast::recording`).
+        let committed = fast::recording(&runs, runtimes, opts, env, |settled| {
+            commit_all(&runs, staged, &migrated, opts, env, settled)
+        })?;
+        for (i, report) in committed {
+            runs[i].report = Some(report);
+        }
         note_version(env);
     }
     // The pair is done: the note goes while the home is still locked.
@@ -440,27 +446,32 @@ fn plan_target<'r>(
 /// (two flushes per filesystem for all of them, [`txn::commit_points`]), then each is applied,
 /// in order. When one cannot be committed or applied, the ones before it stay installed and the
 /// rest are discarded, their migrations reverted; when none was committed the run changed
-/// nothing. (Targets already committed, when they share a home, are skipped.) Returns, by
-/// target, the files whose stat is still the one taken when they were staged (for the fast
-/// path's records: [`txn::Settled`]).
+/// nothing. (Targets already committed, when they share a home, are skipped.) Returns the
+/// report of each target it committed, by index; `settled` is told of each as it is committed,
+/// with the files whose stat is still the one taken when they were staged (for the fast path's
+/// records: [`txn::Settled`]).
 fn commit_all(
-    runs: &mut [TargetRun],
+    runs: &[TargetRun],
     staged: Vec<Option<(txn::Prepared, write::WriteReport)>>,
     migrated: &[Migrated<'_>],
     opts: &InstallOptions<'_>,
     env: &Environment,
-) -> Result<Vec<txn::Settled>, ApplyError> {
+    settled: &dyn Fn(usize, txn::Settled),
+) -> Result<Vec<(usize, write::WriteReport)>, ApplyError> {
     let mut staged = staged;
-    let mut settled: Vec<txn::Settled> = runs.iter().map(|_| txn::Settled::default()).collect();
     if let Some(partner) = opts.linked.and_then(|l| l.take()) {
-        return commit_linked(runs, staged, partner, migrated, opts, env).map(|()| settled);
+        return commit_linked(runs, staged, partner, migrated, opts, env).map(|r| vec![(0, r)]);
     }
+    // Which targets are installed: those committed as they were staged (sharing a home), then
+    // each committed here.
+    let mut installed: Vec<bool> = runs.iter().map(|r| r.report.is_some()).collect();
+    let mut reports = Vec::with_capacity(runs.len());
     let mut pending: Vec<&mut txn::Prepared> = staged.iter_mut().flatten().map(|(p, _)| p).collect();
     let mut failure = None;
     if let Err(stop) = txn::commit_points(&mut pending) {
         let e = ApplyError::from(write::WriteError::from(stop.error));
         let committed = staged.iter().flatten().any(|(p, _)| p.is_committed());
-        if !committed && runs.iter().all(|r| r.report.is_none()) {
+        if !committed && !installed.contains(&true) {
             // Nothing is committed: the staged trees are discarded as they are dropped.
             revert(migrated, opts.allow_symlinks);
             return Err(e);
@@ -479,8 +490,9 @@ fn commit_all(
         let bars = opts.progress.target(&label(&runs[i]));
         match prepared.commit_keyed(bars.as_ref()) {
             Ok(s) => {
-                runs[i].report = Some(report);
-                settled[i] = s;
+                installed[i] = true;
+                reports.push((i, report));
+                settled(i, s);
             }
             Err(e) => {
                 failure = Some((i, ApplyError::from(write::WriteError::from(e))));
@@ -488,13 +500,13 @@ fn commit_all(
             }
         }
     }
-    let Some((i, e)) = failure else { return Ok(settled) };
+    let Some((i, e)) = failure else { return Ok(reports) };
     revert(&migrated[i..], opts.allow_symlinks);
     if runs.len() == 1 {
         return Err(e);
     }
     Err(ApplyError::Partial {
-        installed: runs[..i].iter().filter(|r| r.report.is_some()).map(label).collect(),
+        installed: runs[..i].iter().zip(&installed).filter(|(_, done)| **done).map(|(r, _)| label(r)).collect(),
         failed: label(&runs[i]),
         not_installed: runs[i..].iter().map(label).collect(),
         source: Box::new(e),
@@ -503,29 +515,26 @@ fn commit_all(
 
 /// [`commit_all`] of a run with a linked transaction ([`InstallOptions::linked`]): its one
 /// target and the partner are carried out as one ([`txn::commit_linked`], this install first).
+/// Returns the target's report. (A failure after the install's half is applied leaves it
+/// installed, its migrations kept; the run's error says what failed.)
 fn commit_linked(
-    runs: &mut [TargetRun],
+    runs: &[TargetRun],
     staged: Vec<Option<(txn::Prepared, write::WriteReport)>>,
     partner: txn::Prepared,
     migrated: &[Migrated<'_>],
     opts: &InstallOptions<'_>,
     env: &Environment,
-) -> Result<(), ApplyError> {
+) -> Result<write::WriteReport, ApplyError> {
     let mut staged = staged;
-    let (Some(Some((prepared, report))), [run]) = (staged.pop(), &mut *runs) else {
+    let (Some(Some((prepared, report))), [run]) = (staged.pop(), runs) else {
         unreachable!("a linked install has one target, staged ahead");
     };
     fast::forget(env, &run.target);
     let bars = opts.progress.target(&label(run));
     match txn::commit_linked(prepared, partner, bars.as_ref()) {
-        Ok(()) => {
-            run.report = Some(report);
-            Ok(())
-        }
+        Ok(()) => Ok(report),
         Err((installed, e)) => {
-            if installed {
-                run.report = Some(report);
-            } else {
+            if !installed {
                 revert(migrated, opts.allow_symlinks);
             }
             Err(ApplyError::from(write::WriteError::from(e)))
