@@ -489,9 +489,13 @@ pub(super) fn recording<T, E>(
         return Ok(out);
     }
     // Split over two threads by size (a file's entry is about 256 bytes of a record).
-    halves(writes, |(_, text)| text.len() / 256, |(path, text)| {
-        let _ = fsx::write_atomic_unsynced(path, &text);
-    });
+    halves(
+        writes,
+        |(_, text)| text.len() / 256,
+        |(path, text)| {
+            let _ = fsx::write_atomic_unsynced(path, &text);
+        },
+    );
     Ok(out)
 }
 

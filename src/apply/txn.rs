@@ -1460,6 +1460,47 @@ mod tests {
         assert!(!area.work().join("txn").exists() && !area.journal_path().exists());
     }
 
+    /// The stat each staged file had when it was written is handed back for the files moved in
+    /// with a whole directory, and is what the disk has after the commit; a file moved alone (a
+    /// new status-change time), a replaced file, a file linked to another name (the shared bytes)
+    /// and a removal are not handed back.
+    #[test]
+    fn a_commit_hands_back_the_staged_stat_of_the_files_moved_in_whole_and_only_those() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(home.join("skills")).unwrap();
+        std::fs::write(home.join("skills/mine.md"), "mine\n").unwrap();
+        std::fs::write(home.join("old.md"), "o1\n").unwrap();
+        std::fs::write(home.join("gone.md"), "g\n").unwrap();
+        let area = Area::new(&home, false).with_caches(&Arc::default(), &Arc::default());
+        let ops = vec![
+            Staged::put(rel("agents/a.md"), b"a\n".to_vec(), FileMode::Regular, None),
+            Staged::put(rel("agents/deep/b.md"), b"b\n".to_vec(), FileMode::Executable, None),
+            Staged::put(rel("bin/helper"), b"h\n".to_vec(), FileMode::Executable, None).shared(),
+            Staged::remove(rel("gone.md"), fsx::sha256(b"g\n")),
+            Staged::put(rel("old.md"), b"o2\n".to_vec(), FileMode::Regular, Some(fsx::sha256(b"o1\n"))),
+            Staged::put(rel("skills/mine2.md"), b"m\n".to_vec(), FileMode::Regular, None),
+            Staged::put(rel("skills/x/SKILL.md"), b"x\n".to_vec(), FileMode::Regular, None),
+        ];
+        let prepared = prepare(&area, "test", ops, &NoProgress).unwrap();
+        // Time passes between the staging and the commit (the other targets are staged).
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let settled = prepared.commit_keyed(&NoProgress).unwrap();
+        let now = |p: &str| fsx::stat_key(&home.join(p)).unwrap().unwrap();
+        for p in ["agents/a.md", "agents/deep/b.md", "skills/x/SKILL.md"] {
+            assert_eq!(
+                settled.get(&rel(p)),
+                Some(now(p)),
+                "{p}: moved in with its directory, its stat is the staged one"
+            );
+        }
+        assert_eq!(settled.len(), 3, "{settled:?}");
+        for p in ["skills/mine2.md", "old.md", "bin/helper", "gone.md", "skills/mine.md"] {
+            assert_eq!(settled.get(&rel(p)), None, "{p}");
+        }
+        assert!(!home.join("gone.md").exists());
+    }
+
     #[test]
     fn a_directory_that_also_holds_a_replaced_file_is_not_moved_whole() {
         let tmp = tempfile::tempdir().unwrap();
