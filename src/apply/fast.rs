@@ -87,9 +87,47 @@ pub(crate) struct Record {
 }
 
 impl Record {
-    /// Its JSON: what `serde_json::to_vec` writes, byte for byte (the next run, of this version or
-    /// an older one, reads it with serde), its files written by hand ([`super::jsonw`]: a fresh
-    /// `--all` records every installed file).
+    /// Its JSON ([`View::render`]).
+    #[cfg(test)]
+    fn render(&self) -> Vec<u8> {
+        let Record { schema_version, fingerprint, manifest, files, guard, compose } = self;
+        let files = files
+            .iter()
+            .map(|f| {
+                let FileRecord { path, bytes, sha256, mode, kind, stat } = f;
+                FileView { path, bytes: *bytes, sha256: *sha256, mode: *mode, kind: *kind, stat: *stat }
+            })
+            .collect();
+        View { schema_version: *schema_version, fingerprint, manifest: *manifest, files, guard, compose }.render()
+    }
+}
+
+/// A [`Record`] to write, borrowed from the run it records (a fresh `--all` records every
+/// installed file: a copy of each path and of the guard's and composer's reports, only to be
+/// written and dropped, was most of the time a record took).
+struct View<'a> {
+    schema_version: u32,
+    fingerprint: &'a str,
+    manifest: StatKey,
+    files: Vec<FileView<'a>>,
+    guard: &'a GuardReport,
+    compose: &'a [FileCompose],
+}
+
+/// A [`FileRecord`] to write.
+struct FileView<'a> {
+    path: &'a RelPath,
+    bytes: u64,
+    sha256: Sha256,
+    mode: FileMode,
+    kind: FileKind,
+    stat: StatKey,
+}
+
+impl View<'_> {
+    /// Its JSON: what `serde_json::to_vec` writes of the [`Record`] it is, byte for byte (the next
+    /// run, of this version or an older one, reads it with serde), its files written by hand
+    /// ([`super::jsonw`]: a fresh `--all` records every installed file).
     fn render(&self) -> Vec<u8> {
         use super::jsonw;
         let stat = |out: &mut Vec<u8>, k: &StatKey| {
@@ -102,7 +140,7 @@ impl Record {
             }
             out.push(b']');
         };
-        let Record { schema_version, fingerprint, manifest, files, guard, compose } = self;
+        let View { schema_version, fingerprint, manifest, files, guard, compose } = self;
         let mut out = Vec::with_capacity(1024 + files.len() * 360);
         out.extend_from_slice(b"{\"schema_version\":");
         jsonw::uint(&mut out, u64::from(*schema_version));
@@ -113,7 +151,7 @@ impl Record {
         out.extend_from_slice(b",\"files\":[");
         for (i, f) in files.iter().enumerate() {
             // Every field by name: a new one does not compile until it is written here too.
-            let FileRecord { path, bytes, sha256, mode, kind, stat: st } = f;
+            let FileView { path, bytes, sha256, mode, kind, stat: st } = f;
             out.extend_from_slice(if i == 0 { b"{\"path\":" } else { b",{\"path\":" });
             jsonw::string(&mut out, path.as_str());
             out.extend_from_slice(b",\"bytes\":");
@@ -145,7 +183,7 @@ impl Record {
         }
         out.extend_from_slice(b"]}");
         out.extend_from_slice(b",\"compose\":");
-        serde_json::to_writer(&mut out, compose).expect("the composer's report serializes");
+        serde_json::to_writer(&mut out, *compose).expect("the composer's report serializes");
         out.push(b'}');
         out
     }
@@ -455,18 +493,25 @@ pub(super) fn recording<T, E>(
         commit(&|i, settled| keep(i, &settled))?
     } else {
         // The committing thread is the run's critical path from here on; the other core is idle.
+        // After the last commit, this thread makes the records still to make beside it.
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Settled)>();
+        let rx = std::sync::Mutex::new(rx);
+        let drain = || {
+            loop {
+                let next = rx.lock().unwrap_or_else(std::sync::PoisonError::into_inner).recv();
+                let Ok((i, settled)) = next else { break };
+                keep(i, &settled);
+            }
+        };
         std::thread::scope(|s| {
-            let (tx, rx) = std::sync::mpsc::channel::<(usize, Settled)>();
-            let keep = &keep;
-            let worker = s.spawn(move || {
-                for (i, settled) in rx {
-                    keep(i, &settled);
-                }
-            });
+            let worker = s.spawn(&drain);
             let out = commit(&|i, settled| {
                 let _ = tx.send((i, settled));
             });
             drop(tx);
+            if out.is_ok() {
+                drain();
+            }
             if let Err(panic) = worker.join() {
                 std::panic::resume_unwind(panic);
             }
@@ -531,7 +576,7 @@ impl<'a> Maker<'a> {
         let r = self.runs.get(i)?;
         self.paths.get(i)?.as_ref()?;
         let rt = self.runtimes.iter().find(|rt| rt.capability.id == r.plan.runtime)?;
-        Some(record_of(r, settled, rt, self.opts, self.env, &self.bins)?.render())
+        record_of(r, settled, rt, self.opts, self.env, &self.bins)
     }
 }
 
@@ -542,7 +587,7 @@ fn record_of(
     opts: &InstallOptions<'_>,
     env: &Environment,
     bins: &Binaries,
-) -> Option<Record> {
+) -> Option<Vec<u8>> {
     let plan = &r.plan;
     let fingerprint = fingerprint(rt, &r.target, opts, env, bins)?;
     // The stat taken as the file was staged, when it still holds (nothing moved the file itself
@@ -564,8 +609,8 @@ fn record_of(
         if op.action == Action::Keep && op.disk_stat.as_deref() != Some(&stat) {
             return None;
         }
-        files.push(FileRecord {
-            path: op.path.clone(),
+        files.push(FileView {
+            path: &op.path,
             bytes: op.bytes?,
             sha256: op.sha256?,
             mode: op.mode,
@@ -573,14 +618,15 @@ fn record_of(
             stat,
         });
     }
-    Some(Record {
+    let view = View {
         schema_version: SCHEMA_VERSION,
-        fingerprint,
+        fingerprint: &fingerprint,
         manifest,
         files,
-        guard: r.guard.clone(),
-        compose: r.compose.clone(),
-    })
+        guard: &r.guard,
+        compose: &r.compose,
+    };
+    Some(view.render())
 }
 
 #[cfg(test)]
