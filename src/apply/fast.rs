@@ -471,14 +471,34 @@ fn check_one(c: Candidate<'_>, held: &Held, opts: &InstallOptions<'_>, env: &Env
 /// it would not have left). A target whose kept files changed during the run (their stat is not
 /// the one taken before they were read) gets none. Best effort: a record that cannot be written
 /// costs the next run its fast path only.
+///
+/// Not `ahead` (a large content: its areas take no stats, and its records, tens of MiB of text,
+/// are not held), every record is made and written after the last commit, two at a time.
 pub(super) fn recording<T, E>(
     runs: &[TargetRun],
     runtimes: &[&LoadedRuntime],
     opts: &InstallOptions<'_>,
     env: &Environment,
+    ahead: bool,
     commit: impl FnOnce(&dyn Fn(usize, Settled)) -> Result<T, E>,
 ) -> Result<T, E> {
     let Some(maker) = Maker::new(runs, runtimes, opts, env) else { return commit(&|_, _| {}) };
+    if !ahead {
+        let out = commit(&|_, _| {})?;
+        if maker.make_dirs() {
+            let none = Settled::default();
+            halves(
+                (0..runs.len()).collect(),
+                |&i| runs[i].plan.ops.len(),
+                |i| {
+                    if let (Some(Some(path)), Some(text)) = (maker.paths.get(i), maker.make(i, &none)) {
+                        let _ = fsx::write_atomic_unsynced(path, &text);
+                    }
+                },
+            );
+        }
+        return Ok(out);
+    }
     let made: Vec<Option<Vec<u8>>> = runs.iter().map(|_| None).collect();
     let made = std::sync::Mutex::new(made);
     let keep = |i: usize, settled: &Settled| {
@@ -527,10 +547,7 @@ pub(super) fn recording<T, E>(
     }
     let writes: Vec<(&PathBuf, Vec<u8>)> =
         maker.paths.iter().zip(made).filter_map(|(path, text)| Some((path.as_ref()?, text?))).collect();
-    // The records' directory, made once for every target (each record made it, a `statx` and a
-    // `mkdir` per directory of the path per target), and only once every commit is done.
-    let dirs: BTreeSet<&Path> = writes.iter().filter_map(|(p, _)| p.parent()).collect();
-    if dirs.iter().any(|d| fsx::create_dir_all(d).is_err()) {
+    if !maker.make_dirs() {
         return Ok(out);
     }
     // Split over two threads by size (a file's entry is about 256 bytes of a record).
@@ -569,6 +586,14 @@ impl<'a> Maker<'a> {
         let bins = Binaries::now()?;
         let paths: Vec<Option<PathBuf>> = runs.iter().map(|r| record_path(env, &r.target)).collect();
         Some(Maker { runs, runtimes, opts, env, bins, paths })
+    }
+
+    /// Makes the records' directory, once for every target (each record made it, a `statx` and a
+    /// `mkdir` per directory of the path per target), and only once every commit is done. False
+    /// when it cannot be made.
+    fn make_dirs(&self) -> bool {
+        let dirs: BTreeSet<&Path> = self.paths.iter().flatten().filter_map(|p| p.parent()).collect();
+        dirs.iter().all(|d| fsx::create_dir_all(d).is_ok())
     }
 
     /// The text of the record of target `i`, just committed.

@@ -106,6 +106,10 @@ pub fn install(
         drop(turn);
         let bars = opts.progress.target(&label(&run));
         let area = Area::new(&run.plan.home, opts.allow_symlinks).with_caches(&dirs, &shared);
+        // The staged files' stats, for the fast path's records (`fast::recording`): not for a
+        // large content, whose staged targets would hold 64 bytes a file each until their commit
+        // (issue 19's memory bound; its records look at the disk after the commits instead).
+        let area = if large || opts.dry_run { area } else { area.keyed() };
         let (mut prepared, report) = if large {
             // The bytes of a large content's files, given back as they are staged (below).
             let puts = run.plan.ops.iter().filter(|o| matches!(o.action, Action::Add | Action::Change));
@@ -116,8 +120,9 @@ pub fn install(
             write::prepare(&mut run.plan, area, bars.as_ref())?
         };
         if stage_ahead {
-            // Its journal too, here on the worker (a linked pair's are written as the pair commits).
-            if opts.linked.is_none() {
+            // Its journal too, here on the worker (a linked pair's are written as the pair commits;
+            // a large content's at the commit points, when no emission is held beside them).
+            if opts.linked.is_none() && !large {
                 prepared.journal_ahead().map_err(write::WriteError::from)?;
             }
             return Ok((run, Some((prepared, report))));
@@ -146,7 +151,7 @@ pub fn install(
     if !opts.dry_run {
         // Each target's fast-path record is made as the next one commits, and all are written
         // after the last commit (`fast::recording`).
-        let committed = fast::recording(&runs, runtimes, opts, env, |settled| {
+        let committed = fast::recording(&runs, runtimes, opts, env, !large, |settled| {
             commit_all(&runs, staged, &migrated, opts, env, settled)
         })?;
         for (i, report) in committed {

@@ -271,18 +271,26 @@ pub struct Area {
     allow_symlinks: bool,
     dirs: Arc<DirCache>,
     shared: Arc<SharedWrites>,
+    /// Each staged file's stat is taken as it is written, for [`Prepared::commit_keyed`].
+    keyed: bool,
 }
 
 impl Area {
     /// The area of `home`, knowing nothing of its disk yet.
     pub fn new(home: &Path, allow_symlinks: bool) -> Area {
-        Area { home: home.to_path_buf(), allow_symlinks, dirs: Arc::default(), shared: Arc::default() }
+        Area { home: home.to_path_buf(), allow_symlinks, dirs: Arc::default(), shared: Arc::default(), keyed: false }
     }
 
     /// This area, looking directories up in `dirs` (what a survey of the home learned) and
     /// linking shared bytes to the files `shared` saw written (by other targets of the run).
     pub fn with_caches(self, dirs: &Arc<DirCache>, shared: &Arc<SharedWrites>) -> Area {
         Area { dirs: dirs.clone(), shared: shared.clone(), ..self }
+    }
+
+    /// This area, taking each staged file's stat as it is written (from its descriptor), for
+    /// [`Prepared::commit_keyed`] to hand back: 64 bytes a file held until the commit.
+    pub fn keyed(self) -> Area {
+        Area { keyed: true, ..self }
     }
 
     fn work(&self) -> PathBuf {
@@ -534,9 +542,9 @@ pub struct Prepared {
     journaled: bool,
     /// Applied, or nothing to do.
     done: bool,
-    /// The [`StatKey`] of each op's staged file as it was written, by the op's index (`None`
-    /// for removals and for files linked or copied: [`SharedWrites`] may link more names to
-    /// them, which changes their status-change time).
+    /// The [`StatKey`] of each op's staged file as it was written, by the op's index, in a
+    /// [`Area::keyed`] area (`None` for removals and for files linked or copied:
+    /// [`SharedWrites`] may link more names to them, which changes their status-change time).
     keys: Vec<Option<StatKey>>,
 }
 
@@ -896,13 +904,14 @@ fn created_dirs(area: &Area, ops: &[TxnOp]) -> Vec<RelPath> {
 /// Writes each put's bytes into the staging area and drops them (the last holder of a converted
 /// file's bytes is its put: a tree is not held whole while it is staged).
 /// Returns the [`StatKey`] of each op's staged file, by the op's index, where it holds until the
-/// file is moved ([`Prepared::keys`]).
+/// file is moved ([`Prepared::keys`]); none in an area not [`Area::keyed`].
 fn stage(area: &Area, ops: &mut [Staged], progress: &dyn Progress) -> Result<Vec<Option<StatKey>>, TxnError> {
     for s in ops.iter() {
         // Destinations are checked before anything is staged.
         area.dest(&s.op.path)?;
     }
-    let mut keys = Vec::with_capacity(ops.len());
+    // Only a keyed area keeps them (none: 72 bytes an op held until the commit).
+    let mut keys = Vec::with_capacity(if area.keyed { ops.len() } else { 0 });
     for s in ops.iter_mut() {
         let mut key = None;
         if let (Some(bytes), TxnAction::Put { mode, sha256, in_place }) = (s.bytes.take(), &s.op.action) {
@@ -915,13 +924,17 @@ fn stage(area: &Area, ops: &mut [Staged], progress: &dyn Progress) -> Result<Vec
             if s.shared || bytes.file().is_some() {
                 let dest = area.dest(&s.op.path)?;
                 area.shared.write_new(&area.dirs, &p, bytes.source(), sha256, *mode, &dest).map_err(io(&p))?;
-            } else {
+            } else if area.keyed {
                 key = Some(area.dirs.write_new_keyed(&p, &bytes, *mode).map_err(io(&p))?);
+            } else {
+                area.dirs.write_new(&p, &bytes, *mode).map_err(io(&p))?;
             }
             drop(bytes);
             progress.tick();
         }
-        keys.push(key);
+        if area.keyed {
+            keys.push(key);
+        }
     }
     Ok(keys)
 }
@@ -1472,7 +1485,7 @@ mod tests {
         std::fs::write(home.join("skills/mine.md"), "mine\n").unwrap();
         std::fs::write(home.join("old.md"), "o1\n").unwrap();
         std::fs::write(home.join("gone.md"), "g\n").unwrap();
-        let area = Area::new(&home, false).with_caches(&Arc::default(), &Arc::default());
+        let area = Area::new(&home, false).with_caches(&Arc::default(), &Arc::default()).keyed();
         let ops = vec![
             Staged::put(rel("agents/a.md"), b"a\n".to_vec(), FileMode::Regular, None),
             Staged::put(rel("agents/deep/b.md"), b"b\n".to_vec(), FileMode::Executable, None),
