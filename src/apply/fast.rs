@@ -524,7 +524,7 @@ pub(super) fn recording<T, E>(
             }
         };
         std::thread::scope(|s| {
-            let worker = s.spawn(&drain);
+            let worker = s.spawn(drain);
             let out = commit(&|i, settled| {
                 let _ = tx.send((i, settled));
             });
