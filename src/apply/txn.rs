@@ -8,9 +8,10 @@
 //! Protocol, all under `<home>/.msd-install/` (same filesystem as the target, so moves are
 //! renames):
 //! 1. stage: every new file is written to `txn/new/<path>`; nothing visible changes;
-//! 2. commit: `txn/journal.json` (the op list) is written beside the staged tree, the staged
-//!    tree and its journal are flushed to disk at once (`syncfs`), the journal is renamed to
-//!    `journal.json` (the commit point) and the rename flushed. A run that stages several
+//! 2. commit: `txn/journal.json` (the op list) is written beside the staged tree (an install
+//!    writes it as soon as the target is staged, [`Prepared::journal_ahead`]: it is no commit
+//!    point yet), the staged tree and its journal are flushed to disk at once (`syncfs`), the
+//!    journal is renamed to `journal.json` (the commit point) and the rename flushed. A run that stages several
 //!    targets before it commits any takes them all to their commit points together, with those
 //!    two flushes per filesystem for all of them ([`commit_points`]), before any applies an op;
 //! 3. apply: each op in order: the current file is kept at `txn/old/<path>` (hard link, or a move
