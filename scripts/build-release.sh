@@ -7,6 +7,9 @@
 #   scripts/build-release.sh                 # both binaries
 #   scripts/build-release.sh --helper-only   # msd_run only (bench/hooks.sh)
 #   scripts/build-release.sh --quiet         # cargo's --quiet (the notes below are still said)
+#   scripts/build-release.sh --require-static # fail instead of falling back to a dynamic msd_run,
+#                                            # and check the static one has no program interpreter
+#                                            # (CI's static-helper job)
 #   MSD_STATIC_HELPER=0 scripts/build-release.sh   # msd_run dynamic, as before (to compare)
 #
 # Why static: msd_run starts on every hook call, and half of a dynamic start is the loader
@@ -16,7 +19,12 @@
 # NSS, which at run time needs the shared modules of the glibc version it was linked with.
 # Before keeping a static msd_run, this script checks (with `nm`, where binutils is installed)
 # that it links none of those functions; a change that makes msd_run call one gets the dynamic
-# helper and a note saying which.
+# helper and a note saying which. GNU ld (the linker on aarch64; rust-lld on x86_64 says
+# nothing) warns "Using 'getpwuid_r' / 'getaddrinfo' in statically linked applications requires
+# at run time the shared libraries from the glibc version used for linking": std's one object
+# file refers to them (home_dir's fallback, lookup_host), and both go with the unused code at
+# the link (--gc-sections), which the check confirms. rustc shows linker warnings only with
+# `-W linker-messages`.
 #
 # How: cargo has no per-binary rustflags, and `-C target-feature=+crt-static` in RUSTFLAGS or a
 # cargo config (without --target) reaches the proc macros too, which cannot be built that way.
@@ -27,10 +35,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 helper_only=0
+require_static=0
 quiet=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --helper-only) helper_only=1 ;;
+    --require-static) require_static=1 ;;
     -q | --quiet) quiet=(--quiet) ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -46,6 +56,10 @@ if [ "$helper_only" = 0 ]; then
 fi
 
 dynamic_helper() {
+  if [ "$require_static" = 1 ]; then
+    say "error: msd_run was not linked static, and --require-static was given"
+    exit 1
+  fi
   cargo build --release --locked --bin msd_run "${quiet[@]+"${quiet[@]}"}"
 }
 
@@ -79,4 +93,7 @@ elif command -v nm >/dev/null 2>&1 \
   say "note: msd_run now calls ${found% }: a static glibc runs that only with the NSS modules of the"
   say "      glibc it was linked with; msd_run is linked dynamic instead (see docs/PERFORMANCE.md)"
   dynamic_helper
+elif [ "$require_static" = 1 ] && readelf -lW "$out/msd_run" | grep -q INTERP; then
+  say "error: $out/msd_run has a program interpreter: cargo rustc did not link it static"
+  exit 1
 fi

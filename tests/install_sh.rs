@@ -239,3 +239,23 @@ fn install_sh_on_a_terminal_shows_the_settings_changes_and_asks_first() {
     assert!(out.status.success());
     assert!(!String::from_utf8_lossy(&out.stderr).contains("[y/N]"));
 }
+
+#[test]
+fn install_sh_build_script_with_require_static_fails_where_it_would_fall_back() {
+    // CI's static-helper job asks for the static msd_run: a missing libc.a is then an error, not
+    // a dynamic helper and a note, and nothing is built after it.
+    let w = World::new();
+    let cmd = install_sh(&w, &[]);
+    let out = std::process::Command::new("/bin/bash")
+        .arg(crate::support::repo().join("scripts/build-release.sh"))
+        .args(["--helper-only", "--require-static"])
+        .envs(cmd.get_envs().filter_map(|(k, v)| Some((k, v?))))
+        .env("FAKE_NO_LIBC_A", "1")
+        .current_dir(&w.project)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("error: msd_run was not linked static, and --require-static was given"), "{err}");
+    assert_eq!(cargo_log(&w), "", "nothing was built: {err}");
+}
