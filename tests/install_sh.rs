@@ -171,25 +171,36 @@ fn install_sh_a_source_build_shows_cargos_progress_and_how_long_it_takes() {
     assert!(bin.join("msd-install").exists() && w.home.join(".claude/msd-core/bin/msd_run").exists());
 }
 
+/// One build of `install_sh_links_the_helper_static_on_linux_gnu_or_says_why_not`: the FAKE_*
+/// settings, what the build script must say, the builds cargo is asked for after msd-install's.
+struct BuildCase {
+    env: &'static [(&'static str, &'static str)],
+    says: &'static [&'static str],
+    builds: &'static [&'static str],
+}
+
 #[test]
 fn install_sh_links_the_helper_static_on_linux_gnu_or_says_why_not() {
-    // (FAKE_* setting, what the build script must say, the builds cargo is asked for after
-    // msd-install's). Static: msd_run through `cargo rustc` with crt-static alone; no libc.a or
-    // a failing static link: the dynamic msd_run, with a note and what to install; another host
-    // (macOS: no static C library; musl: static already): the plain build, nothing said.
+    // Static: msd_run through `cargo rustc` with crt-static alone; no libc.a or a failing static
+    // link: the dynamic msd_run, with a note and what to install; another host (macOS: no static
+    // C library; musl: static already): the plain build, nothing said.
     const STATIC: &str = "rustc --release --locked -p msd-install --bin msd_run -- -C target-feature=+crt-static";
     const DYNAMIC: &str = "build --release --locked --bin msd_run";
-    let cases: [(&[(&str, &str)], &[&str], &[&str]); 4] = [
-        (&[], &[], &[STATIC]),
-        (&[("FAKE_NO_LIBC_A", "1")], &["no static C library (libc.a)", "libc6-dev", "glibc-static"], &[DYNAMIC]),
-        (
-            &[("FAKE_STATIC_LINK_FAILS", "1")],
-            &["cannot find -lc", "msd_run could not be linked static", "libc6-dev"],
-            &[STATIC, DYNAMIC],
-        ),
-        (&[("FAKE_HOST", "aarch64-apple-darwin")], &[], &[DYNAMIC]),
+    let cases = [
+        BuildCase { env: &[], says: &[], builds: &[STATIC] },
+        BuildCase {
+            env: &[("FAKE_NO_LIBC_A", "1")],
+            says: &["no static C library (libc.a)", "libc6-dev", "glibc-static"],
+            builds: &[DYNAMIC],
+        },
+        BuildCase {
+            env: &[("FAKE_STATIC_LINK_FAILS", "1")],
+            says: &["cannot find -lc", "msd_run could not be linked static", "libc6-dev"],
+            builds: &[STATIC, DYNAMIC],
+        },
+        BuildCase { env: &[("FAKE_HOST", "aarch64-apple-darwin")], says: &[], builds: &[DYNAMIC] },
     ];
-    for (env, says, builds) in cases {
+    for BuildCase { env, says, builds } in cases {
         let w = World::new();
         let bin = w.tmp.path().join("bin");
         let mut cmd = install_sh(&w, &["--from-source", "--bin-dir", bin.to_str().unwrap(), "-q"]);
