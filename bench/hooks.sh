@@ -16,12 +16,13 @@
 #                               # options: figures that hold on a loaded machine, where times
 #                               # do not. `--trace DIR` also keeps each payload's strace listing.
 #
-# Public tools only: a loop timed by bash's own clock (process start included, as a runtime sees
-# it; see `now_into`).
+# Public tools only: a loop timed by bash's own clock (bench/clock.sh; process start included, as
+# a runtime sees it).
 set -euo pipefail
 # A relative --bin is the caller's: every run starts in the bench's project directory.
 caller="$PWD"
 cd "$(dirname "$0")/.."
+. bench/clock.sh
 
 runs=21
 bin=""
@@ -118,18 +119,6 @@ use_payload() {
   sed "s|__PROJECT__|$project|g" "$1" > "$event"
 }
 
-# now_into VAR: the wall clock in microseconds, into VAR. Bash 5's EPOCHREALTIME is read without
-# starting a process; `$(date +%s%N)` forks and execs `date`, and the start-up of the second
-# `date` of a pair then lands inside the interval it times (about 1 ms here: more than a hook's
-# own work, and the same for every row, `true` included). Older bash (macOS's 3.2) has no
-# EPOCHREALTIME: `date` then, and every row, the floor too, is that much slower (said on stderr).
-if [ -n "${EPOCHREALTIME:-}" ]; then
-  now_into() { printf -v "$1" '%s' "${EPOCHREALTIME//[!0-9]/}"; }
-else
-  echo "note: bash ${BASH_VERSION} has no EPOCHREALTIME: timed with date, whose start-up every row includes" >&2
-  now_into() { printf -v "$1" '%s' "$(( $(date +%s%N) / 1000 ))"; }
-fi
-
 # time_us CMD...: the median and worst of $runs runs of CMD (stdin: $event), in microseconds,
 # each timed as a runtime sees it (a process started in the project, its output read), and the
 # mean CPU time of a run (user+system, microseconds; the subshell each run starts in included):
@@ -138,10 +127,10 @@ time_us() {
   local t0 t1 times=() sorted c0 c1
   times > "$work/times0"
   for _ in $(seq "$runs"); do
-    now_into t0
+    now_ns t0
     run_in_project "$@"
-    now_into t1
-    times+=($(( t1 - t0 )))
+    now_ns t1
+    times+=($(( (t1 - t0) / 1000 )))
   done
   times > "$work/times1"
   c0=$(cpu_ms "$work/times0")
