@@ -15,8 +15,8 @@ use crate::support::World;
 /// and copies the real binaries into `$CARGO_TARGET_DIR/release` (a `cargo rustc` fails as a
 /// link without libc.a does when FAKE_STATIC_LINK_FAILS is set), a `rustc` whose host is
 /// FAKE_HOST (default x86_64-unknown-linux-gnu), a `cc` that finds libc.a unless FAKE_NO_LIBC_A
-/// is set; then the system's tools (no curl: every build is from source; no nm: the build
-/// script's check of a static helper's symbols needs a real one).
+/// is set, an `nm` that lists `main`, `gethostname` (harmless: uname) or FAKE_NM_SYMBOL; then
+/// the system's tools (no curl: every build is from source).
 fn fake_cargo(w: &World) -> PathBuf {
     let dir = w.tmp.path().join("fake-bin");
     std::fs::create_dir_all(&dir).unwrap();
@@ -31,7 +31,9 @@ fn fake_cargo(w: &World) -> PathBuf {
     );
     let rustc = "#!/bin/sh\necho 'rustc 1.95.0 (fake)'\necho \"host: ${FAKE_HOST:-x86_64-unknown-linux-gnu}\"\n";
     let cc = "#!/bin/sh\nif [ -n \"${FAKE_NO_LIBC_A:-}\" ]; then echo libc.a; else echo /usr/lib/x86_64-linux-gnu/libc.a; fi\n";
-    for (name, script) in [("cargo", cargo.as_str()), ("rustc", rustc), ("cc", cc)] {
+    let nm =
+        "#!/bin/sh\nprintf '%s\\n' '0000000000001000 T main' \"${FAKE_NM_SYMBOL:-0000000000002000 W gethostname}\"\n";
+    for (name, script) in [("cargo", cargo.as_str()), ("rustc", rustc), ("cc", cc), ("nm", nm)] {
         std::fs::write(dir.join(name), script).unwrap();
         #[cfg(unix)]
         {
@@ -39,7 +41,9 @@ fn fake_cargo(w: &World) -> PathBuf {
             std::fs::set_permissions(dir.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
         }
     }
-    for tool in ["bash", "sh", "sed", "head", "uname", "dirname", "mkdir", "cp", "chmod", "mv", "cat", "env"] {
+    for tool in
+        ["bash", "sh", "sed", "head", "uname", "dirname", "mkdir", "cp", "chmod", "mv", "cat", "env", "sort", "tr"]
+    {
         for base in ["/usr/bin", "/bin"] {
             let p = Path::new(base).join(tool);
             if p.exists() && !dir.join(tool).exists() {
@@ -182,8 +186,9 @@ struct BuildCase {
 #[test]
 fn install_sh_links_the_helper_static_on_linux_gnu_or_says_why_not() {
     // Static: msd_run through `cargo rustc` with crt-static alone; no libc.a or a failing static
-    // link: the dynamic msd_run, with a note and what to install; another host (macOS: no static
-    // C library; musl: static already): the plain build, nothing said.
+    // link: the dynamic msd_run, with a note and what to install; a static msd_run that links an
+    // NSS function (getaddrinfo): linked dynamic again, with a note; another host (macOS: no
+    // static C library; musl: static already): the plain build, nothing said.
     const STATIC: &str = "rustc --release --locked -p msd-install --bin msd_run -- -C target-feature=+crt-static";
     const DYNAMIC: &str = "build --release --locked --bin msd_run";
     let cases = [
@@ -196,6 +201,11 @@ fn install_sh_links_the_helper_static_on_linux_gnu_or_says_why_not() {
         BuildCase {
             env: &[("FAKE_STATIC_LINK_FAILS", "1")],
             says: &["cannot find -lc", "msd_run could not be linked static", "libc6-dev"],
+            builds: &[STATIC, DYNAMIC],
+        },
+        BuildCase {
+            env: &[("FAKE_NM_SYMBOL", "0000000000002000 T getaddrinfo")],
+            says: &["msd_run now calls getaddrinfo", "msd_run is linked dynamic instead"],
             builds: &[STATIC, DYNAMIC],
         },
         BuildCase { env: &[("FAKE_HOST", "aarch64-apple-darwin")], says: &[], builds: &[DYNAMIC] },
