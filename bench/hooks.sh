@@ -42,7 +42,7 @@ done
 
 if [ -z "$bin" ]; then
   echo "building the release msd_run..." >&2
-  cargo build --release --locked --bin msd_run --quiet
+  scripts/build-release.sh --helper-only --quiet
   bin="${CARGO_TARGET_DIR:-$PWD/target}/release/msd_run"
 fi
 case "$bin" in /*) ;; *) bin="$caller/$bin" ;; esac

@@ -63,7 +63,7 @@ done
 
 if [ -z "$bindir" ]; then
   echo "building release binaries..." >&2
-  cargo build --release --locked --bins --quiet
+  scripts/build-release.sh --quiet
   bindir="${CARGO_TARGET_DIR:-$PWD/target}/release"
 fi
 bin="$bindir/msd-install"
