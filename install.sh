@@ -140,7 +140,7 @@ if [ "$dry_run" = 1 ]; then
   if [ "$from_source" = 0 ] && [ -n "$t" ] && command -v curl >/dev/null 2>&1; then
     say "would download $release_url/$archive if it exists, else build from source with cargo"
   else
-    say "would build msd-install and msd_run from source (cargo build --release --locked --bins)"
+    say "would build msd-install and msd_run from source (scripts/build-release.sh: cargo build --release --locked, msd_run linked static on Linux with glibc)"
   fi
   say "would put msd-install and msd_run into $bindir"
   say "would run: msd-install ${choose_runtime[*]+${choose_runtime[*]}} ${pass[*]+${pass[*]}}"
@@ -178,7 +178,8 @@ if [ -z "$src" ]; then
   fi
   say "building msd-install and msd_run from source (cargo build --release): usually 3 to 6 minutes"
   say "on 4 cores, and up to 15 on 2 (the first build compiles every dependency); cargo's progress follows"
-  cargo build --release --locked --bins
+  # msd_run linked static where the host has glibc's static library, else dynamic with a note.
+  scripts/build-release.sh
   src="${CARGO_TARGET_DIR:-target}/release"
 fi
 

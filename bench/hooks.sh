@@ -16,11 +16,13 @@
 #                               # options: figures that hold on a loaded machine, where times
 #                               # do not. `--trace DIR` also keeps each payload's strace listing.
 #
-# Public tools only: a loop timed with `date +%s%N` (process start included, as a runtime sees it).
+# Public tools only: a loop timed by bash's own clock (bench/clock.sh; process start included, as
+# a runtime sees it).
 set -euo pipefail
 # A relative --bin is the caller's: every run starts in the bench's project directory.
 caller="$PWD"
 cd "$(dirname "$0")/.."
+. bench/clock.sh
 
 runs=21
 bin=""
@@ -40,7 +42,7 @@ done
 
 if [ -z "$bin" ]; then
   echo "building the release msd_run..." >&2
-  cargo build --release --locked --bin msd_run --quiet
+  scripts/build-release.sh --helper-only --quiet
   bin="${CARGO_TARGET_DIR:-$PWD/target}/release/msd_run"
 fi
 case "$bin" in /*) ;; *) bin="$caller/$bin" ;; esac
@@ -125,9 +127,9 @@ time_us() {
   local t0 t1 times=() sorted c0 c1
   times > "$work/times0"
   for _ in $(seq "$runs"); do
-    t0=$(date +%s%N)
+    now_ns t0
     run_in_project "$@"
-    t1=$(date +%s%N)
+    now_ns t1
     times+=($(( (t1 - t0) / 1000 )))
   done
   times > "$work/times1"

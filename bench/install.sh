@@ -34,11 +34,12 @@
 # each into a fresh HOME: medians, CPU, and reference / msd-install paired, of wall time and of
 # CPU (each reference run over the msd-install run right after it).
 #
-# Public tools only: a loop timed with `date +%s%N` (`/usr/bin/time` resolution is 10 ms, too
-# coarse for sub-second runs; hyperfine cannot alternate two commands run for run); GNU time for
-# the peak memory. The tables are Markdown for the README.
+# Public tools only: a loop timed by bash's own clock (bench/clock.sh; `/usr/bin/time` resolution
+# is 10 ms, too coarse for sub-second runs; hyperfine cannot alternate two commands run for
+# run); GNU time for the peak memory. The tables are Markdown for the README.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/clock.sh
 
 runs=5
 scale=8
@@ -62,7 +63,7 @@ done
 
 if [ -z "$bindir" ]; then
   echo "building release binaries..." >&2
-  cargo build --release --locked --bins --quiet
+  scripts/build-release.sh --quiet
   bindir="${CARGO_TARGET_DIR:-$PWD/target}/release"
 fi
 bin="$bindir/msd-install"
@@ -127,25 +128,25 @@ bench_content() {
   : > "$work/copy.cpu"
   for i in $(seq "$runs"); do
     rm -rf "$work/h" && mkdir -p "$work/h" && sync
-    t0=$(date +%s%N)
+    now_ns t0
     snap_cpu "$work/c0"
     install_into "$work/h" "$args"
     snap_cpu "$work/c1"
-    t1=$(date +%s%N)
+    now_ns t1
     echo $((t1 - t0)) >> "$work/install.ns"
     cpu_between "$work/c0" "$work/c1" >> "$work/install.cpu"
     sync
-    t0=$(date +%s%N)
+    now_ns t0
     install_into "$work/h" "$args"
-    t1=$(date +%s%N)
+    now_ns t1
     echo $((t1 - t0)) >> "$work/rerun.ns"
     rm -rf "$work/c" && sync
-    t0=$(date +%s%N)
+    now_ns t0
     snap_cpu "$work/c0"
     cp -r "$work/ref" "$work/c"
     [ -n "$flush" ] && sync
     snap_cpu "$work/c1"
-    t1=$(date +%s%N)
+    now_ns t1
     echo $((t1 - t0)) >> "$work/copy.ns"
     cpu_between "$work/c0" "$work/c1" >> "$work/copy.cpu"
   done
@@ -239,20 +240,20 @@ reference_vs() {
   : > "$work/ref.ns"; : > "$work/msd.ns"; : > "$work/ref.cpu"; : > "$work/msd.cpu"
   for i in $(seq "$runs"); do
     rm -rf "$work/r" && mkdir -p "$work/r"
-    t0=$(date +%s%N)
+    now_ns t0
     snap_cpu "$work/c0"
     HOME="$work/r" XDG_CONFIG_HOME="$work/r/.config" XDG_CACHE_HOME="$work/r/.cache" \
       node "$refdir/bin/install.js" --all --global > /dev/null 2>&1
     snap_cpu "$work/c1"
-    t1=$(date +%s%N)
+    now_ns t1
     echo $((t1 - t0)) >> "$work/ref.ns"
     cpu_between "$work/c0" "$work/c1" >> "$work/ref.cpu"
     rm -rf "$work/h" && mkdir -p "$work/h"
-    t0=$(date +%s%N)
+    now_ns t0
     snap_cpu "$work/c0"
     install_into "$work/h" "$args"
     snap_cpu "$work/c1"
-    t1=$(date +%s%N)
+    now_ns t1
     echo $((t1 - t0)) >> "$work/msd.ns"
     cpu_between "$work/c0" "$work/c1" >> "$work/msd.cpu"
   done
@@ -307,9 +308,9 @@ all_full=$(MSD_INSTALL_FAST=0 rerun_kib --all)
 # The full no-change path, timed (medians like the table's; the fast path is off for these runs).
 : > "${root[tmpfs]}/full.ns"
 for i in $(seq "$runs"); do
-  t0=$(date +%s%N)
+  now_ns t0
   MSD_INSTALL_FAST=0 rerun_kib --all >/dev/null
-  t1=$(date +%s%N)
+  now_ns t1
   echo $((t1 - t0)) >> "${root[tmpfs]}/full.ns"
 done
 full_ms=$(median_ms < "${root[tmpfs]}/full.ns")

@@ -1431,22 +1431,40 @@ fn hooks_session_start_bounds_and_screens_state_md() {
 /// `bench/hooks.sh` times hooks run from its own project directory: a relative `--bin` is the
 /// caller's (it once named nothing there, and every timed run was a failed start the script
 /// ignored), and a run that does not start or dies of a signal stops the bench instead of being
-/// timed.
+/// timed; its clock starts no process inside a timed run.
 #[test]
 fn hooks_bench_times_the_helper_it_is_given_or_stops() {
     let w = World::new();
     let helper = Path::new(env!("CARGO_BIN_EXE_msd_run"));
     let bench = repo().join("bench/hooks.sh");
+    // The clock is bash's own: a `date` started for each end of a timed run put its start-up
+    // inside every interval. A `date` first on PATH logs each start.
+    let shims = w.tmp.path().join("shims");
+    let date_log = w.tmp.path().join("date.log");
+    std::fs::create_dir_all(&shims).unwrap();
+    let path = std::env::var("PATH").unwrap_or_default();
+    std::fs::write(
+        shims.join("date"),
+        format!("#!/bin/sh\necho \"$*\" >> '{}'\nPATH='{path}' exec date \"$@\"\n", date_log.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(shims.join("date"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     // A relative path from the caller's directory: every payload runs and a row per hook.
     let out = std::process::Command::new("bash")
         .arg(&bench)
         .args(["--runs", "1", "--bin"])
         .arg(helper.file_name().unwrap())
         .current_dir(helper.parent().unwrap())
+        .env("PATH", format!("{}:{path}", shims.display()))
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !date_log.exists(),
+        "no `date` started inside a timed run: {} started",
+        std::fs::read_to_string(&date_log).map(|log| log.lines().count()).unwrap_or_default()
+    );
     // Exit 1 is a median over the 50 ms budget: a wall time (a debug build on a loaded machine),
     // which no test judges. Anything else but 0 is the bench failing.
     assert!(matches!(out.status.code(), Some(0 | 1)) && !err.contains("error:"), "{text}{err}");

@@ -1,31 +1,49 @@
 //! `./install.sh`, the first five minutes: a mistyped option stops before any build, `--bin-dir`
 //! without a value is a clear error, a source build shows cargo's progress and how long it takes,
-//! and on a terminal the settings changes are shown and asked about before anything is written.
-//! Cargo is a stand-in on PATH that records its arguments and puts the built binaries in place.
+//! builds msd_run static on Linux with glibc (scripts/build-release.sh) or says why not, and on a
+//! terminal the settings changes are shown and asked about before anything is written.
+//! Cargo is a stand-in on PATH that records its arguments and puts the built binaries in place;
+//! `rustc` (the host triple) and `cc` (where libc.a is) are stand-ins too, so every branch of the
+//! build script runs in a second (the real static link is the CI job `static-helper` and the
+//! real-runtime tier, which build with the script).
 
 use std::path::{Path, PathBuf};
 
 use crate::support::World;
 
 /// A PATH holding a `cargo` that logs its arguments to `<tmp>/cargo.log`, prints a progress line
-/// and copies the real binaries into `$CARGO_TARGET_DIR/release`; then the system's tools (no
-/// curl: every build is from source).
+/// and copies the real binaries into `$CARGO_TARGET_DIR/release` (a `cargo rustc` fails as a
+/// link without libc.a does when FAKE_STATIC_LINK_FAILS is set), a `rustc` whose host is
+/// FAKE_HOST (default x86_64-unknown-linux-gnu), a `cc` that finds libc.a unless FAKE_NO_LIBC_A
+/// is set, an `nm` that lists `main`, `gethostname` (harmless: uname) or FAKE_NM_SYMBOL; then
+/// the system's tools (no curl: every build is from source).
 fn fake_cargo(w: &World) -> PathBuf {
     let dir = w.tmp.path().join("fake-bin");
     std::fs::create_dir_all(&dir).unwrap();
-    let script = format!(
-        "#!/bin/sh\necho \"$@\" >> '{log}'\necho '   Compiling msd-install (fake)' >&2\nmkdir -p \"$CARGO_TARGET_DIR/release\"\ncp '{i}' '{r}' \"$CARGO_TARGET_DIR/release/\"\n",
+    let cargo = format!(
+        "#!/bin/sh\necho \"$@\" >> '{log}'\necho '   Compiling msd-install (fake)' >&2\n\
+         if [ \"$1\" = rustc ] && [ -n \"${{FAKE_STATIC_LINK_FAILS:-}}\" ]; then\n\
+         echo 'error: linking with `cc` failed: exit status: 1' >&2; echo 'ld: cannot find -lc' >&2; exit 101\nfi\n\
+         mkdir -p \"$CARGO_TARGET_DIR/release\"\ncp '{i}' '{r}' \"$CARGO_TARGET_DIR/release/\"\n",
         log = w.tmp.path().join("cargo.log").display(),
         i = assert_cmd::cargo::cargo_bin("msd-install").display(),
         r = assert_cmd::cargo::cargo_bin("msd_run").display(),
     );
-    std::fs::write(dir.join("cargo"), script).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir.join("cargo"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let rustc = "#!/bin/sh\necho 'rustc 1.95.0 (fake)'\necho \"host: ${FAKE_HOST:-x86_64-unknown-linux-gnu}\"\n";
+    let cc = "#!/bin/sh\nif [ -n \"${FAKE_NO_LIBC_A:-}\" ]; then echo libc.a; else echo /usr/lib/x86_64-linux-gnu/libc.a; fi\n";
+    let nm =
+        "#!/bin/sh\nprintf '%s\\n' '0000000000001000 T main' \"${FAKE_NM_SYMBOL:-0000000000002000 W gethostname}\"\n";
+    for (name, script) in [("cargo", cargo.as_str()), ("rustc", rustc), ("cc", cc), ("nm", nm)] {
+        std::fs::write(dir.join(name), script).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(dir.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
     }
-    for tool in ["bash", "sh", "sed", "head", "uname", "dirname", "mkdir", "cp", "chmod", "mv", "cat", "env"] {
+    for tool in
+        ["bash", "sh", "sed", "head", "uname", "dirname", "mkdir", "cp", "chmod", "mv", "cat", "env", "sort", "tr"]
+    {
         for base in ["/usr/bin", "/bin"] {
             let p = Path::new(base).join(tool);
             if p.exists() && !dir.join(tool).exists() {
@@ -153,8 +171,67 @@ fn install_sh_a_source_build_shows_cargos_progress_and_how_long_it_takes() {
     assert!(err.contains("usually 3 to 6 minutes"), "{err}");
     assert!(err.contains("Compiling msd-install (fake)"), "cargo's progress is shown: {err}");
     let log = cargo_log(&w);
-    assert!(log.contains("build --release --locked --bins") && !log.contains("--quiet"), "{log}");
+    assert!(log.contains("build --release --locked --bin msd-install") && !log.contains("--quiet"), "{log}");
     assert!(bin.join("msd-install").exists() && w.home.join(".claude/msd-core/bin/msd_run").exists());
+}
+
+/// One build of `install_sh_links_the_helper_static_on_linux_gnu_or_says_why_not`: the FAKE_*
+/// settings, what the build script must say, the builds cargo is asked for after msd-install's.
+struct BuildCase {
+    env: &'static [(&'static str, &'static str)],
+    says: &'static [&'static str],
+    builds: &'static [&'static str],
+}
+
+#[test]
+fn install_sh_links_the_helper_static_on_linux_gnu_or_says_why_not() {
+    // Static: msd_run through `cargo rustc` with crt-static alone; no libc.a or a failing static
+    // link: the dynamic msd_run, with a note and what to install; a static msd_run that links an
+    // NSS function (getaddrinfo): linked dynamic again, with a note; another host (macOS: no
+    // static C library; musl: static already): the plain build, nothing said.
+    const STATIC: &str = "rustc --release --locked -p msd-install --bin msd_run -- -C target-feature=+crt-static";
+    const DYNAMIC: &str = "build --release --locked --bin msd_run";
+    let cases = [
+        BuildCase { env: &[], says: &[], builds: &[STATIC] },
+        BuildCase {
+            env: &[("FAKE_NO_LIBC_A", "1")],
+            says: &["no static C library (libc.a)", "libc6-dev", "glibc-static"],
+            builds: &[DYNAMIC],
+        },
+        BuildCase {
+            env: &[("FAKE_STATIC_LINK_FAILS", "1")],
+            says: &["cannot find -lc", "msd_run could not be linked static", "libc6-dev"],
+            builds: &[STATIC, DYNAMIC],
+        },
+        BuildCase {
+            env: &[("FAKE_NM_SYMBOL", "0000000000002000 T getaddrinfo")],
+            says: &["msd_run now calls getaddrinfo", "msd_run is linked dynamic instead"],
+            builds: &[STATIC, DYNAMIC],
+        },
+        BuildCase { env: &[("FAKE_HOST", "aarch64-apple-darwin")], says: &[], builds: &[DYNAMIC] },
+    ];
+    for BuildCase { env, says, builds } in cases {
+        let w = World::new();
+        let bin = w.tmp.path().join("bin");
+        let mut cmd = install_sh(&w, &["--from-source", "--bin-dir", bin.to_str().unwrap(), "-q"]);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{env:?}: {err}");
+        for s in says {
+            assert!(err.contains(s), "{env:?}: says {s}: {err}");
+        }
+        if says.is_empty() {
+            assert!(!err.contains("note: msd_run"), "{env:?}: nothing to say: {err}");
+        }
+        let log = cargo_log(&w);
+        let mut want = vec!["build --release --locked --bin msd-install"];
+        want.extend(builds);
+        assert_eq!(log.lines().collect::<Vec<_>>(), want, "{env:?}: {err}");
+        assert!(bin.join("msd_run").exists() && w.home.join(".claude/msd-core/bin/msd_run").exists(), "{env:?}");
+    }
 }
 
 #[cfg(unix)]
@@ -182,4 +259,24 @@ fn install_sh_on_a_terminal_shows_the_settings_changes_and_asks_first() {
     let out = install_sh(&w, &["--from-source", "--bin-dir", bin.to_str().unwrap()]).output().unwrap();
     assert!(out.status.success());
     assert!(!String::from_utf8_lossy(&out.stderr).contains("[y/N]"));
+}
+
+#[test]
+fn install_sh_build_script_with_require_static_fails_where_it_would_fall_back() {
+    // CI's static-helper job asks for the static msd_run: a missing libc.a is then an error, not
+    // a dynamic helper and a note, and nothing is built after it.
+    let w = World::new();
+    let cmd = install_sh(&w, &[]);
+    let out = std::process::Command::new("/bin/bash")
+        .arg(crate::support::repo().join("scripts/build-release.sh"))
+        .args(["--helper-only", "--require-static"])
+        .envs(cmd.get_envs().filter_map(|(k, v)| Some((k, v?))))
+        .env("FAKE_NO_LIBC_A", "1")
+        .current_dir(&w.project)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("error: msd_run was not linked static, and --require-static was given"), "{err}");
+    assert_eq!(cargo_log(&w), "", "nothing was built: {err}");
 }

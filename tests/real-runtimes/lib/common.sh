@@ -203,7 +203,7 @@ rt_msd_bin() {
     return 0
   fi
   if [ ! -x "$RT_REPO/target/release/msd-install" ] || [ -z "${RT_BUILT:-}" ]; then
-    (cd "$RT_REPO" && cargo build --release --quiet >&2) || return 1
+    (cd "$RT_REPO" && scripts/build-release.sh --quiet >&2) || return 1
     export RT_BUILT=1
   fi
   printf '%s\n' "$RT_REPO/target/release/msd-install"
