@@ -524,6 +524,8 @@ pub(super) fn recording<T, E>(
             }
         };
         std::thread::scope(|s| {
+            // Dropped with this closure, also when `commit` panics: the worker's `recv` then ends.
+            let tx = tx;
             let worker = s.spawn(drain);
             let out = commit(&|i, settled| {
                 let _ = tx.send((i, settled));

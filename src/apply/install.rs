@@ -465,7 +465,9 @@ fn commit_all(
 ) -> Result<Vec<(usize, write::WriteReport)>, ApplyError> {
     let mut staged = staged;
     if let Some(partner) = opts.linked.and_then(|l| l.take()) {
-        return commit_linked(runs, staged, partner, migrated, opts, env).map(|r| vec![(0, r)]);
+        let report = commit_linked(runs, staged, partner, migrated, opts, env)?;
+        settled(0, txn::Settled::default());
+        return Ok(vec![(0, report)]);
     }
     // Which targets are installed: those committed as they were staged (sharing a home), then
     // each committed here.
