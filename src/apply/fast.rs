@@ -508,8 +508,8 @@ pub(super) fn recording<T, E>(
         }
     };
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let out = if cores < 2 {
-        // One core: each record made right after its commit, on this thread.
+    let out = if cores < 2 || runs.len() < 2 {
+        // One core, or one target: each record made right after its commit, on this thread.
         commit(&|i, settled| keep(i, &settled))?
     } else {
         // The committing thread is the run's critical path from here on; the other core is idle.
