@@ -227,6 +227,10 @@ fn crash_all_failing_midway_names_what_stayed_installed() {
     let not_installed: Vec<String> = serde_json::from_value(doc["not_installed"].clone()).unwrap();
     assert_eq!(installed.len(), 2, "{doc}");
     assert!(!not_installed.is_empty() && !doc["hint"].as_str().unwrap().contains("every change of this run"), "{doc}");
+    // The fast path's records are written after the last commit, and none by a run that failed:
+    // each target's is made as the next one commits, and dropped with the failure.
+    let records = w.home.join(".cache/msd/install");
+    assert!(std::fs::read_dir(&records).map_or(true, |mut d| d.next().is_none()), "a record of a failed run");
     Install::in_world(&w)
         .all()
         .run()

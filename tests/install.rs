@@ -540,6 +540,60 @@ fn install_fast_path_notices_edited_deleted_and_touched_files() {
     assert_eq!(run_fast(&w, &args, true).1, Some(false));
 }
 
+/// What the fast path's record holds of each installed file is the stat the disk has once the run
+/// is done: taken from the staged file's descriptor for a file moved in with its directory (most
+/// of a fresh install), looked up after the commit for one moved alone (into a directory the user
+/// already had: the move gives it a new status-change time) or linked into another tree (the
+/// helper: each link does too). Every recorded stat of a fresh `--all` is compared with an
+/// `lstat` of the file, and the re-run takes the fast path for every target.
+#[cfg(unix)]
+#[test]
+fn install_fast_path_records_the_stat_every_installed_file_has_after_the_run() {
+    use std::os::unix::fs::MetadataExt;
+    let key = |p: &std::path::Path| -> Option<serde_json::Value> {
+        let m = std::fs::symlink_metadata(p).ok()?;
+        let k = [m.size() as i64, m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec(), m.ino() as i64, m.dev() as i64];
+        Some(serde_json::json!([k[0], k[1], k[2], k[3], k[4], k[5], k[6], i64::from(m.mode())]))
+    };
+    let w = World::new();
+    // The user's own agent: claude's new agents are moved into `agents/` one by one.
+    let agents = w.home.join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(agents.join("mine.md"), "mine\n").unwrap();
+    let doc = Install::in_world(&w).all().json().run().success().json();
+    let homes: Vec<std::path::PathBuf> =
+        doc["runtimes"].as_array().unwrap().iter().map(|r| r["home"].as_str().unwrap().into()).collect();
+    let records: Vec<serde_json::Value> = std::fs::read_dir(w.home.join(".cache/msd/install"))
+        .unwrap()
+        .map(|e| serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap())
+        .collect();
+    assert_eq!(records.len(), homes.len(), "a record per target");
+    let mut alone = 0;
+    for rec in &records {
+        let files = rec["files"].as_array().unwrap();
+        let path = |f: &serde_json::Value| f["path"].as_str().unwrap().to_string();
+        // The target's home: the one that holds the first recorded file with its recorded inode.
+        let home = homes
+            .iter()
+            .find(|h| key(&h.join(path(&files[0]))).is_some_and(|k| k[5] == files[0]["stat"][5]))
+            .unwrap_or_else(|| panic!("no home holds {}", path(&files[0])));
+        let differ: Vec<String> =
+            files.iter().filter(|f| key(&home.join(path(f))).as_ref() != Some(&f["stat"])).map(path).collect();
+        assert!(differ.is_empty(), "{}: recorded stats that are not the disk's: {differ:?}", home.display());
+        alone += files.iter().filter(|f| path(f).starts_with("agents/") && home.ends_with(".claude")).count();
+        // The manifest's too (found by its inode).
+        let manifest =
+            tree(home).into_keys().map(|p| home.join(p)).find(|p| key(p).is_some_and(|k| k[5] == rec["manifest"][5]));
+        assert_eq!(manifest.and_then(|p| key(&p)).as_ref(), Some(&rec["manifest"]), "{}: the manifest", home.display());
+    }
+    assert!(alone > 0, "claude's agents were moved in one by one and recorded");
+    let ran = Install::in_world(&w).all().env("MSD_INSTALL_FAST", "trace").run().success();
+    let err = ran.stderr();
+    let traced: Vec<&str> = err.lines().filter(|l| l.starts_with("fast path: ")).collect();
+    assert_eq!(traced.len(), homes.len(), "{err}");
+    assert!(traced.iter().all(|l| l.ends_with(": taken")), "{err}");
+}
+
 #[test]
 fn install_fast_path_replans_on_another_flag_profile_content_or_environment() {
     let w = World::new();

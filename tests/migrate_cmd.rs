@@ -63,6 +63,14 @@ fn migrate_moves_a_gemini_install_to_antigravity_keeping_scope_profile_and_edits
     let out = Install::in_world(&w).args(["migrate", "--from", "gemini", "--to", "antigravity"]).run().success();
     out.stdout_has("migrated gemini -> antigravity (global), profile core");
     migrated(&w, &help);
+    // The install's half left the fast path's record, as an install does: the next install of the
+    // same target, with nothing changed, takes it.
+    Install::in_world(&w)
+        .runtime("antigravity")
+        .env("MSD_INSTALL_FAST", "trace")
+        .run()
+        .success()
+        .stderr_has("fast path: antigravity (global): taken");
     // Done: a second run says so and changes nothing.
     Install::in_world(&w)
         .args(["migrate", "--from", "gemini", "--to", "antigravity"])

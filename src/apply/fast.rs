@@ -48,6 +48,7 @@ use super::settings_plan::{HookContext, next_state, plan_settings};
 use super::surfaces::HookMode;
 use super::survey::Survey;
 use super::take::Held;
+use super::txn::Settled;
 use super::write::WriteReport;
 use super::{InstallOptions, TargetRun, migrate};
 use crate::pipeline::convert::FileKind;
@@ -86,9 +87,47 @@ pub(crate) struct Record {
 }
 
 impl Record {
-    /// Its JSON: what `serde_json::to_vec` writes, byte for byte (the next run, of this version or
-    /// an older one, reads it with serde), its files written by hand ([`super::jsonw`]: a fresh
-    /// `--all` records every installed file).
+    /// Its JSON ([`View::render`]).
+    #[cfg(test)]
+    fn render(&self) -> Vec<u8> {
+        let Record { schema_version, fingerprint, manifest, files, guard, compose } = self;
+        let files = files
+            .iter()
+            .map(|f| {
+                let FileRecord { path, bytes, sha256, mode, kind, stat } = f;
+                FileView { path, bytes: *bytes, sha256: *sha256, mode: *mode, kind: *kind, stat: *stat }
+            })
+            .collect();
+        View { schema_version: *schema_version, fingerprint, manifest: *manifest, files, guard, compose }.render()
+    }
+}
+
+/// A [`Record`] to write, borrowed from the run it records (a fresh `--all` records every
+/// installed file: a copy of each path and of the guard's and composer's reports, only to be
+/// written and dropped, was most of the time a record took).
+struct View<'a> {
+    schema_version: u32,
+    fingerprint: &'a str,
+    manifest: StatKey,
+    files: Vec<FileView<'a>>,
+    guard: &'a GuardReport,
+    compose: &'a [FileCompose],
+}
+
+/// A [`FileRecord`] to write.
+struct FileView<'a> {
+    path: &'a RelPath,
+    bytes: u64,
+    sha256: Sha256,
+    mode: FileMode,
+    kind: FileKind,
+    stat: StatKey,
+}
+
+impl View<'_> {
+    /// Its JSON: what `serde_json::to_vec` writes of the [`Record`] it is, byte for byte (the next
+    /// run, of this version or an older one, reads it with serde), its files written by hand
+    /// ([`super::jsonw`]: a fresh `--all` records every installed file).
     fn render(&self) -> Vec<u8> {
         use super::jsonw;
         let stat = |out: &mut Vec<u8>, k: &StatKey| {
@@ -101,7 +140,7 @@ impl Record {
             }
             out.push(b']');
         };
-        let Record { schema_version, fingerprint, manifest, files, guard, compose } = self;
+        let View { schema_version, fingerprint, manifest, files, guard, compose } = self;
         let mut out = Vec::with_capacity(1024 + files.len() * 360);
         out.extend_from_slice(b"{\"schema_version\":");
         jsonw::uint(&mut out, u64::from(*schema_version));
@@ -112,7 +151,7 @@ impl Record {
         out.extend_from_slice(b",\"files\":[");
         for (i, f) in files.iter().enumerate() {
             // Every field by name: a new one does not compile until it is written here too.
-            let FileRecord { path, bytes, sha256, mode, kind, stat: st } = f;
+            let FileView { path, bytes, sha256, mode, kind, stat: st } = f;
             out.extend_from_slice(if i == 0 { b"{\"path\":" } else { b",{\"path\":" });
             jsonw::string(&mut out, path.as_str());
             out.extend_from_slice(b",\"bytes\":");
@@ -144,7 +183,7 @@ impl Record {
         }
         out.extend_from_slice(b"]}");
         out.extend_from_slice(b",\"compose\":");
-        serde_json::to_writer(&mut out, compose).expect("the composer's report serializes");
+        serde_json::to_writer(&mut out, *compose).expect("the composer's report serializes");
         out.push(b'}');
         out
     }
@@ -423,56 +462,168 @@ fn check_one(c: Candidate<'_>, held: &Held, opts: &InstallOptions<'_>, env: &Env
     })
 }
 
-/// After a successful full run: the record of each target, as the next run will find it. A
-/// target whose kept files changed during the run (their stat is not the one taken before they
-/// were read) gets none. Best effort: a record that cannot be written costs the next run its
-/// fast path only.
-pub(super) fn record_all(
+/// Runs `commit` (the commits of a full run's targets, in order), and after it succeeds writes
+/// the record of each target, as the next run will find it. `commit` tells of each target it
+/// commits (its index in `runs`, and the files whose stat is still the one taken as they were
+/// staged); that target's record is made then, on a thread of its own while the next target
+/// commits, and kept until every commit is done: the records are written after the last commit
+/// as before, and none when `commit` fails (a run stopped between two commits leaves no record
+/// it would not have left). A target whose kept files changed during the run (their stat is not
+/// the one taken before they were read) gets none. Best effort: a record that cannot be written
+/// costs the next run its fast path only.
+///
+/// Not `ahead` (a large content: its areas take no stats, and its records, tens of MiB of text,
+/// are not held), every record is made and written after the last commit, two at a time.
+pub(super) fn recording<T, E>(
     runs: &[TargetRun],
     runtimes: &[&LoadedRuntime],
     opts: &InstallOptions<'_>,
     env: &Environment,
-) {
-    if opts.dry_run || opts.inputs.is_none() || disabled() {
-        return;
+    ahead: bool,
+    commit: impl FnOnce(&dyn Fn(usize, Settled)) -> Result<T, E>,
+) -> Result<T, E> {
+    let Some(maker) = Maker::new(runs, runtimes, opts, env) else { return commit(&|_, _| {}) };
+    if !ahead {
+        let out = commit(&|_, _| {})?;
+        if maker.make_dirs() {
+            let none = Settled::default();
+            halves(
+                (0..runs.len()).collect(),
+                |&i| runs[i].plan.ops.len(),
+                |i| {
+                    if let (Some(Some(path)), Some(text)) = (maker.paths.get(i), maker.make(i, &none)) {
+                        let _ = fsx::write_atomic_unsynced(path, &text);
+                    }
+                },
+            );
+        }
+        return Ok(out);
     }
-    let Some(bins) = Binaries::now() else { return };
-    // The records' directory, made once for every target (each record made it, a `statx` and a
-    // `mkdir` per directory of the path per target).
-    let paths: Vec<Option<PathBuf>> = runs.iter().map(|r| record_path(env, &r.target)).collect();
-    let dirs: BTreeSet<&Path> = paths.iter().flatten().filter_map(|p| p.parent()).collect();
-    if dirs.iter().any(|d| fsx::create_dir_all(d).is_err()) {
-        return;
+    let made: Vec<Option<Vec<u8>>> = runs.iter().map(|_| None).collect();
+    let made = std::sync::Mutex::new(made);
+    let keep = |i: usize, settled: &Settled| {
+        let text = maker.make(i, settled);
+        if let Some(slot) = made.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_mut(i) {
+            *slot = text;
+        }
+    };
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let out = if cores < 2 || runs.len() < 2 {
+        // One core, or one target: each record made right after its commit, on this thread.
+        commit(&|i, settled| keep(i, &settled))?
+    } else {
+        // The committing thread is the run's critical path from here on; the other core is idle.
+        // After the last commit, this thread makes the records still to make beside it.
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Settled)>();
+        let rx = std::sync::Mutex::new(rx);
+        let drain = || {
+            loop {
+                let next = rx.lock().unwrap_or_else(std::sync::PoisonError::into_inner).recv();
+                let Ok((i, settled)) = next else { break };
+                keep(i, &settled);
+            }
+        };
+        std::thread::scope(|s| {
+            // Dropped with this closure, also when `commit` panics: the worker's `recv` then ends.
+            let tx = tx;
+            let worker = s.spawn(drain);
+            let out = commit(&|i, settled| {
+                let _ = tx.send((i, settled));
+            });
+            drop(tx);
+            if out.is_ok() {
+                drain();
+            }
+            if let Err(panic) = worker.join() {
+                std::panic::resume_unwind(panic);
+            }
+            out
+        })?
+    };
+    // Targets committed as they were staged (in a home they share) were not told of: made now.
+    let mut made = made.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    for (i, slot) in made.iter_mut().enumerate() {
+        if slot.is_none() && runs[i].report.is_some() {
+            *slot = maker.make(i, &Settled::default());
+        }
     }
-    // One stat per installed file, after the last commit: the emitter's thread is done by then,
-    // so the targets are split over two (a tenth of a fresh `--all`'s time was these stats, on
-    // the thread every other step waits for).
+    let writes: Vec<(&PathBuf, Vec<u8>)> =
+        maker.paths.iter().zip(made).filter_map(|(path, text)| Some((path.as_ref()?, text?))).collect();
+    if !maker.make_dirs() {
+        return Ok(out);
+    }
+    // Split over two threads by size (a file's entry is about 256 bytes of a record).
     halves(
-        runs.iter().zip(&paths).collect(),
-        |(r, _)| r.plan.ops.len(),
-        |(r, path)| {
-            let Some(rt) = runtimes.iter().find(|rt| rt.capability.id == r.plan.runtime) else { return };
-            let Some(path) = path else { return };
-            let Some(rec) = record_of(r, rt, opts, env, &bins) else { return };
-            let _ = fsx::write_atomic_unsynced(path, &rec.render());
+        writes,
+        |(_, text)| text.len() / 256,
+        |(path, text)| {
+            let _ = fsx::write_atomic_unsynced(path, &text);
         },
     );
+    Ok(out)
+}
+
+/// What the records of one run's targets are made from ([`recording`]).
+struct Maker<'a> {
+    runs: &'a [TargetRun],
+    runtimes: &'a [&'a LoadedRuntime],
+    opts: &'a InstallOptions<'a>,
+    env: &'a Environment,
+    bins: Binaries,
+    /// Where each target's record goes.
+    paths: Vec<Option<PathBuf>>,
+}
+
+impl<'a> Maker<'a> {
+    /// `None` when this run writes no records.
+    fn new(
+        runs: &'a [TargetRun],
+        runtimes: &'a [&'a LoadedRuntime],
+        opts: &'a InstallOptions<'a>,
+        env: &'a Environment,
+    ) -> Option<Maker<'a>> {
+        if opts.dry_run || opts.inputs.is_none() || disabled() {
+            return None;
+        }
+        let bins = Binaries::now()?;
+        let paths: Vec<Option<PathBuf>> = runs.iter().map(|r| record_path(env, &r.target)).collect();
+        Some(Maker { runs, runtimes, opts, env, bins, paths })
+    }
+
+    /// Makes the records' directory, once for every target (each record made it, a `statx` and a
+    /// `mkdir` per directory of the path per target), and only once every commit is done. False
+    /// when it cannot be made.
+    fn make_dirs(&self) -> bool {
+        let dirs: BTreeSet<&Path> = self.paths.iter().flatten().filter_map(|p| p.parent()).collect();
+        dirs.iter().all(|d| fsx::create_dir_all(d).is_ok())
+    }
+
+    /// The text of the record of target `i`, just committed.
+    fn make(&self, i: usize, settled: &Settled) -> Option<Vec<u8>> {
+        let r = self.runs.get(i)?;
+        self.paths.get(i)?.as_ref()?;
+        let rt = self.runtimes.iter().find(|rt| rt.capability.id == r.plan.runtime)?;
+        record_of(r, settled, rt, self.opts, self.env, &self.bins)
+    }
 }
 
 fn record_of(
     r: &TargetRun,
+    settled: &Settled,
     rt: &LoadedRuntime,
     opts: &InstallOptions<'_>,
     env: &Environment,
     bins: &Binaries,
-) -> Option<Record> {
+) -> Option<Vec<u8>> {
     let plan = &r.plan;
     let fingerprint = fingerprint(rt, &r.target, opts, env, bins)?;
-    // A plain `lstat` of each path, without the confinement walk of its directories: the record
-    // is a cache, and the next run checks every stat with `confined_stat` (a directory made a
-    // symlink since then fails there and takes the full path). The walk was a third of these
-    // stats' time.
-    let stat_of = |rel: &RelPath| fsx::stat_key(&plan.home.join(rel.as_str())).ok()?;
+    // The stat taken as the file was staged, when it still holds (nothing moved the file itself
+    // or linked it since: the disk's stat is that one, and it is of the bytes this run wrote);
+    // else a plain `lstat` of the path, without the confinement walk of its directories: the
+    // record is a cache, and the next run checks every stat with `confined_stat` (a directory
+    // made a symlink since then fails there and takes the full path). The walk was a third of
+    // these stats' time.
+    let stat_of = |rel: &RelPath| settled.get(rel).or_else(|| fsx::stat_key(&plan.home.join(rel.as_str())).ok()?);
     let manifest = stat_of(&plan.manifest_path)?;
     if !plan.manifest_changed && plan.manifest_disk_stat != Some(manifest) {
         return None;
@@ -485,8 +636,8 @@ fn record_of(
         if op.action == Action::Keep && op.disk_stat.as_deref() != Some(&stat) {
             return None;
         }
-        files.push(FileRecord {
-            path: op.path.clone(),
+        files.push(FileView {
+            path: &op.path,
             bytes: op.bytes?,
             sha256: op.sha256?,
             mode: op.mode,
@@ -494,14 +645,15 @@ fn record_of(
             stat,
         });
     }
-    Some(Record {
+    let view = View {
         schema_version: SCHEMA_VERSION,
-        fingerprint,
+        fingerprint: &fingerprint,
         manifest,
         files,
-        guard: r.guard.clone(),
-        compose: r.compose.clone(),
-    })
+        guard: &r.guard,
+        compose: &r.compose,
+    };
+    Some(view.render())
 }
 
 #[cfg(test)]

@@ -106,7 +106,11 @@ pub fn install(
         drop(turn);
         let bars = opts.progress.target(&label(&run));
         let area = Area::new(&run.plan.home, opts.allow_symlinks).with_caches(&dirs, &shared);
-        let (prepared, report) = if large {
+        // The staged files' stats, for the fast path's records (`fast::recording`): not for a
+        // large content, whose staged targets would hold 64 bytes a file each until their commit
+        // (issue 19's memory bound; its records look at the disk after the commits instead).
+        let area = if large || opts.dry_run { area } else { area.keyed() };
+        let (mut prepared, report) = if large {
             // The bytes of a large content's files, given back as they are staged (below).
             let puts = run.plan.ops.iter().filter(|o| matches!(o.action, Action::Add | Action::Change));
             let (files, bytes) = puts.fold((0u64, 0u64), |(n, b), o| (n + 1, b + o.bytes.unwrap_or(0)));
@@ -116,6 +120,11 @@ pub fn install(
             write::prepare(&mut run.plan, area, bars.as_ref())?
         };
         if stage_ahead {
+            // Its journal too, here on the worker (a linked pair's are written as the pair commits;
+            // a large content's at the commit points, when no emission is held beside them).
+            if opts.linked.is_none() && !large {
+                prepared.journal_ahead().map_err(write::WriteError::from)?;
+            }
             return Ok((run, Some((prepared, report))));
         }
         fast::forget(env, &run.target);
@@ -140,8 +149,14 @@ pub fn install(
     };
     let migrated: Vec<Migrated<'_>> = migrated.into_iter().map(|(_, m)| m).collect();
     if !opts.dry_run {
-        commit_all(&mut runs, staged, &migrated, opts, env)?;
-        fast::record_all(&runs, runtimes, opts, env);
+        // Each target's fast-path record is made as the next one commits, and all are written
+        // after the last commit (`fast::recording`).
+        let committed = fast::recording(&runs, runtimes, opts, env, !large, |settled| {
+            commit_all(&runs, staged, &migrated, opts, env, settled)
+        })?;
+        for (i, report) in committed {
+            runs[i].report = Some(report);
+        }
         note_version(env);
     }
     // The pair is done: the note goes while the home is still locked.
@@ -436,24 +451,34 @@ fn plan_target<'r>(
 /// (two flushes per filesystem for all of them, [`txn::commit_points`]), then each is applied,
 /// in order. When one cannot be committed or applied, the ones before it stay installed and the
 /// rest are discarded, their migrations reverted; when none was committed the run changed
-/// nothing. (Targets already committed, when they share a home, are skipped.)
+/// nothing. (Targets already committed, when they share a home, are skipped.) Returns the
+/// report of each target it committed, by index; `settled` is told of each as it is committed,
+/// with the files whose stat is still the one taken when they were staged (for the fast path's
+/// records: [`txn::Settled`]).
 fn commit_all(
-    runs: &mut [TargetRun],
+    runs: &[TargetRun],
     staged: Vec<Option<(txn::Prepared, write::WriteReport)>>,
     migrated: &[Migrated<'_>],
     opts: &InstallOptions<'_>,
     env: &Environment,
-) -> Result<(), ApplyError> {
+    settled: &dyn Fn(usize, txn::Settled),
+) -> Result<Vec<(usize, write::WriteReport)>, ApplyError> {
     let mut staged = staged;
     if let Some(partner) = opts.linked.and_then(|l| l.take()) {
-        return commit_linked(runs, staged, partner, migrated, opts, env);
+        let report = commit_linked(runs, staged, partner, migrated, opts, env)?;
+        settled(0, txn::Settled::default());
+        return Ok(vec![(0, report)]);
     }
+    // Which targets are installed: those committed as they were staged (sharing a home), then
+    // each committed here.
+    let mut installed: Vec<bool> = runs.iter().map(|r| r.report.is_some()).collect();
+    let mut reports = Vec::with_capacity(runs.len());
     let mut pending: Vec<&mut txn::Prepared> = staged.iter_mut().flatten().map(|(p, _)| p).collect();
     let mut failure = None;
     if let Err(stop) = txn::commit_points(&mut pending) {
         let e = ApplyError::from(write::WriteError::from(stop.error));
         let committed = staged.iter().flatten().any(|(p, _)| p.is_committed());
-        if !committed && runs.iter().all(|r| r.report.is_none()) {
+        if !committed && !installed.contains(&true) {
             // Nothing is committed: the staged trees are discarded as they are dropped.
             revert(migrated, opts.allow_symlinks);
             return Err(e);
@@ -470,21 +495,25 @@ fn commit_all(
         // The target's files are about to change: the record of its last run no longer holds.
         fast::forget(env, &runs[i].target);
         let bars = opts.progress.target(&label(&runs[i]));
-        match prepared.commit(bars.as_ref()) {
-            Ok(()) => runs[i].report = Some(report),
+        match prepared.commit_keyed(bars.as_ref()) {
+            Ok(s) => {
+                installed[i] = true;
+                reports.push((i, report));
+                settled(i, s);
+            }
             Err(e) => {
                 failure = Some((i, ApplyError::from(write::WriteError::from(e))));
                 break;
             }
         }
     }
-    let Some((i, e)) = failure else { return Ok(()) };
+    let Some((i, e)) = failure else { return Ok(reports) };
     revert(&migrated[i..], opts.allow_symlinks);
     if runs.len() == 1 {
         return Err(e);
     }
     Err(ApplyError::Partial {
-        installed: runs[..i].iter().filter(|r| r.report.is_some()).map(label).collect(),
+        installed: runs[..i].iter().zip(&installed).filter(|(_, done)| **done).map(|(r, _)| label(r)).collect(),
         failed: label(&runs[i]),
         not_installed: runs[i..].iter().map(label).collect(),
         source: Box::new(e),
@@ -493,29 +522,26 @@ fn commit_all(
 
 /// [`commit_all`] of a run with a linked transaction ([`InstallOptions::linked`]): its one
 /// target and the partner are carried out as one ([`txn::commit_linked`], this install first).
+/// Returns the target's report. (A failure after the install's half is applied leaves it
+/// installed, its migrations kept; the run's error says what failed.)
 fn commit_linked(
-    runs: &mut [TargetRun],
+    runs: &[TargetRun],
     staged: Vec<Option<(txn::Prepared, write::WriteReport)>>,
     partner: txn::Prepared,
     migrated: &[Migrated<'_>],
     opts: &InstallOptions<'_>,
     env: &Environment,
-) -> Result<(), ApplyError> {
+) -> Result<write::WriteReport, ApplyError> {
     let mut staged = staged;
-    let (Some(Some((prepared, report))), [run]) = (staged.pop(), &mut *runs) else {
+    let (Some(Some((prepared, report))), [run]) = (staged.pop(), runs) else {
         unreachable!("a linked install has one target, staged ahead");
     };
     fast::forget(env, &run.target);
     let bars = opts.progress.target(&label(run));
     match txn::commit_linked(prepared, partner, bars.as_ref()) {
-        Ok(()) => {
-            run.report = Some(report);
-            Ok(())
-        }
+        Ok(()) => Ok(report),
         Err((installed, e)) => {
-            if installed {
-                run.report = Some(report);
-            } else {
+            if !installed {
                 revert(migrated, opts.allow_symlinks);
             }
             Err(ApplyError::from(write::WriteError::from(e)))

@@ -8,9 +8,10 @@
 //! Protocol, all under `<home>/.msd-install/` (same filesystem as the target, so moves are
 //! renames):
 //! 1. stage: every new file is written to `txn/new/<path>`; nothing visible changes;
-//! 2. commit: `txn/journal.json` (the op list) is written beside the staged tree, the staged
-//!    tree and its journal are flushed to disk at once (`syncfs`), the journal is renamed to
-//!    `journal.json` (the commit point) and the rename flushed. A run that stages several
+//! 2. commit: `txn/journal.json` (the op list) is written beside the staged tree (an install
+//!    writes it as soon as the target is staged, [`Prepared::journal_ahead`]: it is no commit
+//!    point yet), the staged tree and its journal are flushed to disk at once (`syncfs`), the
+//!    journal is renamed to `journal.json` (the commit point) and the rename flushed. A run that stages several
 //!    targets before it commits any takes them all to their commit points together, with those
 //!    two flushes per filesystem for all of them ([`commit_points`]), before any applies an op;
 //! 3. apply: each op in order: the current file is kept at `txn/old/<path>` (hard link, or a move
@@ -51,7 +52,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde::{Deserialize, Serialize};
 
 use msd_core::fs::digest::Sha256;
-use msd_core::fs::fsx::{self, DirCache, FileMode, SharedWrites};
+use msd_core::fs::fsx::{self, DirCache, FileMode, SharedWrites, StatKey};
 use msd_core::fs::relpath::RelPath;
 
 /// The environment variable of the fault-injection test hook.
@@ -271,18 +272,26 @@ pub struct Area {
     allow_symlinks: bool,
     dirs: Arc<DirCache>,
     shared: Arc<SharedWrites>,
+    /// Each staged file's stat is taken as it is written, for [`Prepared::commit_keyed`].
+    keyed: bool,
 }
 
 impl Area {
     /// The area of `home`, knowing nothing of its disk yet.
     pub fn new(home: &Path, allow_symlinks: bool) -> Area {
-        Area { home: home.to_path_buf(), allow_symlinks, dirs: Arc::default(), shared: Arc::default() }
+        Area { home: home.to_path_buf(), allow_symlinks, dirs: Arc::default(), shared: Arc::default(), keyed: false }
     }
 
     /// This area, looking directories up in `dirs` (what a survey of the home learned) and
     /// linking shared bytes to the files `shared` saw written (by other targets of the run).
     pub fn with_caches(self, dirs: &Arc<DirCache>, shared: &Arc<SharedWrites>) -> Area {
         Area { dirs: dirs.clone(), shared: shared.clone(), ..self }
+    }
+
+    /// This area, taking each staged file's stat as it is written (from its descriptor), for
+    /// [`Prepared::commit_keyed`] to hand back: 64 bytes a file held until the commit.
+    pub fn keyed(self) -> Area {
+        Area { keyed: true, ..self }
     }
 
     fn work(&self) -> PathBuf {
@@ -529,8 +538,41 @@ pub struct Prepared {
     journal: Journal,
     /// Its journal is at its commit point ([`Area::journal_path`], durable).
     committed: bool,
+    /// Its journal is written in its staging area already ([`Prepared::journal_ahead`]): not a
+    /// commit point yet.
+    journaled: bool,
     /// Applied, or nothing to do.
     done: bool,
+    /// The [`StatKey`] of each op's staged file as it was written, by the op's index, in a
+    /// [`Area::keyed`] area (`None` for removals and for files linked or copied:
+    /// [`SharedWrites`] may link more names to them, which changes their status-change time).
+    keys: Vec<Option<StatKey>>,
+}
+
+/// The files a committed transaction put in place whose [`StatKey`] is still the one taken when
+/// they were staged ([`Prepared::commit_keyed`]), sorted by path: those moved in with a whole
+/// directory (a move of a directory changes nothing of the files in it; a file moved alone gets
+/// a new status-change time, so is not here). For the fast path's record, which needs the stat
+/// of every installed file and so looks at the disk only for the files not here.
+#[derive(Debug, Default)]
+pub struct Settled(Vec<(RelPath, StatKey)>);
+
+impl Settled {
+    /// The staged stat of `path`, when it holds.
+    pub fn get(&self, path: &RelPath) -> Option<StatKey> {
+        let i = self.0.binary_search_by(|(p, _)| p.as_str().cmp(path.as_str())).ok()?;
+        Some(self.0[i].1)
+    }
+
+    /// How many files it knows.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether it knows none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// Why [`commit_points`] stopped: the transaction at index `at` of those it was given failed
@@ -567,7 +609,7 @@ pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPoin
         prepared.iter_mut().map(|p| &mut **p).enumerate().filter(|(_, p)| !p.done && !p.committed).unzip();
     let Some(&first) = at.first() else { return Ok(0) };
     let none = |error| CommitPointError { at: first, error };
-    for p in todo.iter() {
+    for p in todo.iter().filter(|p| !p.journaled) {
         let text = p.journal.render();
         let staged = p.area.staged_journal();
         fault_point();
@@ -588,7 +630,9 @@ pub fn commit_points(prepared: &mut [&mut Prepared]) -> Result<usize, CommitPoin
             failed = Some((n, CommitPointError { at: at[n], error: io(&jpath)(e) }));
             break;
         }
+        // The staged journal is the commit point's now.
         p.committed = true;
+        p.journaled = false;
     }
     let committed = failed.as_ref().map_or(todo.len(), |(n, _)| *n);
     if committed > 0 {
@@ -664,7 +708,7 @@ pub fn commit_linked(
     // journal, the pair's commit point, goes last).
     let apply = |p: &Prepared| -> Result<(), TxnError> {
         progress.applying(p.journal.ops.len());
-        forward(&p.area, &p.journal, progress).or_else(|e| {
+        forward(&p.area, &p.journal, progress).map(drop).or_else(|e| {
             undo(&p.area, &p.journal)?;
             Err(e)
         })
@@ -705,7 +749,8 @@ pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progre
         prune_dirs: Vec::new(),
     };
     if ops.is_empty() {
-        return Ok(Prepared { area, journal: journal(Vec::new(), Vec::new()), committed: false, done: true });
+        let journal = journal(Vec::new(), Vec::new());
+        return Ok(Prepared { area, journal, committed: false, journaled: false, done: true, keys: Vec::new() });
     }
     // A leftover from an interrupted run is recovered before planning; anything still here is
     // stale staging and is cleared.
@@ -713,17 +758,20 @@ pub fn prepare(area: &Area, label: &str, ops: Vec<Staged>, progress: &dyn Progre
     area.dirs.remove_dir_all_if_exists(&txn).map_err(io(&txn))?;
     progress.staging(ops.iter().filter(|s| s.bytes.is_some()).count());
     let mut ops = ops;
-    let staged = stage(&area, &mut ops, progress);
-    if let Err(e) = staged {
-        let _ = area.dirs.remove_dir_all_if_exists(&txn);
-        return Err(e);
-    }
+    let keys = match stage(&area, &mut ops, progress) {
+        Ok(keys) => keys,
+        Err(e) => {
+            let _ = area.dirs.remove_dir_all_if_exists(&txn);
+            return Err(e);
+        }
+    };
     // Into a buffer of its own, sized to fit: collected in place, the journal would keep the
     // staged ops' larger buffer (and its growth) until the run ends.
     let mut journal_ops = Vec::with_capacity(ops.len());
     journal_ops.extend(ops.into_iter().map(|s| s.op));
     let created = created_dirs(&area, &journal_ops);
-    Ok(Prepared { area, journal: journal(journal_ops, created), committed: false, done: false })
+    let journal = journal(journal_ops, created);
+    Ok(Prepared { area, journal, committed: false, journaled: false, done: false, keys })
 }
 
 impl Prepared {
@@ -739,28 +787,66 @@ impl Prepared {
 
     /// Steps 2 to 4: journals the staged ops (the commit point) unless [`commit_points`] did,
     /// applies them and finishes.
-    pub fn commit(mut self, progress: &dyn Progress) -> Result<(), TxnError> {
+    pub fn commit(self, progress: &dyn Progress) -> Result<(), TxnError> {
+        self.commit_keyed(progress).map(drop)
+    }
+
+    /// [`Prepared::commit`], returning the files whose stat is still the one taken as they were
+    /// staged ([`Settled`]).
+    pub fn commit_keyed(mut self, progress: &dyn Progress) -> Result<Settled, TxnError> {
         if self.done {
-            return Ok(());
+            return Ok(Settled::default());
         }
         commit_points(&mut [&mut self]).map_err(|e| e.error)?;
         self.done = true;
         let (area, journal) = (&self.area, &self.journal);
         progress.applying(journal.ops.len());
-        match forward(area, journal, progress) {
-            Ok(()) => finish(area),
+        let whole = match forward(area, journal, progress) {
+            Ok(whole) => whole,
             Err(e) => {
                 undo(area, journal)?;
                 finish(area)?;
-                Err(e)
+                return Err(e);
             }
-        }
+        };
+        finish(area)?;
+        // The journal is done with: its paths move into the answer.
+        let ops = std::mem::take(&mut self.journal.ops);
+        let keys = std::mem::take(&mut self.keys);
+        let mut settled: Vec<(RelPath, StatKey)> = ops
+            .into_iter()
+            .zip(keys)
+            .zip(whole)
+            .filter_map(|((op, key), whole)| Some((op.path, key.filter(|_| whole)?)))
+            .collect();
+        settled.sort_unstable_by(|(a, _), (b, _)| a.as_str().cmp(b.as_str()));
+        Ok(Settled(settled))
     }
 
     /// Removes `dirs` (deepest first) when they are empty once every op is applied, as part of
     /// the transaction (a run completed by recovery removes them too).
     pub fn prune_after(&mut self, dirs: Vec<RelPath>) {
         self.journal.prune_dirs = dirs;
+        // A journal written ahead no longer says all: it is written again at the commit point.
+        self.journaled = false;
+    }
+
+    /// Writes its journal into its staging area now, beside the staged tree (step 2's first
+    /// write, which is no commit point: a run stopped after it leaves an interrupted staging,
+    /// discarded by the next run), so that [`commit_points`] only flushes and renames it. An
+    /// install's workers do this as each target is staged, on both cores, instead of the one
+    /// thread that commits rendering and writing every target's journal after the last is
+    /// staged. The journal must not change after this but through [`Prepared::prune_after`].
+    pub fn journal_ahead(&mut self) -> Result<(), TxnError> {
+        if self.done || self.committed || self.journaled {
+            return Ok(());
+        }
+        let text = self.journal.render();
+        let staged = self.area.staged_journal();
+        fault_point();
+        self.area.dirs.write_new(&staged, &text, FileMode::Regular).map_err(io(&staged))?;
+        self.journaled = true;
+        Ok(())
     }
 
     /// Names `partner` as the other half's home while this transaction is staged, so that an
@@ -818,12 +904,17 @@ fn created_dirs(area: &Area, ops: &[TxnOp]) -> Vec<RelPath> {
 
 /// Writes each put's bytes into the staging area and drops them (the last holder of a converted
 /// file's bytes is its put: a tree is not held whole while it is staged).
-fn stage(area: &Area, ops: &mut [Staged], progress: &dyn Progress) -> Result<(), TxnError> {
+/// Returns the [`StatKey`] of each op's staged file, by the op's index, where it holds until the
+/// file is moved ([`Prepared::keys`]); none in an area not [`Area::keyed`].
+fn stage(area: &Area, ops: &mut [Staged], progress: &dyn Progress) -> Result<Vec<Option<StatKey>>, TxnError> {
     for s in ops.iter() {
         // Destinations are checked before anything is staged.
         area.dest(&s.op.path)?;
     }
+    // Only a keyed area keeps them (none: 72 bytes an op held until the commit).
+    let mut keys = Vec::with_capacity(if area.keyed { ops.len() } else { 0 });
     for s in ops.iter_mut() {
+        let mut key = None;
         if let (Some(bytes), TxnAction::Put { mode, sha256, in_place }) = (s.bytes.take(), &s.op.action) {
             let p = area.new_of(&s.op.path);
             // A user's file may hold a secret: its new bytes are nobody else's until they get
@@ -834,14 +925,19 @@ fn stage(area: &Area, ops: &mut [Staged], progress: &dyn Progress) -> Result<(),
             if s.shared || bytes.file().is_some() {
                 let dest = area.dest(&s.op.path)?;
                 area.shared.write_new(&area.dirs, &p, bytes.source(), sha256, *mode, &dest).map_err(io(&p))?;
+            } else if area.keyed {
+                key = Some(area.dirs.write_new_keyed(&p, &bytes, *mode).map_err(io(&p))?);
             } else {
                 area.dirs.write_new(&p, &bytes, *mode).map_err(io(&p))?;
             }
             drop(bytes);
             progress.tick();
         }
+        if area.keyed {
+            keys.push(key);
+        }
     }
-    Ok(())
+    Ok(keys)
 }
 
 fn finish(area: &Area) -> Result<(), TxnError> {
@@ -854,12 +950,16 @@ fn finish(area: &Area) -> Result<(), TxnError> {
 }
 
 /// Applies every op not yet applied. Idempotent: an op whose destination already holds its
-/// result is skipped, so a crash anywhere in here is completed by running it again.
-fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<(), TxnError> {
+/// result is skipped, so a crash anywhere in here is completed by running it again. Returns, by
+/// op, whether it was carried out by a move of a whole directory it is in (the file itself was
+/// not moved: [`Settled`]).
+fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<Vec<bool>, TxnError> {
     let mut dirs = std::collections::BTreeSet::new();
     let mut whole = WholeDirs::of(&journal.ops);
-    for op in &journal.ops {
+    let mut moved_whole = vec![false; journal.ops.len()];
+    for (op, moved_whole) in journal.ops.iter().zip(&mut moved_whole) {
         if whole.moved(area, op, &mut dirs)? {
+            *moved_whole = true;
             progress.tick();
             continue;
         }
@@ -946,7 +1046,7 @@ fn forward(area: &Area, journal: &Journal, progress: &dyn Progress) -> Result<()
             fsx::sync_dir(d);
         }
     }
-    Ok(())
+    Ok(moved_whole)
 }
 
 /// The directories of a transaction that hold new files only: each is staged whole under
@@ -1128,7 +1228,7 @@ fn recover_here(area: &Area) -> Result<Option<Recovery>, TxnError> {
             return recover_pair(area, journal, &link);
         }
         return match forward(area, &journal, &NoProgress) {
-            Ok(()) => {
+            Ok(_) => {
                 finish(area)?;
                 Ok(Some(Recovery::Completed { label: journal.label, ops: journal.ops.len() }))
             }
@@ -1191,7 +1291,7 @@ fn recover_pair(area: &Area, journal: Journal, link: &Link) -> Result<Option<Rec
     // Committed: carried out whole (a half that cannot be completed is undone, the other kept).
     let roll = |a: &Area, j: &Journal| -> Result<Option<String>, TxnError> {
         match forward(a, j, &NoProgress) {
-            Ok(()) => Ok(None),
+            Ok(_) => Ok(None),
             Err(fwd) => match undo(a, j) {
                 Ok(()) => Ok(Some(fwd.to_string())),
                 Err(back) => Err(TxnError::Stuck {
@@ -1372,6 +1472,47 @@ mod tests {
             assert_eq!(std::fs::read_to_string(home.join(p)).unwrap(), want, "{p}");
         }
         assert!(!area.work().join("txn").exists() && !area.journal_path().exists());
+    }
+
+    /// The stat each staged file had when it was written is handed back for the files moved in
+    /// with a whole directory, and is what the disk has after the commit; a file moved alone (a
+    /// new status-change time), a replaced file, a file linked to another name (the shared bytes)
+    /// and a removal are not handed back.
+    #[test]
+    fn a_commit_hands_back_the_staged_stat_of_the_files_moved_in_whole_and_only_those() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(home.join("skills")).unwrap();
+        std::fs::write(home.join("skills/mine.md"), "mine\n").unwrap();
+        std::fs::write(home.join("old.md"), "o1\n").unwrap();
+        std::fs::write(home.join("gone.md"), "g\n").unwrap();
+        let area = Area::new(&home, false).with_caches(&Arc::default(), &Arc::default()).keyed();
+        let ops = vec![
+            Staged::put(rel("agents/a.md"), b"a\n".to_vec(), FileMode::Regular, None),
+            Staged::put(rel("agents/deep/b.md"), b"b\n".to_vec(), FileMode::Executable, None),
+            Staged::put(rel("bin/helper"), b"h\n".to_vec(), FileMode::Executable, None).shared(),
+            Staged::remove(rel("gone.md"), fsx::sha256(b"g\n")),
+            Staged::put(rel("old.md"), b"o2\n".to_vec(), FileMode::Regular, Some(fsx::sha256(b"o1\n"))),
+            Staged::put(rel("skills/mine2.md"), b"m\n".to_vec(), FileMode::Regular, None),
+            Staged::put(rel("skills/x/SKILL.md"), b"x\n".to_vec(), FileMode::Regular, None),
+        ];
+        let prepared = prepare(&area, "test", ops, &NoProgress).unwrap();
+        // Time passes between the staging and the commit (the other targets are staged).
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let settled = prepared.commit_keyed(&NoProgress).unwrap();
+        let now = |p: &str| fsx::stat_key(&home.join(p)).unwrap().unwrap();
+        for p in ["agents/a.md", "agents/deep/b.md", "skills/x/SKILL.md"] {
+            assert_eq!(
+                settled.get(&rel(p)),
+                Some(now(p)),
+                "{p}: moved in with its directory, its stat is the staged one"
+            );
+        }
+        assert_eq!(settled.len(), 3, "{settled:?}");
+        for p in ["skills/mine2.md", "old.md", "bin/helper", "gone.md", "skills/mine.md"] {
+            assert_eq!(settled.get(&rel(p)), None, "{p}");
+        }
+        assert!(!home.join("gone.md").exists());
     }
 
     #[test]

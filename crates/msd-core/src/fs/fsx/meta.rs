@@ -102,10 +102,16 @@ pub(super) fn stat_key_in(c: Dirs<'_>, path: &Path) -> io::Result<Option<StatKey
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
     };
+    key_of(&m).map(Some)
+}
+
+/// The [`StatKey`] of what `m` describes (the metadata of a path, or of an open file: the same
+/// fields either way).
+pub(super) fn key_of(m: &std::fs::Metadata) -> io::Result<StatKey> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        Ok(Some(StatKey([
+        Ok(StatKey([
             m.size() as i64,
             m.mtime(),
             m.mtime_nsec(),
@@ -114,12 +120,12 @@ pub(super) fn stat_key_in(c: Dirs<'_>, path: &Path) -> io::Result<Option<StatKey
             m.ino() as i64,
             m.dev() as i64,
             i64::from(m.mode()),
-        ])))
+        ]))
     }
     #[cfg(not(unix))]
     {
         let t = m.modified()?.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        Ok(Some(StatKey([m.len() as i64, t.as_secs() as i64, i64::from(t.subsec_nanos()), 0, 0, 0, 0, 0])))
+        Ok(StatKey([m.len() as i64, t.as_secs() as i64, i64::from(t.subsec_nanos()), 0, 0, 0, 0, 0]))
     }
 }
 

@@ -10,6 +10,7 @@ use std::path::Path;
 use super::dir_cache::{DirCache, Dirs, Knows};
 use super::dirs::create_dir_all_in;
 use super::hash::hash_blocks;
+use super::meta::{StatKey, key_of};
 use super::sync::flushed;
 use super::write::{FileMode, mode_of, set_mode};
 
@@ -23,12 +24,18 @@ pub fn write_new(path: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
 }
 
 pub(super) fn write_new_in(c: Dirs<'_>, path: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
+    write_new_file(c, path, bytes, mode).map(drop)
+}
+
+/// [`write_new_in`], the file left open (written, its mode set): for its [`StatKey`].
+fn write_new_file(c: Dirs<'_>, path: &Path, bytes: &[u8], mode: FileMode) -> io::Result<fs_err::File> {
     if let Some(dir) = path.parent() {
         create_dir_all_in(c, dir)?;
     }
     let (mut f, exact) = open_new(path, mode)?;
     f.write_all(bytes)?;
-    close_new(f, exact, mode)
+    close_new(&f, exact, mode)?;
+    Ok(f)
 }
 
 /// Opens a staged file of [`write_new`] and [`copy_new_checked`]. A new file is created with
@@ -45,7 +52,7 @@ fn open_new(path: &Path, mode: FileMode) -> io::Result<(fs_err::File, bool)> {
 
 /// Finishes a file [`open_new`] opened: its mode when the umask narrowed it, and an fsync where
 /// [`sync_fs`] does not make the staged tree durable at once.
-fn close_new(f: fs_err::File, exact: bool, mode: FileMode) -> io::Result<()> {
+fn close_new(f: &fs_err::File, exact: bool, mode: FileMode) -> io::Result<()> {
     if !exact {
         set_mode(f.file(), mode.bits())?;
     }
@@ -206,7 +213,7 @@ fn copy_new_checked(path: &Path, from: &Path, sha256: &Sha256, mode: FileMode) -
             from.display()
         )));
     }
-    close_new(f, exact, mode)
+    close_new(&f, exact, mode)
 }
 
 /// Keeps the current bytes of `src` at `dst` without disturbing `src`: a hard link where the
@@ -233,6 +240,15 @@ impl DirCache {
     /// [`write_new`], looking up and remembering directories in this cache.
     pub fn write_new(&self, path: &Path, bytes: &[u8], mode: FileMode) -> io::Result<()> {
         write_new_in(Some(self), path, bytes, mode)
+    }
+
+    /// [`write_new`], looking up and remembering directories in this cache, and the new file's
+    /// [`StatKey`] as written, from its open descriptor (no path walked again). The key holds
+    /// while nothing changes the file: a move of a directory it is in leaves it whole, a move of
+    /// the file itself or a new link to it changes its status-change time.
+    pub fn write_new_keyed(&self, path: &Path, bytes: &[u8], mode: FileMode) -> io::Result<StatKey> {
+        let f = write_new_file(Some(self), path, bytes, mode)?;
+        key_of(&f.metadata()?)
     }
 
     /// [`preserve`], looking up and remembering directories in this cache.
