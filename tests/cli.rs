@@ -197,7 +197,7 @@ fn cli_install_sh_dry_run_leaves_the_bin_dir_untouched() {
     // With binaries in place, they stay byte for byte and the plan comes from them.
     let bin = w.home.join(".local/bin");
     std::fs::create_dir_all(&bin).unwrap();
-    std::fs::copy(assert_cmd::cargo::cargo_bin("msd-install"), bin.join("msd-install")).unwrap();
+    crate::support::copy_executable(&assert_cmd::cargo::cargo_bin("msd-install"), &bin.join("msd-install"));
     std::fs::write(bin.join("msd_run"), "old\n").unwrap();
     let before = crate::support::tree(&bin);
     let out = sh_cmd.output().unwrap();

@@ -19,7 +19,7 @@ fn binaries(w: &World) -> PathBuf {
     let bin = w.tmp.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     for name in ["msd-install", "msd_run"] {
-        std::fs::copy(assert_cmd::cargo::cargo_bin(name), bin.join(name)).unwrap();
+        crate::support::copy_executable(&assert_cmd::cargo::cargo_bin(name), &bin.join(name));
     }
     bin
 }
@@ -305,7 +305,7 @@ fn self_update_a_package_managers_binary_gets_its_update_command() {
     let npm = w.tmp.path().join("prefix/lib/node_modules/msd-install-linux-x64/bin");
     std::fs::create_dir_all(&npm).unwrap();
     for name in ["msd-install", "msd_run"] {
-        std::fs::copy(bin.join(name), npm.join(name)).unwrap();
+        crate::support::copy_executable(&bin.join(name), &npm.join(name));
     }
     let out = run(&w, &npm, &["self-update"], &[("MSD_INSTALL_RELEASE_URL", url)]);
     assert_eq!(out.status.code(), Some(2));

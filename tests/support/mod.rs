@@ -209,6 +209,16 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// Copies an executable the test then runs, by a `cp` process: the test binary runs tests on
+/// many threads, and a copy made in it holds a writable descriptor of the new file while other
+/// threads start processes; a child forked in that window keeps the descriptor until its own
+/// exec, and running the copy then fails with "Text file busy" (ETXTBSY). A `cp` process holds
+/// that descriptor alone, and has exited when this returns.
+pub fn copy_executable(from: &Path, to: &Path) {
+    let out = std::process::Command::new("cp").arg(from).arg(to).output().unwrap();
+    assert!(out.status.success(), "cp {} {}: {}", from.display(), to.display(), String::from_utf8_lossy(&out.stderr));
+}
+
 /// A minimal content tree under `w`'s temp dir: commands `plan` (with `plan_body`) and
 /// `execute`, and the `plan` workflow.
 pub fn plan_execute_tree(w: &World, name: &str, plan_body: &str) -> PathBuf {
