@@ -59,6 +59,12 @@ mkdir -p "$project/.planning" "$work/home"
 printf '{"mode": "yolo"}\n' > "$project/.planning/config.json"
 project="$(cd "$project" && pwd -P)"
 
+# The hooks, in the order of the tables' rows.
+hooks=(guard session-start context-monitor statusline config-reload)
+
+# sorted_into VAR VALUES: the whitespace-separated numbers VALUES, ascending, into the array VAR.
+sorted_into() { read -r -a "$1" <<< "$(printf '%s\n' $2 | sort -n | tr '\n' ' ')"; }
+
 # The hook each fixture's event is for.
 hook_for() {
   case "$(basename "$1")" in
@@ -185,10 +191,10 @@ if [ "$counts" = 1 ]; then
   echo
   echo "| hook | payloads | instructions (median) | range | system calls (median) | range |"
   echo "|---|--:|--:|--:|--:|--:|"
-  for h in guard session-start context-monitor statusline config-reload; do
+  for h in "${hooks[@]}"; do
     [ -n "${ins_of[$h]:-}" ] || continue
-    read -r -a i <<< "$(printf '%s\n' ${ins_of[$h]} | sort -n | tr '\n' ' ')"
-    read -r -a c <<< "$(printf '%s\n' ${calls_of[$h]} | sort -n | tr '\n' ' ')"
+    sorted_into i "${ins_of[$h]}"
+    sorted_into c "${calls_of[$h]}"
     echo "| $h | ${#i[@]} | $(commas "$(median "${i[*]}")") | $(commas "${i[0]}") - $(commas "${i[-1]}") | $(median "${c[*]}") | ${c[0]} - ${c[-1]} |"
   done
   read -r ins calls < <(count empty "$work/empty")
@@ -219,9 +225,9 @@ echo "(milliseconds; $runs runs each; budget ${budget_ms} ms per median)"
 echo
 echo "| hook | payloads | median | range of medians | worst single run | CPU per run |"
 echo "|---|--:|--:|--:|--:|--:|"
-for h in guard session-start context-monitor statusline config-reload; do
+for h in "${hooks[@]}"; do
   [ -n "${medians[$h]:-}" ] || continue
-  read -r -a m <<< "$(printf '%s\n' ${medians[$h]} | sort -n | tr '\n' ' ')"
+  sorted_into m "${medians[$h]}"
   n=${#m[@]}
   cpu=$(printf '%s\n' ${cpus[$h]} | awk '{ s += $1 } END { printf "%d", s / NR }')
   echo "| $h | $n | $(ms "${m[$(( n / 2 ))]}") ms | $(ms "${m[0]}") - $(ms "${m[$(( n - 1 ))]}") ms | $(ms "${worst[$h]}") ms | $(ms "$cpu") ms |"
