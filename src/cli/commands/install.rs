@@ -130,7 +130,22 @@ fn execute_linked(
 ) -> Result<(), Error> {
     let every = pipeline::load_runtimes(&s.sources)?;
     let targets = choose(s, &every)?;
-    let mut content = pipeline::load_content(&s.sources)?;
+    // A run that emits every runtime hashes the helper it installs (msd_run, 4 MiB: its file is
+    // copied, never held) on a second thread while this one loads the content, on a core that
+    // would idle: both workers need it for their first emission, where one hashed it while the
+    // other waited (docs/PERFORMANCE.md, port42). Not before a run that may take the fast path,
+    // which never needs it; a missing helper is still reported where it was, after the content.
+    let full = args.dry_run
+        || linked.is_some()
+        || !apply::fast::may_be_taken(&targets.chosen, s.place.scope, s.place.config_dir.as_deref(), &targets.env);
+    let mut content = if full {
+        std::thread::scope(|t| {
+            t.spawn(|| drop(pipeline::synth::helper_bytes()));
+            pipeline::load_content(&s.sources)
+        })?
+    } else {
+        pipeline::load_content(&s.sources)?
+    };
     if let project::Plan::Follow(f) = following {
         f.file.check_profile(&content)?;
     }
