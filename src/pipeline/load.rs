@@ -205,7 +205,12 @@ impl Tree {
                 } else {
                     path.clone()
                 };
-                if real.is_dir() {
+                // What the listing said of an entry that is no symlink (no second look at each
+                // file: two `statx` of the 428 files of the reference's content, on the path
+                // before any runtime can be emitted); a symlink's target is looked at.
+                let (is_dir, is_file) =
+                    if entry.is_symlink { (real.is_dir(), fsx::is_file(&real)) } else { (entry.is_dir, entry.is_file) };
+                if is_dir {
                     if entry.is_symlink {
                         return Err(LoadError::BadName {
                             path: path.display().to_string(),
@@ -213,7 +218,7 @@ impl Tree {
                         });
                     }
                     stack.push(path);
-                } else if !fsx::is_file(&real) {
+                } else if !is_file {
                     return Err(LoadError::NotRegular {
                         path: path.display().to_string(),
                         what: fsx::file_kind(&real),
