@@ -138,18 +138,31 @@ fn execute_linked(
     let full = args.dry_run
         || linked.is_some()
         || !apply::fast::may_be_taken(&targets.chosen, s.place.scope, s.place.config_dir.as_deref(), &targets.env);
-    let mut content = if full {
+    // The fingerprint of a `--content` tree (a sha256 of its bytes) is taken while the content
+    // is checked, on the core the check leaves idle.
+    let (embedded, runtimes_embedded) = (s.sources.content.is_none(), s.sources.runtimes.is_none());
+    let fingerprint = |tree: &pipeline::load::Tree| apply::fast::inputs(tree, embedded, runtimes_embedded);
+    let load = || {
+        if embedded {
+            pipeline::load_content(&s.sources).map(|c| {
+                let inputs = fingerprint(&c.tree);
+                (c, inputs)
+            })
+        } else {
+            pipeline::load_content_beside(&s.sources, fingerprint)
+        }
+    };
+    let (mut content, inputs) = if full {
         std::thread::scope(|t| {
             t.spawn(|| drop(pipeline::synth::helper_bytes()));
-            pipeline::load_content(&s.sources)
+            load()
         })?
     } else {
-        pipeline::load_content(&s.sources)?
+        load()?
     };
     if let project::Plan::Follow(f) = following {
         f.file.check_profile(&content)?;
     }
-    let inputs = apply::fast::inputs(&content.tree, s.sources.content.is_none(), s.sources.runtimes.is_none());
     // Validated and fingerprinted: from here on only the composed content is emitted.
     content.release_sources();
     let (groups, previous) = group_by_profile(s, args, &targets, &content)?;
