@@ -13,8 +13,8 @@ use std::path::Path;
 
 use crate::support::{Install, Ran, World, copy_tree, repo};
 
-fn content() -> Content {
-    msd_install::pipeline::load_content(&Default::default()).expect("the shipped content loads")
+fn content() -> &'static Content {
+    crate::support::shipped_content()
 }
 
 /// Every file of the content tree as text.

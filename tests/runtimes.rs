@@ -21,8 +21,8 @@ fn runtimes() -> Vec<LoadedRuntime> {
     msd_install::pipeline::load_runtimes(&Default::default()).expect("embedded manifests")
 }
 
-fn content() -> Content {
-    msd_install::pipeline::load_content(&Default::default()).expect("embedded content")
+fn content() -> &'static Content {
+    crate::support::shipped_content()
 }
 
 macro_rules! runtime_tests {

@@ -165,6 +165,13 @@ impl World {
     }
 }
 
+/// The shipped content, loaded once per test process (it is embedded: every load is the same
+/// value; loading it in each of the tests that read it cost each of them as much as an install).
+pub fn shipped_content() -> &'static msd_install::pipeline::load::Content {
+    static CONTENT: std::sync::OnceLock<msd_install::pipeline::load::Content> = std::sync::OnceLock::new();
+    CONTENT.get_or_init(|| msd_install::pipeline::load_content(&Default::default()).expect("the shipped content loads"))
+}
+
 /// Every file under `root`, relative path -> bytes.
 pub fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
     files(root).into_iter().map(|rel| (rel.clone(), std::fs::read(root.join(&rel)).unwrap())).collect()
