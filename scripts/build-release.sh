@@ -33,6 +33,8 @@
 # links msd_run dynamic again (it works; it starts slower).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/static-helper.sh
+. scripts/lib/static-helper.sh
 
 helper_only=0
 require_static=0
@@ -63,11 +65,6 @@ dynamic_helper() {
   cargo build --release --locked --bin msd_run "${quiet[@]+"${quiet[@]}"}"
 }
 
-# The functions a static glibc serves only through NSS modules, locale files or gconv modules
-# of the glibc it was linked with (dlopen at run time); every static glibc binary contains
-# dlopen itself (glibc's own gconv and NSS plumbing), which is why it is not in the list.
-nss_functions='getaddrinfo|getnameinfo|gethostbyname[0-9_r]*|gethostbyaddr[_r]*|getpwnam[_r]*|getpwuid[_r]*|getpwent[_r]*|getgrnam[_r]*|getgrgid[_r]*|getgrent[_r]*|getgrouplist|initgroups|getservbyname[_r]*|getservbyport[_r]*|getprotobyname[_r]*|getspnam[_r]*|iconv_open|setlocale|newlocale'
-
 host="$(rustc -vV 2>/dev/null | sed -n 's/^host: //p')"
 if [ "${MSD_STATIC_HELPER:-1}" = 0 ]; then
   say "note: msd_run linked dynamic (MSD_STATIC_HELPER=0)"
@@ -82,18 +79,17 @@ elif ! libc_a="$(cc -print-file-name=libc.a 2>/dev/null)" || [[ "$libc_a" != /* 
   say "      and run the build again for the faster helper"
   dynamic_helper
 elif ! cargo rustc --release --locked -p msd-install --bin msd_run "${quiet[@]+"${quiet[@]}"}" -- \
-  -C target-feature=+crt-static; then
+  "${static_helper_flags[@]}"; then
   say "note: msd_run could not be linked static (cargo's error above); linking it dynamic instead,"
   say "      which works, and each hook starts about 0.4 ms slower"
   say "hint: a static link needs glibc's static library (Debian, Ubuntu: libc6-dev; Fedora, RHEL: glibc-static)"
   dynamic_helper
 elif command -v nm >/dev/null 2>&1 \
-  && found="$(nm "$out/msd_run" 2>/dev/null | sed -n -E "s/^[0-9a-f]* *[TtWw] ($nss_functions)$/\\1/p" | sort -u | tr '\n' ' ')" \
-  && [ -n "$found" ]; then
-  say "note: msd_run now calls ${found% }: a static glibc runs that only with the NSS modules of the"
+  && found="$(static_helper_nss "$out/msd_run")" && [ -n "$found" ]; then
+  say "note: msd_run now calls $found: a static glibc runs that only with the NSS modules of the"
   say "      glibc it was linked with; msd_run is linked dynamic instead (see docs/PERFORMANCE.md)"
   dynamic_helper
-elif [ "$require_static" = 1 ] && readelf -lW "$out/msd_run" | grep -q INTERP; then
+elif [ "$require_static" = 1 ] && ! static_helper_is_static "$out/msd_run"; then
   say "error: $out/msd_run has a program interpreter: cargo rustc did not link it static"
   exit 1
 fi

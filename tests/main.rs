@@ -37,6 +37,7 @@ mod predicates;
 mod project;
 mod prompt_budget;
 mod refport;
+mod release_build;
 mod resolve;
 mod roster;
 mod runtimes;
