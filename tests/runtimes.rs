@@ -105,7 +105,7 @@ fn check(id: &str, scope: Scope) {
 
     let files = tree(&home);
     let content = content();
-    check_layout(cap, scope, &content, &files);
+    check_layout(cap, scope, content, &files);
     check_formats(id, &files);
     check_no_leaks(id, cap, scope, &home, &rts, &files);
     check_golden(id, scope, cap, &files);
