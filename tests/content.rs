@@ -13,8 +13,8 @@ use std::path::Path;
 
 use crate::support::{Install, Ran, World, copy_tree, repo};
 
-fn content() -> Content {
-    msd_install::pipeline::load_content(&Default::default()).expect("the shipped content loads")
+fn content() -> &'static Content {
+    crate::support::shipped_content()
 }
 
 /// Every file of the content tree as text.
@@ -110,7 +110,7 @@ fn section_problems(files: &BTreeMap<String, String>) -> (Vec<String>, BTreeSet<
 
 #[test]
 fn content_every_named_core_path_exists() {
-    let missing = missing_core_paths(&texts(&content()));
+    let missing = missing_core_paths(&texts(content()));
     assert!(missing.is_empty(), "paths that do not exist:\n{}", missing.join("\n"));
 }
 
@@ -135,7 +135,7 @@ fn content_checks_go_red_on_a_broken_tree() {
 #[test]
 fn content_commands_include_their_workflow_eagerly() {
     let c = content();
-    let files = texts(&c);
+    let files = texts(c);
     for cmd in &c.commands {
         let text = &files[cmd.source.as_str()];
         let include = format!("@~/.claude/msd-core/workflows/{}.md", cmd.stem);
@@ -163,14 +163,14 @@ fn content_commands_include_their_workflow_eagerly() {
 
 #[test]
 fn content_every_spawned_agent_exists() {
-    let (unknown, spawned) = unknown_agents(&texts(&content()));
+    let (unknown, spawned) = unknown_agents(&texts(content()));
     assert!(unknown.is_empty(), "{unknown:?}");
     assert!(spawned.len() >= 10, "workflows spawn most agents: {spawned:?}");
 }
 
 #[test]
 fn content_sections_and_steps_files_match_and_every_atom_is_used() {
-    let (problems, atoms_used) = section_problems(&texts(&content()));
+    let (problems, atoms_used) = section_problems(&texts(content()));
     assert!(problems.is_empty(), "{problems:#?}");
     let all: BTreeSet<&str> = ATOMS.iter().map(|(n, _)| *n).collect();
     assert_eq!(atoms_used, all, "every when= atom is used by a section");
@@ -185,7 +185,7 @@ fn canonical_bytes(files: &BTreeMap<String, String>, stem: &str) -> usize {
 #[test]
 fn content_sizes_tiers_and_counts() {
     let c = content();
-    let files = texts(&c);
+    let files = texts(c);
     for stem in ["plan-phase", "execute-phase"] {
         let n = canonical_bytes(&files, stem);
         assert!(n > 61_440 && n < 98_304, "{stem}: canonical {n} bytes, XL is above 61,440 and below 98,304");
@@ -272,7 +272,7 @@ fn content_sizes_tiers_and_counts() {
 #[test]
 fn content_large_workflows_protect_their_guardrails() {
     let c = content();
-    let files = texts(&c);
+    let files = texts(c);
     for (stem, tier) in &c.tiers.workflows {
         if *tier == Tier::Default {
             continue;
@@ -318,13 +318,13 @@ fn content_fact_store_is_large_and_varied() {
 #[test]
 fn content_help_lists_every_command() {
     let c = content();
-    let help = texts(&c)["msd-core/workflows/help.md"].clone();
+    let help = texts(c)["msd-core/workflows/help.md"].clone();
     for cmd in &c.commands {
         assert!(help.contains(&format!("/msd:{}", cmd.stem)), "help does not list /msd:{}", cmd.stem);
     }
     // And every command is a step some other command's workflow (or command file) names, so a
     // user finds it from where they are, not only from help.
-    let files = texts(&c);
+    let files = texts(c);
     let unreached: Vec<&str> = c
         .commands
         .iter()
@@ -355,7 +355,7 @@ fn content_core_process_shares_one_set_of_planning_files() {
     // new-project -> plan-phase -> execute-phase -> verify-work: the files one writes are the
     // files the next reads, under the same names.
     let c = content();
-    let files = texts(&c);
+    let files = texts(c);
     let wf = |s: &str| files[&format!("msd-core/workflows/{s}.md")].clone();
     let (np, pp, ep, vw) = (wf("new-project"), wf("plan-phase"), wf("execute-phase"), wf("verify-work"));
     for f in [
@@ -577,7 +577,7 @@ fn content_check_tools_flags_tool_names_in_prose_that_some_runtime_lacks() {
 /// workflow that meets the state points at that row instead of naming a command of its own.
 #[test]
 fn content_a_missing_verification_has_one_route() {
-    let files = texts(&content());
+    let files = texts(content());
     let table = &files["msd-core/references/continuation-format.md"];
     let row: Vec<&str> =
         table.lines().filter(|l| l.starts_with("| all plans executed, no `<NN>-VERIFICATION.md`")).collect();
@@ -603,7 +603,7 @@ fn content_a_missing_verification_has_one_route() {
 /// research step. One question decides it: the preference row, which the research step reads.
 #[test]
 fn content_new_project_asks_about_research_once() {
-    let files = texts(&content());
+    let files = texts(content());
     let asks: Vec<String> = files
         .iter()
         .filter(|(p, _)| {
@@ -623,7 +623,7 @@ fn content_new_project_asks_about_research_once() {
 /// such pointer names an item that exists, and the gap-closure file starts where its section is.
 #[test]
 fn content_plan_phase_item_pointers_name_existing_items() {
-    let files = texts(&content());
+    let files = texts(content());
     let spine = &files["msd-core/workflows/plan-phase.md"];
     // Step number -> its top-level numbered items.
     let mut items: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
@@ -664,7 +664,7 @@ fn content_plan_phase_item_pointers_name_existing_items() {
 /// it and the checker judges by it; and each runtime gets its own file's name.
 #[test]
 fn content_project_rules_reach_the_planner_checker_and_executor() {
-    let files = texts(&content());
+    let files = texts(content());
     let rules = "~/.claude/msd-core/references/project-rules.md";
     assert!(files.contains_key("msd-core/references/project-rules.md"));
     for agent in ["msd-planner", "msd-plan-checker", "msd-executor"] {
@@ -690,7 +690,7 @@ fn content_project_rules_reach_the_planner_checker_and_executor() {
 /// carry a threat model; plan-phase maps patterns before planning and ui-phase checks its spec.
 #[test]
 fn content_planner_and_checker_catch_what_plans_miss() {
-    let files = texts(&content());
+    let files = texts(content());
     let names = |text: &str, full: bool| -> Vec<String> {
         text.lines()
             .filter_map(|l| {
@@ -730,7 +730,7 @@ fn content_planner_and_checker_catch_what_plans_miss() {
 #[test]
 fn content_new_commands_are_complete_and_the_counts_follow() {
     let c = content();
-    let files = texts(&c);
+    let files = texts(c);
     let help = &files["msd-core/workflows/help.md"];
     for stem in ["pr-branch", "audit-uat", "sketch", "forensics", "onboard"] {
         let wf = &files[&format!("msd-core/workflows/{stem}.md")];
@@ -904,7 +904,7 @@ fn content_spawn_every_helper_call_of_the_gemini_install_runs() {
 fn content_every_agent_has_a_model_profile_row() {
     // The orchestrator picks each spawn's tier from this table: an agent without a row gets none.
     let c = content();
-    let files = texts(&c);
+    let files = texts(c);
     let table = &files["msd-core/references/model-profiles.md"];
     let missing: Vec<String> = files
         .keys()
@@ -923,7 +923,7 @@ fn content_every_agent_has_a_model_profile_row() {
 fn content_every_agent_color_is_one_qwen_code_accepts() {
     const COLORS: [&str; 9] = ["red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan", "auto"];
     let mut bad = Vec::new();
-    for (path, text) in texts(&content()) {
+    for (path, text) in texts(content()) {
         if !path.starts_with("agents/") {
             continue;
         }

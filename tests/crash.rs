@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::lifecycle::{assert_whole, assert_whole_except, content_copy, regen, s};
-use crate::support::{Install, World, copy_tree, tree};
+use crate::support::{Install, World, copy_tree, files, tree};
 
 /// The home's files with backup timestamps normalised (they name the second of the run).
 fn snapshot(home: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -544,7 +544,7 @@ fn crash_kill_campaign() {
             assert!(kept || backed, "{at}: the user's edit of {p} is lost");
         }
         // Nothing outside msd's own paths, and no temp file or probe anywhere.
-        for (k, _) in tree(w.tmp.path()) {
+        for k in files(w.tmp.path()) {
             let name = k.rsplit('/').next().unwrap();
             assert!(!name.starts_with(".msd-probe-") && !name.starts_with(".msd-tmp-"), "{at}: left {k}");
             assert!(!k.contains("/.msd-install/"), "{at}: a work dir is left: {k}");
@@ -556,7 +556,7 @@ fn crash_kill_campaign() {
         // verify exit 0 (nothing installed after an uninstall).
         if scenario == "uninstall" {
             let edited: Vec<&str> = user_edit.iter().map(|(p, _)| *p).collect();
-            for (k, _) in tree(&home) {
+            for k in files(&home) {
                 let user =
                     ["agents/my-agent.md", "settings.json"].contains(&k.as_str()) || edited.contains(&k.as_str());
                 assert!(user || k.starts_with("msd-local-patches/"), "{at}: uninstall left {k}");

@@ -1,7 +1,7 @@
 //! The install pipeline end to end for Claude Code: layout, rewrites, manifest, idempotency,
 //! dry run, emit, upgrades that keep the user's edits.
 
-use crate::support::{Install, World, copy_tree, fixture, mtimes, sha256, tree};
+use crate::support::{Install, World, copy_tree, files, fixture, mtimes, sha256, tree};
 
 fn starter() -> String {
     fixture("starter").display().to_string()
@@ -103,7 +103,7 @@ fn install_second_run_changes_nothing() {
     // Every file's mtime is put a day back: a file the re-run writes gets the clock's time and
     // shows, however soon after the first run it comes (no sleep between the runs).
     let day_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(86_400);
-    for rel in tree(&home).keys() {
+    for rel in files(&home) {
         std::fs::File::options().write(true).open(home.join(rel)).unwrap().set_modified(day_ago).unwrap();
     }
     let before = mtimes(&home);

@@ -184,30 +184,63 @@ fn past_commit(w: &World) -> bool {
     b_journal(w) || a_journal(w) || w.home.join(".gemini/config/msd-core/msd-file-manifest.json").exists()
 }
 
+/// What a migrate killed at one disk operation leaves, in a fresh world with gemini installed
+/// (the searches of the kill sweep below; each reads what its own run of the point read).
+#[derive(Clone, Copy, Debug)]
+struct Probe {
+    /// The run completed: the point is past its last disk operation.
+    completed: bool,
+    /// [`past_commit`].
+    past_commit: bool,
+    /// [`b_journal`]: the install's journal.
+    b_journal: bool,
+    /// Antigravity's home holds the install's staging.
+    b_staging: bool,
+    /// Gemini's home holds the uninstall's staging.
+    a_staging: bool,
+}
+
+impl Probe {
+    /// A fresh world with gemini installed (the edited file's path beside it), a migrate killed
+    /// at `n` in it, and what it left.
+    fn run(n: usize) -> (Probe, World, std::path::PathBuf) {
+        let w = World::new();
+        let help = with_gemini(&w);
+        let completed = killed_at(&w, n).is_none();
+        let probe = Probe {
+            completed,
+            past_commit: past_commit(&w),
+            b_journal: b_journal(&w),
+            b_staging: w.home.join(".gemini/config/.msd-install/txn").exists(),
+            a_staging: w.home.join(".gemini/.msd-install/txn").exists(),
+        };
+        (probe, w, help)
+    }
+}
+
 #[test]
 fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
+    // Every search below reads the same state: what a migrate killed at point `n` leaves in a
+    // fresh world with gemini installed. Each point is run once and read once for all of them (a
+    // point the searches share was run again by each of them). The world of each point stays,
+    // untouched, for the sample below, which recovers it.
+    let probes = std::cell::RefCell::new(std::collections::BTreeMap::new());
+    let at = |n: usize| -> Probe { probes.borrow_mut().entry(n).or_insert_with(|| Probe::run(n)).0 };
     // The first kill point at which the install's half reached its commit point and the
     // uninstall's (the pair's) had not: found by bisection, then the points around it.
     // Past the install's commit point, or the run done: that holds at every later point, so the
     // first is found by doubling and bisection.
-    let past = |n: u64| {
-        let w = World::new();
-        with_gemini(&w);
-        killed_at(&w, n as usize).is_none() || past_commit(&w)
-    };
-    let first = crate::crash::first_point_where(16, past) as usize;
+    let first = crate::crash::first_point_where(16, |n| {
+        let p = at(n as usize);
+        p.completed || p.past_commit
+    }) as usize;
     {
-        let w = World::new();
-        with_gemini(&w);
-        assert!(killed_at(&w, first).is_some(), "the run completed before its commit point at {first}");
-        assert!(b_journal(&w), "kill point {first}: the first point past the commit point is the install's journal");
+        let p = at(first);
+        assert!(!p.completed, "the run completed before its commit point at {first}");
+        assert!(p.b_journal, "kill point {first}: the first point past the commit point is the install's journal");
     }
     // The end: the first kill point past the run's last disk operation (the run completes).
-    let completes = |n: usize| {
-        let w = World::new();
-        with_gemini(&w);
-        killed_at(&w, n).is_none()
-    };
+    let completes = |n: usize| at(n).completed;
     let (mut lo, mut hi) = (first, first + 64);
     while !completes(hi) {
         (lo, hi) = (hi, hi * 2);
@@ -221,11 +254,8 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
     // before it, from the first disk operation of the uninstall's staging, only gemini's home
     // holds the pair's staging.
     let b_staging = crate::crash::first_point_where(16, |n| {
-        let w = World::new();
-        with_gemini(&w);
-        killed_at(&w, n as usize).is_none()
-            || w.home.join(".gemini/config/.msd-install/txn").exists()
-            || past_commit(&w)
+        let p = at(n as usize);
+        p.completed || p.b_staging || p.past_commit
     }) as usize;
     let (mut before, mut after) = (0, 0);
     // Around the commit points, then spread over the writes of both halves, recovered by a
@@ -255,9 +285,8 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
     // two homes' notes only).
     let a_staged = (0..b_staging)
         .find(|&n| {
-            let w = World::new();
-            with_gemini(&w);
-            killed_at(&w, n).is_some() && w.home.join(".gemini/.msd-install/txn").exists()
+            let p = at(n);
+            !p.completed && p.a_staging
         })
         .expect("the uninstall's half stages before the install's");
     let staging_only: Vec<(usize, &str)> = if full {
@@ -269,10 +298,13 @@ fn migrate_killed_at_any_point_recovers_to_before_or_after_never_half() {
     if full {
         cases.extend((0..a_staged).flat_map(|n| [(n, "antigravity"), (n, "gemini")]));
     }
+    // A point searched above is recovered in the world the search left (read, never changed);
+    // a point sampled twice, or not searched, is run again in a fresh one.
+    let mut searched = probes.into_inner();
+    searched.retain(|n, _| cases.iter().any(|(c, _)| c == n));
     for (n, side) in cases {
-        let w = World::new();
-        let help = with_gemini(&w);
-        if killed_at(&w, n).is_none() {
+        let (probe, w, help) = searched.remove(&n).unwrap_or_else(|| Probe::run(n));
+        if probe.completed {
             migrated(&w, &help);
             continue;
         }

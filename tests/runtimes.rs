@@ -11,7 +11,7 @@ use std::path::Path;
 use msd_core::manifest::capability::{ArtifactKind, Capability, Converter, Nesting, Scope};
 use msd_install::pipeline::load::{Content, LoadedRuntime};
 
-use crate::support::{Install, World, repo, tree};
+use crate::support::{Install, World, files, repo, tree};
 
 /// Directories that belong to the user's project, not to one runtime, even though a runtime
 /// uses them as its local dir: finding them in another runtime's output is not a leak.
@@ -21,8 +21,8 @@ fn runtimes() -> Vec<LoadedRuntime> {
     msd_install::pipeline::load_runtimes(&Default::default()).expect("embedded manifests")
 }
 
-fn content() -> Content {
-    msd_install::pipeline::load_content(&Default::default()).expect("embedded content")
+fn content() -> &'static Content {
+    crate::support::shipped_content()
 }
 
 macro_rules! runtime_tests {
@@ -105,7 +105,7 @@ fn check(id: &str, scope: Scope) {
 
     let files = tree(&home);
     let content = content();
-    check_layout(cap, scope, &content, &files);
+    check_layout(cap, scope, content, &files);
     check_formats(id, &files);
     check_no_leaks(id, cap, scope, &home, &rts, &files);
     check_golden(id, scope, cap, &files);
@@ -751,7 +751,7 @@ fn runtimes_all_local_names_the_runtimes_without_a_local_scope() {
 fn skill_names(roots: &[std::path::PathBuf]) -> Vec<String> {
     let mut names = Vec::new();
     for root in roots {
-        for path in tree(root).into_keys().filter(|p| p.ends_with("SKILL.md")) {
+        for path in files(root).into_iter().filter(|p| p.ends_with("SKILL.md")) {
             let name = path.trim_end_matches("/SKILL.md").rsplit('/').next().unwrap().to_string();
             names.push(name);
         }

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::lifecycle::{content_copy, s};
-use crate::support::{Install, World, copy_tree, repo, tree};
+use crate::support::{Install, World, copy_tree, files, repo, tree};
 
 fn runtimes_with(w: &World, edit: impl Fn(&str) -> String) -> std::path::PathBuf {
     let dir = w.tmp.path().join("runtimes");
@@ -311,7 +311,7 @@ fn safety_a_home_left_by_a_killed_run_is_still_ours() {
     std::fs::write(home.join(".msd-install/lock"), "").unwrap();
     let r = Install::with(w).run().success();
     let r = r.then().arg("uninstall").run().success();
-    assert!(!home.exists(), "left: {:?}", tree(&home).keys().collect::<Vec<_>>());
+    assert!(!home.exists(), "left: {:?}", files(&home));
     drop(r);
     // Killed between creating the home and its work dir: an empty home is ours too.
     let w = World::new();

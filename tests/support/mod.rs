@@ -165,28 +165,44 @@ impl World {
     }
 }
 
+/// The shipped content, loaded once per test process (it is embedded: every load is the same
+/// value; loading it in each of the tests that read it cost each of them as much as an install).
+pub fn shipped_content() -> &'static msd_install::pipeline::load::Content {
+    static CONTENT: std::sync::OnceLock<msd_install::pipeline::load::Content> = std::sync::OnceLock::new();
+    CONTENT.get_or_init(|| msd_install::pipeline::load_content(&Default::default()).expect("the shipped content loads"))
+}
+
 /// Every file under `root`, relative path -> bytes.
 pub fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+    files(root).into_iter().map(|rel| (rel.clone(), std::fs::read(root.join(&rel)).unwrap())).collect()
+}
+
+/// Every file under `root` (the paths of [`tree`], sorted), none of them read: for a test that
+/// looks at names only (an `--all` world holds a copy of the helper per runtime).
+pub fn files(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
         let Ok(rd) = std::fs::read_dir(dir) else { return };
         for e in rd {
             let p = e.unwrap().path();
             if p.is_dir() {
                 walk(root, &p, out);
             } else {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-                out.insert(rel, std::fs::read(&p).unwrap());
+                out.push(p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"));
             }
         }
     }
     walk(root, root, &mut out);
+    out.sort();
     out
 }
 
 /// (path -> modified time) of every file under `root`.
 pub fn mtimes(root: &Path) -> BTreeMap<String, std::time::SystemTime> {
-    tree(root).keys().map(|k| (k.clone(), std::fs::metadata(root.join(k)).unwrap().modified().unwrap())).collect()
+    files(root)
+        .into_iter()
+        .map(|k| (k.clone(), std::fs::metadata(root.join(&k)).unwrap().modified().unwrap()))
+        .collect()
 }
 
 /// Parses stdout as JSON.
