@@ -935,3 +935,36 @@ fn content_every_agent_color_is_one_qwen_code_accepts() {
     }
     assert!(bad.is_empty(), "agent colors Qwen Code drops: {bad:?}");
 }
+
+/// The content's files are parsed in two halves at once (issue 37): with a broken file in each,
+/// the error reported is still the one first in the tree's order, and once it is mended the
+/// other is.
+#[test]
+fn content_reports_the_first_broken_file_in_tree_order() {
+    let w = World::new();
+    let c = w.tmp.path().join("content");
+    copy_tree(&repo().join("content"), &c);
+    let mut files: Vec<String> = Vec::new();
+    for dir in ["agents", "msd-core/workflows"] {
+        for e in std::fs::read_dir(c.join(dir)).unwrap() {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            if name.ends_with(".md") {
+                files.push(format!("{dir}/{name}"));
+            }
+        }
+    }
+    files.sort();
+    let (first, last) = (files.first().unwrap().clone(), files.last().unwrap().clone());
+    assert!(first.starts_with("agents/") && last.starts_with("msd-core/"), "{first} {last}");
+    let agent = std::fs::read_to_string(c.join(&first)).unwrap();
+    let body = agent.splitn(3, "---").nth(2).expect("an agent has frontmatter");
+    std::fs::write(c.join(&first), body).unwrap();
+    let workflow = std::fs::read_to_string(c.join(&last)).unwrap();
+    std::fs::write(c.join(&last), format!("{workflow}\n<!-- msd:sectoin id=\"x\" -->\n")).unwrap();
+    for _ in 0..3 {
+        let ran = Install::in_world(&w).content(&c).arg("--all").run().code(3).stderr_has(&first);
+        assert!(!ran.stderr().contains(&last), "the first broken file only: {}", ran.stderr());
+    }
+    std::fs::write(c.join(&first), agent).unwrap();
+    Install::in_world(&w).content(&c).arg("--all").run().code(3).stderr_has(&last).stderr_has("unknown_marker");
+}

@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{Install, NO_NATIVE_AGENTS, Ran, World, assert_no_native_agents, fixture, json, sha256};
+use crate::support::{
+    Install, NO_NATIVE_AGENTS, Ran, World, assert_no_native_agents, copy_tree, fixture, json, sha256,
+};
 
 fn built_msd_run() -> Vec<u8> {
     std::fs::read(assert_cmd::cargo::cargo_bin("msd_run")).unwrap()
@@ -60,6 +62,43 @@ fn helper_missing_binary_is_a_clear_error() {
     let w = World::new().env("MSD_RUN_BIN", &other);
     Install::in_world(&w).content(fixture("seams")).run().success();
     assert_eq!(std::fs::read(w.home.join(".claude/msd-core/bin/msd_run")).unwrap(), b"#!/bin/sh\necho stand-in\n");
+}
+
+/// A full run hashes the helper on a second thread while the content loads (issue 37): what
+/// the run reports is still what it reported before, a content error before a missing helper,
+/// for every runtime at once too, and nothing is written.
+#[test]
+fn helper_missing_is_reported_after_a_content_error() {
+    let w = World::new();
+    let content = w.tmp.path().join("content");
+    copy_tree(&fixture("seams"), &content);
+    std::fs::write(content.join("stray.txt"), "not content\n").unwrap();
+    let missing = w.tmp.path().join("no-msd_run");
+    let w = w.env("MSD_RUN_BIN", &missing);
+    let home_before = listing(&w.home);
+    for all in [false, true] {
+        let install = Install::in_world(&w).content(&content);
+        let install = if all { install.arg("--all") } else { install };
+        let ran = install.run().failure().stderr_has("unexpected file in the content tree").stderr_has("stray.txt");
+        assert!(!ran.stderr().contains("msd_run"), "the content's error, not the helper's: {}", ran.stderr());
+    }
+    // The content fixed, the missing helper is the error, as before.
+    std::fs::remove_file(content.join("stray.txt")).unwrap();
+    Install::in_world(&w)
+        .content(&content)
+        .arg("--all")
+        .run()
+        .code(4)
+        .stderr_has(&format!("cannot read the msd_run binary to install at {}: no such file", missing.display()));
+    assert_eq!(listing(&w.home), home_before, "nothing is written");
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
 }
 
 /// The installed path the content's init call was rewritten to, in `workflow`.

@@ -354,6 +354,25 @@ pub(super) struct Candidate<'r> {
     record: Record,
 }
 
+/// Whether a run of `runtimes` could take the fast path: it is not turned off and every target
+/// has a record (looked for, not read: [`candidates`] reads them). `false` says the run emits
+/// every runtime, so what only a full run needs can begin before the content is loaded (the
+/// helper's hash: `cli::commands::install`).
+pub(crate) fn may_be_taken(
+    runtimes: &[&LoadedRuntime],
+    scope: msd_core::manifest::capability::Scope,
+    config_dir: Option<&Path>,
+    env: &Environment,
+) -> bool {
+    !disabled()
+        && runtimes.iter().all(|rt| {
+            crate::pipeline::target::resolve(&rt.capability, scope, config_dir, env)
+                .ok()
+                .and_then(|t| record_path(env, &t))
+                .is_some_and(|p| fsx::is_file(&p))
+        })
+}
+
 /// The targets of this run, when every one of them has a record with this run's fingerprint
 /// (reads only the records; `None` sends the run down the full path).
 pub(super) fn candidates<'r>(

@@ -23,12 +23,16 @@ pub(super) struct Held {
 
 impl Drop for Held {
     /// Unlocks, then removes a home this run created when it stayed empty (a run that failed
-    /// before writing leaves no trace).
+    /// before writing leaves no trace). Deepest first, so a home inside another this run created
+    /// (`~/.gemini/config` in `~/.gemini`) goes before it, and a directory created above two
+    /// homes (`~/.config` over `kilo/` and `opencode/`) once both are gone: in path order, a
+    /// failed `--all` left both behind, empty.
     fn drop(&mut self) {
         self._locks.clear();
-        for (home, above) in &self.created_home {
-            let _ = remove_created(home, *above);
-        }
+        let mut homes: Vec<(&PathBuf, usize)> = self.created_home.iter().map(|(h, a)| (h, *a)).collect();
+        homes.sort_by_key(|(h, _)| std::cmp::Reverse(h.components().count()));
+        let left: Vec<PathBuf> = homes.into_iter().flat_map(|(h, above)| remove_created(h, above)).collect();
+        remove_created_parents(&left);
     }
 }
 

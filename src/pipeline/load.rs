@@ -205,7 +205,12 @@ impl Tree {
                 } else {
                     path.clone()
                 };
-                if real.is_dir() {
+                // What the listing said of an entry that is no symlink (no second look at each
+                // file: two `statx` of the 428 files of the reference's content, on the path
+                // before any runtime can be emitted); a symlink's target is looked at.
+                let (is_dir, is_file) =
+                    if entry.is_symlink { (real.is_dir(), fsx::is_file(&real)) } else { (entry.is_dir, entry.is_file) };
+                if is_dir {
                     if entry.is_symlink {
                         return Err(LoadError::BadName {
                             path: path.display().to_string(),
@@ -213,7 +218,7 @@ impl Tree {
                         });
                     }
                     stack.push(path);
-                } else if !fsx::is_file(&real) {
+                } else if !is_file {
                     return Err(LoadError::NotRegular {
                         path: path.display().to_string(),
                         what: fsx::file_kind(&real),
@@ -592,12 +597,19 @@ fn definition(
     Ok(Definition { stem: stem.to_string(), source: rel.clone(), frontmatter: fm, body, description, sections })
 }
 
-/// Parses a content tree: layout, frontmatter, markers. Everything is validated here.
-pub fn content(tree: Tree) -> Result<Content, ContentError> {
+/// The commands, agents and core files of a content tree, as parsed.
+struct Parsed {
+    commands: Vec<Definition>,
+    agents: Vec<Definition>,
+    core: Vec<CoreFile>,
+}
+
+/// Parses `files` of `tree` in order, stopping at the first error.
+fn parse_files(tree: &Tree, files: &[(&RelPath, &Bytes)]) -> Result<Parsed, ContentError> {
     let mut commands = Vec::new();
     let mut agents = Vec::new();
     let mut core = Vec::new();
-    for (rel, bytes) in &tree.files {
+    for &(rel, bytes) in files {
         let disp = tree.display(rel);
         let segs: Vec<&str> = rel.as_str().split('/').collect();
         if !TOP_LEVEL.contains(&segs[0]) {
@@ -609,14 +621,14 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
             ));
         }
         match segs.as_slice() {
-            ["commands", "msd", file] => commands.push(definition(&COMMAND, &tree, rel, bytes, disp, file)?),
-            ["agents", file] => agents.push(definition(&AGENT, &tree, rel, bytes, disp, file)?),
+            ["commands", "msd", file] => commands.push(definition(&COMMAND, tree, rel, bytes, disp, file)?),
+            ["agents", file] => agents.push(definition(&AGENT, tree, rel, bytes, disp, file)?),
             ["msd-core", ..] => {
                 let sub = RelPath::new(segs[1..].join("/"))
                     .map_err(|e| ContentError::new(disp.clone(), None, e.to_string(), "rename the file"))?;
                 let is_text = is_text_file(rel.as_str());
                 let (text, sections) = if is_text {
-                    let src = text(&tree, rel, bytes)?;
+                    let src = text(tree, rel, bytes)?;
                     if rel.as_str().ends_with(".md") {
                         let (t, s) = compose(&disp, src)?;
                         (Some(t), s)
@@ -637,7 +649,7 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
                 });
             }
             ["CONTEXT.md"] => {
-                let src = text(&tree, rel, bytes)?;
+                let src = text(tree, rel, bytes)?;
                 let (text, sections) = compose(&disp, src)?;
                 core.push(CoreFile {
                     rel: RelPath::new("CONTEXT.md").expect("static"),
@@ -660,6 +672,34 @@ pub fn content(tree: Tree) -> Result<Content, ContentError> {
             }
         }
     }
+    Ok(Parsed { commands, agents, core })
+}
+
+/// Parses a content tree: layout, frontmatter, markers. Everything is validated here.
+pub fn content(tree: Tree) -> Result<Content, ContentError> {
+    // Every file is parsed on its own: the files of the tree's second half (by bytes) on a second
+    // thread, the first half here. Each half stops at its first error, so the error returned is
+    // the first in the tree's order, as one pass over the files met it.
+    let files: Vec<(&RelPath, &Bytes)> = tree.files.iter().collect();
+    let total: usize = files.iter().map(|(_, b)| b.len()).sum();
+    let mut at = 0;
+    let mut seen = 0;
+    while at < files.len() && seen < total / 2 {
+        seen += files[at].1.len();
+        at += 1;
+    }
+    let (first, second) = files.split_at(at);
+    let (a, b) = std::thread::scope(|s| {
+        let b = s.spawn(|| parse_files(&tree, second));
+        let a = parse_files(&tree, first);
+        (a, b.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    });
+    let mut parsed = a?;
+    let rest = b?;
+    parsed.commands.extend(rest.commands);
+    parsed.agents.extend(rest.agents);
+    parsed.core.extend(rest.core);
+    let Parsed { mut commands, mut agents, mut core } = parsed;
     if commands.is_empty() {
         return Err(ContentError::new(
             tree.origin.clone(),

@@ -67,24 +67,52 @@ pub fn runtimes_from_tree(tree: &Tree) -> Result<Vec<LoadedRuntime>, PipelineErr
 /// Loads and validates the content tree only, including the freshness of its generated
 /// section manifest (an installed msd_run must never select with stale sections).
 pub fn load_content(sources: &Sources) -> Result<Content, PipelineError> {
-    let tree = match &sources.content {
+    content_from_tree(tree_of(sources)?)
+}
+
+/// [`load_content`], with `beside` run over the loaded tree on a second thread while the
+/// content is checked (an install's fingerprint of a `--content` tree: the check and the hash
+/// are both on the path before any runtime is emitted). Its result is dropped when the content
+/// fails.
+pub fn load_content_beside<T: Send>(
+    sources: &Sources,
+    beside: impl FnOnce(&Tree) -> T + Send,
+) -> Result<(Content, T), PipelineError> {
+    let content = load::content(tree_of(sources)?)?;
+    let (checked, t) = std::thread::scope(|s| {
+        let t = s.spawn(|| beside(&content.tree));
+        let checked = check(&content);
+        (checked, t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    });
+    checked?;
+    Ok((content, t))
+}
+
+/// The content tree `sources` name: a directory, read, or the embedded one.
+fn tree_of(sources: &Sources) -> Result<Tree, PipelineError> {
+    Ok(match &sources.content {
         Some(dir) => Tree::from_dir(dir)?,
         None => Tree::embedded_content(),
-    };
-    content_from_tree(tree)
+    })
 }
 
 /// Parses and validates a content tree already in memory, as [`load_content`] does.
 pub fn content_from_tree(tree: Tree) -> Result<Content, PipelineError> {
     let content = load::content(tree)?;
+    check(&content)?;
+    Ok(content)
+}
+
+/// The checks of a parsed content: its section manifest is fresh, its agents' variants valid.
+fn check(content: &Content) -> Result<(), PipelineError> {
     section_manifest::verify_content(&content.tree).map_err(|g| ContentError {
         path: g.path,
         line: g.line,
         message: format!("{}: {}{}", g.reason, g.message, g.detail.map(|d| format!("\n{d}")).unwrap_or_default()),
         hint: g.hint,
     })?;
-    crate::pipeline::compact::validate(&content)?;
-    Ok(content)
+    crate::pipeline::compact::validate(content)?;
+    Ok(())
 }
 
 /// Loads and validates manifests and content.

@@ -130,11 +130,39 @@ fn execute_linked(
 ) -> Result<(), Error> {
     let every = pipeline::load_runtimes(&s.sources)?;
     let targets = choose(s, &every)?;
-    let mut content = pipeline::load_content(&s.sources)?;
+    // A run that emits every runtime hashes the helper it installs (msd_run, 4 MiB: its file is
+    // copied, never held) on a second thread while this one loads the content, on a core that
+    // would idle: both workers need it for their first emission, where one hashed it while the
+    // other waited (docs/PERFORMANCE.md, port42). Not before a run that may take the fast path,
+    // which never needs it; a missing helper is still reported where it was, after the content.
+    let full = args.dry_run
+        || linked.is_some()
+        || !apply::fast::may_be_taken(&targets.chosen, s.place.scope, s.place.config_dir.as_deref(), &targets.env);
+    // The fingerprint of a `--content` tree (a sha256 of its bytes) is taken while the content
+    // is checked, on the core the check leaves idle.
+    let (embedded, runtimes_embedded) = (s.sources.content.is_none(), s.sources.runtimes.is_none());
+    let fingerprint = |tree: &pipeline::load::Tree| apply::fast::inputs(tree, embedded, runtimes_embedded);
+    let load = || {
+        if embedded {
+            pipeline::load_content(&s.sources).map(|c| {
+                let inputs = fingerprint(&c.tree);
+                (c, inputs)
+            })
+        } else {
+            pipeline::load_content_beside(&s.sources, fingerprint)
+        }
+    };
+    let (mut content, inputs) = if full {
+        std::thread::scope(|t| {
+            t.spawn(|| drop(pipeline::synth::helper_bytes()));
+            load()
+        })?
+    } else {
+        load()?
+    };
     if let project::Plan::Follow(f) = following {
         f.file.check_profile(&content)?;
     }
-    let inputs = apply::fast::inputs(&content.tree, s.sources.content.is_none(), s.sources.runtimes.is_none());
     // Validated and fingerprinted: from here on only the composed content is emitted.
     content.release_sources();
     let (groups, previous) = group_by_profile(s, args, &targets, &content)?;
