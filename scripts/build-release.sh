@@ -75,19 +75,19 @@ elif [[ "$host" != *-linux-gnu* ]]; then
 elif ! libc_a="$(cc -print-file-name=libc.a 2>/dev/null)" || [[ "$libc_a" != /* ]]; then
   say "note: msd_run is linked dynamic: this machine has no static C library (libc.a) to link it static;"
   say "      it works, and each hook starts about 0.4 ms slower"
-  say "hint: install glibc's static library (Debian, Ubuntu: libc6-dev; Fedora, RHEL: glibc-static)"
+  say "hint: install glibc's static library ($static_helper_libc_packages)"
   say "      and run the build again for the faster helper"
   dynamic_helper
 elif ! cargo rustc --release --locked -p msd-install --bin msd_run "${quiet[@]+"${quiet[@]}"}" -- \
   "${static_helper_flags[@]}"; then
   say "note: msd_run could not be linked static (cargo's error above); linking it dynamic instead,"
   say "      which works, and each hook starts about 0.4 ms slower"
-  say "hint: a static link needs glibc's static library (Debian, Ubuntu: libc6-dev; Fedora, RHEL: glibc-static)"
+  say "hint: a static link needs glibc's static library ($static_helper_libc_packages)"
   dynamic_helper
 elif command -v nm >/dev/null 2>&1 \
   && found="$(static_helper_nss "$out/msd_run")" && [ -n "$found" ]; then
-  say "note: msd_run now calls $found: a static glibc runs that only with the NSS modules of the"
-  say "      glibc it was linked with; msd_run is linked dynamic instead (see docs/PERFORMANCE.md)"
+  say "note: msd_run now calls $found: $static_helper_nss_reason;"
+  say "      msd_run is linked dynamic instead (see docs/PERFORMANCE.md)"
   dynamic_helper
 elif [ "$require_static" = 1 ] && ! static_helper_is_static "$out/msd_run"; then
   say "error: $out/msd_run has a program interpreter: cargo rustc did not link it static"

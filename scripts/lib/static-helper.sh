@@ -7,6 +7,10 @@
 # RUSTFLAGS: without --target they reach the proc macros, which cannot be built so, and with it
 # msd-install would be static too; see build-release.sh for why msd-install stays dynamic).
 static_helper_flags=(-C target-feature=+crt-static)
+# Where the static C library that flag links comes from, for the messages of both scripts.
+static_helper_libc_packages="Debian, Ubuntu: libc6-dev; Fedora, RHEL: glibc-static"
+# Why a static msd_run must not call the functions listed below, for the same messages.
+static_helper_nss_reason="a static glibc runs that only with the NSS modules of the glibc it was linked with"
 
 # The functions a static glibc serves only through NSS modules, locale files or gconv modules
 # of the glibc it was linked with (dlopen at run time); every static glibc binary contains

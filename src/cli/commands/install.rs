@@ -139,10 +139,13 @@ fn execute_linked(
         || linked.is_some()
         || !apply::fast::may_be_taken(&targets.chosen, s.place.scope, s.place.config_dir.as_deref(), &targets.env);
     // The fingerprint of a `--content` tree (a sha256 of its bytes) is taken while the content
-    // is checked, on the core the check leaves idle.
+    // is checked, on the core the check leaves idle; the embedded content's is a constant.
     let (embedded, runtimes_embedded) = (s.sources.content.is_none(), s.sources.runtimes.is_none());
     let fingerprint = |tree: &pipeline::load::Tree| apply::fast::inputs(tree, embedded, runtimes_embedded);
-    let load = || {
+    let (mut content, inputs) = std::thread::scope(|t| {
+        if full {
+            t.spawn(|| drop(pipeline::synth::helper_bytes()));
+        }
         if embedded {
             pipeline::load_content(&s.sources).map(|c| {
                 let inputs = fingerprint(&c.tree);
@@ -151,15 +154,7 @@ fn execute_linked(
         } else {
             pipeline::load_content_beside(&s.sources, fingerprint)
         }
-    };
-    let (mut content, inputs) = if full {
-        std::thread::scope(|t| {
-            t.spawn(|| drop(pipeline::synth::helper_bytes()));
-            load()
-        })?
-    } else {
-        load()?
-    };
+    })?;
     if let project::Plan::Follow(f) = following {
         f.file.check_profile(&content)?;
     }
